@@ -1,0 +1,36 @@
+/**
+ * What a built-in sees when it runs: the declaring Artifact and the Artifacts reachable
+ * through its child folders that the eval admits. No physical path ever leaves a built-in.
+ *
+ * @module
+ */
+
+import type { ArtifactKind, Workspace } from "../workspace/types.ts";
+
+/** An Artifact as a built-in sees it. */
+export interface ArtifactView {
+  /** Artifact id. */
+  id: string;
+  /** Folder or file. */
+  kind: ArtifactKind;
+  /** Canonical absolute path (folder, or the file itself). */
+  physicalPath: string;
+  /** Its working directory (the folder, or the file's containing folder). */
+  cwd: string;
+}
+
+/** Everything a built-in needs for one call. */
+export interface BuiltinEnv {
+  /** The Artifact that declared the tool. */
+  declaring: ArtifactView;
+  /**
+   * Descendant Artifacts of the declaring folder Artifact, keyed by logical path
+   * relative to it (e.g. `rules` → spec). `admitted` is false for descendants the eval
+   * does not admit: a built-in must refuse to enter them.
+   */
+  descendants: Map<string, { view: ArtifactView; admitted: boolean }>;
+  /** The workspace (graph prints its structure). */
+  workspace: Workspace;
+  /** Cancellation. */
+  signal?: AbortSignal;
+}

@@ -1,0 +1,178 @@
+/**
+ * The `tools check` report: scopes, schemas and per-tool readiness, built statically.
+ *
+ * @module
+ */
+
+import { BUILTIN_SPECS } from "../builtins/specs.ts";
+import { publishedName } from "../workspace/names.ts";
+import type { Selection } from "../registry/selection.ts";
+import type { Artifact, CommandToolDecl, SessionCommand, Workspace } from "../workspace/types.ts";
+import {
+  checkExecutable,
+  checkExecutionPath,
+  checkOperands,
+  checkTarget,
+  type ReadinessCheck,
+} from "./static_checks.ts";
+
+/** Readiness of one tool. */
+export interface ToolReport {
+  /** Published name. */
+  name: string;
+  /** Declaring Artifact. */
+  artifactId: string;
+  /** `builtin` or `command`. */
+  kind: "builtin" | "command";
+  /** Built-in name or protocol. */
+  protocol: string;
+  /** Rendered description. */
+  description: string;
+  /** Input schema. */
+  inputSchema: Record<string, unknown>;
+  /** Session binding, if any. */
+  session?: string;
+  /** Checks run. */
+  checks: ReadinessCheck[];
+  /** All checks passed. */
+  ready: boolean;
+}
+
+/** The report for one selection. */
+export interface SelectionReport {
+  /** Eval id, or undefined for an Artifact selection. */
+  eval?: string;
+  /** Artifact id for an Artifact selection. */
+  artifact?: string;
+  /** Audience. */
+  audience: "agent" | "human";
+  /** Scope entries by Artifact id (workspace-relative paths). */
+  scope: Record<string, { path: string; kind: string; children: Record<string, string> }>;
+  /** Tools. */
+  tools: ToolReport[];
+  /** Sessions used by the listed tools. */
+  sessions: { name: string; artifactId: string; checks: ReadinessCheck[]; ready: boolean }[];
+  /** Everything ready. */
+  ready: boolean;
+}
+
+/**
+ * Build the static report for a selection.
+ *
+ * @example
+ * ```ts
+ * import { buildSelectionReport } from "./check_report.ts";
+ * // const report = buildSelectionReport(ws, selectTools(ws, { eval: "app/review" }), process.env);
+ * ```
+ */
+export function buildSelectionReport(
+  ws: Workspace,
+  sel: Selection,
+  env: Record<string, string | undefined>,
+  artifact?: string,
+): SelectionReport {
+  const scopeSet = new Set(sel.scope);
+  const scope: SelectionReport["scope"] = {};
+  for (const id of sel.scope) {
+    const a = ws.artifacts.get(id)!;
+    scope[id] = { path: a.relPath, kind: a.kind, children: { ...a.children } };
+  }
+  const tools: ToolReport[] = sel.tools.map((t) => {
+    const a = ws.artifacts.get(t.artifactId)!;
+    const checks = t.decl.type === "builtin"
+      ? builtinChecks(ws, a, t.decl.builtin, t.decl.args, env)
+      : commandChecks(ws, a, t.decl, scopeSet, env);
+    return {
+      name: t.name,
+      artifactId: t.artifactId,
+      kind: t.decl.type,
+      protocol: t.decl.type === "builtin" ? `builtin:${t.decl.builtin}` : t.decl.protocol,
+      description: t.description,
+      inputSchema: t.inputSchema,
+      ...(t.decl.type === "command" && t.decl.session ? { session: t.decl.session } : {}),
+      checks,
+      ready: checks.every((c) => c.ok),
+    };
+  });
+  const sessions = sessionReports(ws, sel, scopeSet, env);
+  const ready = tools.every((t) => t.ready) && sessions.every((s) => s.ready);
+  return {
+    ...(sel.evalId ? { eval: sel.evalId } : { artifact }),
+    audience: sel.audience,
+    scope,
+    tools,
+    sessions,
+    ready,
+  };
+}
+
+function builtinChecks(
+  ws: Workspace,
+  a: Artifact,
+  builtin: string,
+  args: string[] | undefined,
+  env: Record<string, string | undefined>,
+): ReadinessCheck[] {
+  if (args === undefined || args.length === 0) {
+    return [{ check: "builtin", ok: true, detail: `${builtin} takes the model's input` }];
+  }
+  if (builtin === "help") return [checkExecutable(ws, a, args[0], env)];
+  const want = builtin === "list" ? "folder" : "file";
+  const checks = [checkTarget(a, args[0], want)];
+  if (!(builtin in BUILTIN_SPECS)) checks.push({ check: "builtin", ok: false, detail: "unknown" });
+  return checks;
+}
+
+function commandChecks(
+  ws: Workspace,
+  a: Artifact,
+  decl: CommandToolDecl,
+  scope: Set<string>,
+  env: Record<string, string | undefined>,
+): ReadinessCheck[] {
+  return commandLikeChecks(ws, a, decl, scope, env);
+}
+
+function commandLikeChecks(
+  ws: Workspace,
+  a: Artifact,
+  c: CommandToolDecl | SessionCommand,
+  scope: Set<string>,
+  env: Record<string, string | undefined>,
+): ReadinessCheck[] {
+  return [
+    checkExecutable(ws, a, c.command, env),
+    checkOperands(ws, c.args, scope),
+    ...c.executionPaths.map((p) => checkExecutionPath(ws.root, p)),
+  ];
+}
+
+function sessionReports(
+  ws: Workspace,
+  sel: Selection,
+  scope: Set<string>,
+  env: Record<string, string | undefined>,
+): SelectionReport["sessions"] {
+  const seen = new Set<string>();
+  const out: SelectionReport["sessions"] = [];
+  for (const t of sel.tools) {
+    if (t.decl.type !== "command" || !t.decl.session) continue;
+    const key = publishedName(t.decl.session, t.artifactId);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const a = ws.artifacts.get(t.artifactId)!;
+    const s = a.sessions[t.decl.session];
+    const checks = [
+      ...commandLikeChecks(ws, a, s.start, scope, env).map((c) => ({
+        ...c,
+        check: `start.${c.check}`,
+      })),
+      ...commandLikeChecks(ws, a, s.stop, scope, env).map((c) => ({
+        ...c,
+        check: `stop.${c.check}`,
+      })),
+    ];
+    out.push({ name: s.name, artifactId: a.id, checks, ready: checks.every((c) => c.ok) });
+  }
+  return out;
+}

@@ -1,0 +1,136 @@
+/**
+ * Static readiness checks for one tool or session command: executable found, argv
+ * operands valid, execution paths present. Never runs anything, never creates files.
+ *
+ * @module
+ */
+
+import { lstatSync } from "node:fs";
+import { join } from "node:path";
+import { relPathProblem } from "../workspace/rel_path.ts";
+import { resolveProgram } from "../workspace/program_path.ts";
+import type { ArgvElement, Artifact, Workspace } from "../workspace/types.ts";
+
+/** One readiness check. */
+export interface ReadinessCheck {
+  /** What was checked: `executable`, `operands`, `execution_path`, `target`. */
+  check: string;
+  /** Whether it passed. */
+  ok: boolean;
+  /** A short value-free explanation. */
+  detail: string;
+}
+
+/**
+ * Check that a command can be found, without running it.
+ *
+ * @example
+ * ```ts
+ * import { checkExecutable } from "./static_checks.ts";
+ * // checkExecutable(ws, artifact, "tools/run", process.env)
+ * ```
+ */
+export function checkExecutable(
+  ws: Workspace,
+  a: Artifact,
+  command: string,
+  env: Record<string, string | undefined>,
+): ReadinessCheck {
+  const r = resolveProgram(command, a.cwd, ws.root, env);
+  return r.ok
+    ? { check: "executable", ok: true, detail: command.includes("/") ? "found" : "found on PATH" }
+    : { check: "executable", ok: false, detail: r.reason };
+}
+
+/**
+ * Check `{ artifact = ID }` operands against the scope.
+ *
+ * @example
+ * ```ts
+ * import { checkOperands } from "./static_checks.ts";
+ * // checkOperands(ws, ["a", { artifact: "spec" }], new Set(["spec"]))
+ * ```
+ */
+export function checkOperands(
+  ws: Workspace,
+  args: ArgvElement[],
+  scope: Set<string>,
+): ReadinessCheck {
+  for (const e of args) {
+    if (typeof e === "string") continue;
+    if (!ws.artifacts.has(e.artifact) || !scope.has(e.artifact)) {
+      return { check: "operands", ok: false, detail: `Artifact \`${e.artifact}\` is not in scope` };
+    }
+  }
+  return { check: "operands", ok: true, detail: `${args.length} argv element(s) valid` };
+}
+
+/**
+ * Check that a workspace-relative path exists with no symlink component and is a file or
+ * folder (pinning will hash it).
+ *
+ * @example
+ * ```ts
+ * import { checkExecutionPath } from "./static_checks.ts";
+ * // checkExecutionPath("/ws", "app/tools/run")
+ * ```
+ */
+export function checkExecutionPath(root: string, rel: string): ReadinessCheck {
+  const why = relPathProblem(rel);
+  if (why) return { check: "execution_path", ok: false, detail: `\`${rel}\` ${why}` };
+  return { check: "execution_path", ...checkNoSymlinkPath(root, rel, "either") };
+}
+
+/**
+ * Check a fixed built-in target (a file or folder below the Artifact, no symlinks).
+ *
+ * @example
+ * ```ts
+ * import { checkTarget } from "./static_checks.ts";
+ * // checkTarget(artifact, "rules/requirements.md", "file")
+ * ```
+ */
+export function checkTarget(a: Artifact, rel: string, want: "file" | "folder"): ReadinessCheck {
+  const why = relPathProblem(rel);
+  if (why) return { check: "target", ok: false, detail: `\`${rel}\` ${why}` };
+  if (a.kind === "file") {
+    const name = a.relPath.split("/").pop();
+    const ok = rel === name && want === "file";
+    return {
+      check: "target",
+      ok,
+      detail: ok ? "the Artifact's file" : "a file Artifact exposes only its file",
+    };
+  }
+  return { check: "target", ...checkNoSymlinkPath(a.physicalPath, rel, want) };
+}
+
+function checkNoSymlinkPath(
+  base: string,
+  rel: string,
+  want: "file" | "folder" | "either",
+): { ok: boolean; detail: string } {
+  let cur = base;
+  const parts = rel.split("/");
+  for (let i = 0; i < parts.length; i++) {
+    cur = join(cur, parts[i]);
+    let st;
+    try {
+      st = lstatSync(cur);
+    } catch {
+      return { ok: false, detail: `\`${rel}\` is missing` };
+    }
+    if (st.isSymbolicLink()) return { ok: false, detail: `\`${rel}\` goes through a symlink` };
+    if (i < parts.length - 1 && !st.isDirectory()) {
+      return { ok: false, detail: `\`${parts.slice(0, i + 1).join("/")}\` is not a folder` };
+    }
+    if (i === parts.length - 1) {
+      const isFile = st.isFile();
+      const isDir = st.isDirectory();
+      if (!isFile && !isDir) return { ok: false, detail: `\`${rel}\` is a special file` };
+      if (want === "file" && !isFile) return { ok: false, detail: `\`${rel}\` is not a file` };
+      if (want === "folder" && !isDir) return { ok: false, detail: `\`${rel}\` is not a folder` };
+    }
+  }
+  return { ok: true, detail: `\`${rel}\` present` };
+}

@@ -1,0 +1,135 @@
+/**
+ * `toolhost tools check`: discover and validate declarations and print JSON scopes,
+ * schemas and per-tool readiness. Static unless `--execute`.
+ *
+ * @module
+ */
+
+import { Command } from "commander";
+import { buildSelectionReport, type SelectionReport } from "../../check/check_report.ts";
+import { InvocationError } from "../../errors/errors.ts";
+import { type SelectionSpec, selectTools } from "../../registry/selection.ts";
+import type { Workspace } from "../../workspace/types.ts";
+import { type CommonOptions, openWorkspace, withCommon } from "../common_options.ts";
+import { type CliIo, EXIT } from "../exit.ts";
+import { executeCheck } from "./tools_check_execute.ts";
+
+/** Options of `tools check`. */
+export interface CheckOptions extends CommonOptions {
+  /** Eval selector. */
+  eval?: string;
+  /** Artifact selector. */
+  artifact?: string;
+  /** Audience with --artifact. */
+  audience?: string;
+  /** Run one tool. */
+  execute?: boolean;
+  /** Tool to run. */
+  tool?: string;
+  /** JSON arguments for --execute. */
+  args?: string;
+}
+
+/**
+ * Validate flag combinations exactly as the seed describes; returns the selection spec
+ * (or undefined for "every eval").
+ *
+ * @example
+ * ```ts
+ * import { checkSelection } from "./tools_check.ts";
+ * checkSelection(undefined, { eval: "app/review" }); // { eval: "app/review" }
+ * ```
+ */
+export function checkSelection(
+  positional: string | undefined,
+  o: CheckOptions,
+): SelectionSpec | undefined {
+  if (positional !== undefined && o.eval !== undefined) {
+    throw new InvocationError(
+      "give the eval either as a positional selector or with --eval, not both",
+    );
+  }
+  const evalId = positional ?? o.eval;
+  if (evalId !== undefined && (o.artifact !== undefined || o.audience !== undefined)) {
+    throw new InvocationError("an eval selector cannot be combined with --artifact or --audience");
+  }
+  if ((o.artifact === undefined) !== (o.audience === undefined)) {
+    throw new InvocationError("--artifact and --audience must be given together");
+  }
+  if (o.audience !== undefined && o.audience !== "agent" && o.audience !== "human") {
+    throw new InvocationError('--audience must be "agent" or "human"');
+  }
+  if (o.execute && o.tool === undefined) throw new InvocationError("--execute requires --tool");
+  if (!o.execute && o.tool !== undefined) throw new InvocationError("--tool requires --execute");
+  if (!o.execute && o.args !== undefined) throw new InvocationError("--args requires --execute");
+  if (o.execute && evalId === undefined && o.artifact === undefined) {
+    throw new InvocationError("--execute requires an eval selector or --artifact with --audience");
+  }
+  if (evalId !== undefined) return { eval: evalId };
+  if (o.artifact !== undefined) {
+    return { artifact: o.artifact, audience: o.audience as "agent" | "human" };
+  }
+  return undefined;
+}
+
+function staticReports(ws: Workspace, spec: SelectionSpec | undefined): SelectionReport[] {
+  const env = process.env as Record<string, string | undefined>;
+  if (spec) {
+    const sel = selectTools(ws, spec);
+    return [buildSelectionReport(ws, sel, env, "artifact" in spec ? spec.artifact : undefined)];
+  }
+  return [...ws.evals.keys()].map((id) =>
+    buildSelectionReport(ws, selectTools(ws, { eval: id }), env)
+  );
+}
+
+/**
+ * Build the `tools check` command.
+ *
+ * @example
+ * ```ts
+ * import { processIo } from "../exit.ts";
+ * import { toolsCheckCommand } from "./tools_check.ts";
+ * const cmd = toolsCheckCommand(processIo, (code) => console.log(code));
+ * ```
+ */
+export function toolsCheckCommand(io: CliIo, done: (code: number) => void): Command {
+  const cmd = new Command("check")
+    .description(
+      "Validate declarations and report scopes, schemas and per-tool readiness as JSON.\n" +
+        "Static by default: runs no program and writes nothing. --execute runs one tool.",
+    )
+    .argument("[eval]", "eval to check, e.g. app/review (same as --eval)")
+    .option("--eval <eval>", "eval to check")
+    .option("--artifact <id>", "check an Artifact and its children (with --audience)")
+    .option("--audience <audience>", "agent or human (with --artifact)")
+    .option("--execute", "run one tool (requires --tool)")
+    .option("--tool <name>", "tool to run: published name, or short name with --artifact")
+    .option("--args <json>", "JSON object of arguments for --execute (agent tools only)")
+    .option("--json", "JSON output (the report is always JSON)")
+    .addHelpText(
+      "after",
+      `
+Examples:
+  toolhost tools check                          # every eval's scope
+  toolhost tools check app/review               # one eval
+  toolhost tools check --artifact app --audience agent
+  toolhost tools check --execute --eval app/review --tool read_app --args '{"path":"README.md"}'
+
+Exit codes: 0 ready/success, 1 declaration/preflight/tool/cleanup failure, 2 invalid invocation.`,
+    );
+  withCommon(cmd).action(async (positional: string | undefined, o: CheckOptions) => {
+    const spec = checkSelection(positional, o);
+    const { ws, stateDir } = await openWorkspace(o);
+    if (o.execute) {
+      const r = await executeCheck(ws, spec!, o.tool!, o.args, stateDir);
+      io.out(`${JSON.stringify(r.report, null, 2)}\n`);
+      return done(r.ok ? EXIT.ok : EXIT.failure);
+    }
+    const reports = staticReports(ws, spec);
+    const body = spec ? reports[0] : { evals: reports, ready: reports.every((r) => r.ready) };
+    io.out(`${JSON.stringify(body, null, 2)}\n`);
+    done(reports.every((r) => r.ready) ? EXIT.ok : EXIT.failure);
+  });
+  return cmd;
+}

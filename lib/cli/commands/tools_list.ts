@@ -1,0 +1,49 @@
+/**
+ * `toolhost tools list --eval E`: the tools an eval publishes.
+ *
+ * @module
+ */
+
+import { Command } from "commander";
+import { InvocationError } from "../../errors/errors.ts";
+import { selectTools } from "../../registry/selection.ts";
+import { type CommonOptions, openWorkspace, withCommon } from "../common_options.ts";
+import { type CliIo, EXIT } from "../exit.ts";
+
+/**
+ * Build the `tools list` command.
+ *
+ * @example
+ * ```ts
+ * import { processIo } from "../exit.ts";
+ * import { toolsListCommand } from "./tools_list.ts";
+ * toolsListCommand(processIo, () => {});
+ * ```
+ */
+export function toolsListCommand(io: CliIo, done: (code: number) => void): Command {
+  const cmd = new Command("list")
+    .description("List the tools an eval publishes (names, descriptions, input schemas).")
+    .option("--eval <eval>", "eval to list, e.g. app/review (required)")
+    .option("--json", "print JSON instead of text")
+    .addHelpText("after", "\nExample:\n  toolhost tools list --eval app/review --json\n");
+  withCommon(cmd).action(async (o: CommonOptions & { eval?: string }) => {
+    if (o.eval === undefined) {
+      throw new InvocationError("--eval is required, e.g. --eval app/review");
+    }
+    const { ws } = await openWorkspace(o);
+    const sel = selectTools(ws, { eval: o.eval });
+    const tools = sel.tools.map((t) => ({
+      name: t.name,
+      description: t.description,
+      inputSchema: t.inputSchema,
+    }));
+    if (o.json) {
+      io.out(`${JSON.stringify({ eval: sel.evalId, audience: sel.audience, tools }, null, 2)}\n`);
+    } else {
+      io.out(`${sel.evalId} (${sel.audience}): ${tools.length} tool(s)\n`);
+      for (const t of tools) io.out(`  ${t.name.padEnd(28)} ${t.description.split("\n")[0]}\n`);
+    }
+    done(EXIT.ok);
+  });
+  return cmd;
+}

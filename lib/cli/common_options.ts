@@ -1,0 +1,76 @@
+/**
+ * Options every command accepts, and the helpers that turn them into a workspace.
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import type { Command } from "commander";
+import { InvocationError } from "../errors/errors.ts";
+import { loadWorkspace } from "../workspace/load_workspace.ts";
+import type { Workspace } from "../workspace/types.ts";
+
+/** `--repo`, `--state-dir`, `--json`. */
+export interface CommonOptions {
+  /** Workspace root. */
+  repo?: string;
+  /** State directory. */
+  stateDir?: string;
+  /** JSON output. */
+  json?: boolean;
+}
+
+/**
+ * Add `--repo` and `--state-dir` to a command.
+ *
+ * @example
+ * ```ts
+ * import { Command } from "commander";
+ * import { withCommon } from "./common_options.ts";
+ * withCommon(new Command("x"));
+ * ```
+ */
+export function withCommon(cmd: Command): Command {
+  return cmd
+    .option("--repo <dir>", "workspace root (default: nearest folder with toolhost.toml)")
+    .option("--state-dir <dir>", "state directory (default: <workspace>/.toolhost/state)");
+}
+
+/**
+ * Load the workspace named by the common options.
+ *
+ * @example
+ * ```ts
+ * import { openWorkspace } from "./common_options.ts";
+ * const { ws, stateDir } = await openWorkspace({ repo: "examples" });
+ * ```
+ */
+export async function openWorkspace(
+  o: CommonOptions,
+): Promise<{ ws: Workspace; stateDir: string }> {
+  const ws = await loadWorkspace(o.repo);
+  return { ws, stateDir: o.stateDir ?? join(ws.root, ".toolhost", "state") };
+}
+
+/**
+ * Parse `--args JSON` into an object, or throw an invocation error (value-free).
+ *
+ * @example
+ * ```ts
+ * import { parseArgsOption } from "./common_options.ts";
+ * parseArgsOption('{"path":"README.md"}'); // { path: "README.md" }
+ * ```
+ */
+export function parseArgsOption(raw: string | undefined): Record<string, unknown> {
+  if (raw === undefined) return {};
+  let v: unknown;
+  try {
+    v = JSON.parse(raw);
+  } catch {
+    throw new InvocationError("--args must be valid JSON (a JSON object)");
+  }
+  if (typeof v !== "object" || v === null || Array.isArray(v)) {
+    throw new InvocationError("--args must be a JSON object");
+  }
+  return v as Record<string, unknown>;
+}

@@ -1,0 +1,100 @@
+/**
+ * Admission of a call's arguments: a JSON object of at most 64 KiB serialized, valid
+ * against the tool's schema. Errors show at most five escaped, bounded instance/schema
+ * paths (under 4 KiB in all) and never an argument value.
+ *
+ * @module
+ */
+
+import type { ErrorObject } from "ajv";
+import { ToolhostError } from "../errors/errors.ts";
+import { LIMITS } from "../results/types.ts";
+import type { CompiledSchema } from "./compile_schema.ts";
+
+/** Arguments were rejected before anything ran. */
+export class InvalidArguments extends ToolhostError {
+  /** Create an admission error (message already value-free). */
+  constructor(message: string) {
+    super("INVALID_ARGUMENTS", message);
+  }
+}
+
+/** Max paths shown in a validation error. */
+export const MAX_ERROR_PATHS = 5;
+/** Max UTF-16 length of a whole validation message (below 4 KiB). */
+export const MAX_ERROR_CHARS = 3800;
+const MAX_SEGMENT = 120;
+
+/**
+ * Admit `args` for a compiled schema: returns the args (unchanged; defaults are never
+ * applied) or throws {@link InvalidArguments}.
+ *
+ * @example
+ * ```ts
+ * import { compileSchema } from "./compile_schema.ts";
+ * import { admitArgs } from "./admit_args.ts";
+ * const c = compileSchema({ type: "object", additionalProperties: false });
+ * admitArgs({}, c); // {}
+ * ```
+ */
+export function admitArgs(args: unknown, compiled: CompiledSchema): Record<string, unknown> {
+  if (typeof args !== "object" || args === null || Array.isArray(args)) {
+    throw new InvalidArguments("Arguments must be a JSON object.");
+  }
+  let serialized: string;
+  try {
+    serialized = JSON.stringify(args);
+  } catch {
+    throw new InvalidArguments("Arguments must be JSON-serializable.");
+  }
+  const bytes = new TextEncoder().encode(serialized).byteLength;
+  if (bytes > LIMITS.maxArgsBytes) {
+    throw new InvalidArguments(
+      `Arguments are ${bytes} bytes serialized; the limit is ${LIMITS.maxArgsBytes} bytes (64 KiB).`,
+    );
+  }
+  // Validate a private copy so the schema can never observe or mutate the caller's object.
+  const copy = JSON.parse(serialized) as Record<string, unknown>;
+  if (compiled.validate(copy)) return copy;
+  throw new InvalidArguments(formatErrors(compiled.validate.errors ?? [], compiled.knownKeys));
+}
+
+/**
+ * Format ajv errors as value-free lines: `instancePath (schemaPath): keyword`.
+ *
+ * @example
+ * ```ts
+ * import { formatErrors } from "./admit_args.ts";
+ * formatErrors([], new Set()); // "Arguments do not match the tool's input schema."
+ * ```
+ */
+export function formatErrors(errors: ErrorObject[], knownKeys: Set<string>): string {
+  const head = "Arguments do not match the tool's input schema";
+  if (errors.length === 0) return `${head}.`;
+  const shown = errors.slice(0, MAX_ERROR_PATHS).map((e) => {
+    const inst = safePointer(e.instancePath, knownKeys) || "/";
+    const extra = e.keyword === "additionalProperties" ? " (unexpected property)" : "";
+    return `- at ${inst} (schema ${escapeSegment(e.schemaPath)}): ${e.keyword}${extra}`;
+  });
+  const more = errors.length > MAX_ERROR_PATHS
+    ? `\n(${errors.length - MAX_ERROR_PATHS} more not shown)`
+    : "";
+  let msg = `${head}:\n${shown.join("\n")}${more}`;
+  if (msg.length > MAX_ERROR_CHARS) msg = `${msg.slice(0, MAX_ERROR_CHARS)}…`;
+  return msg;
+}
+
+/** Keep pointer segments that are array indices or schema-declared names; hide the rest. */
+function safePointer(pointer: string, knownKeys: Set<string>): string {
+  if (pointer === "") return "";
+  return pointer.split("/").slice(1).map((raw) => {
+    const seg = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+    if (/^[0-9]{1,9}$/.test(seg) || knownKeys.has(seg)) return `/${escapeSegment(seg)}`;
+    return "/<key>";
+  }).join("");
+}
+
+function escapeSegment(s: string): string {
+  const cut = s.length > MAX_SEGMENT ? `${s.slice(0, MAX_SEGMENT)}…` : s;
+  return JSON.stringify(cut).slice(1, -1);
+}

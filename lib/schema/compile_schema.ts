@@ -1,0 +1,162 @@
+/**
+ * Compile a tool's input JSON Schema with ajv: draft 2020-12 unless `$schema` names
+ * another draft, no file/HTTP `$ref` resolution, defaults never applied, and `pattern`
+ * keywords evaluated by a linear-time RE2 engine so an argument cannot stall admission.
+ *
+ * @module
+ */
+
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { Ajv2019 } from "ajv/dist/2019.js";
+import AjvDraft07Module from "ajv";
+import AjvDraft04Module from "ajv-draft-04";
+import addFormatsModule from "ajv-formats";
+import type { AnySchema, ValidateFunction } from "ajv";
+import { RE2JS } from "re2js";
+import { LIMITS } from "../results/types.ts";
+
+/** A compiled input schema. */
+export interface CompiledSchema {
+  /** The schema as declared. */
+  schema: Record<string, unknown>;
+  /** ajv's validate function. */
+  validate: ValidateFunction;
+  /** Property names appearing anywhere under `properties` (safe to echo in errors). */
+  knownKeys: Set<string>;
+}
+
+/** Why a schema was rejected; never contains argument values. */
+export class SchemaCompileError extends Error {}
+
+type AjvCtor = new (opts: Record<string, unknown>) => {
+  compile(s: AnySchema): ValidateFunction;
+};
+
+// deno-lint-ignore no-explicit-any
+const unwrap = <T>(m: T): T => ((m as any).default ?? m) as T;
+const AjvDraft07 = unwrap(AjvDraft07Module) as unknown as AjvCtor;
+const AjvDraft04 = unwrap(AjvDraft04Module) as unknown as AjvCtor;
+const addFormats = unwrap(addFormatsModule) as unknown as (ajv: unknown) => void;
+
+/** RE2-backed RegExp engine for ajv's `code.regExp` option (linear-time `pattern`). */
+function re2Engine(
+  pattern: string,
+  flags: string,
+): { test(s: string): boolean; toString(): string } {
+  const re = RE2JS.compile(pattern, flags.includes("i") ? RE2JS.CASE_INSENSITIVE : 0);
+  // ajv caches compiled patterns by `toString()`: it must be unique per pattern.
+  return { test: (s: string) => re.matcher(s).find(), toString: () => `re2/${flags}/${pattern}` };
+}
+re2Engine.code = "re2";
+
+const DRAFTS: Record<string, AjvCtor> = {
+  "https://json-schema.org/draft/2020-12/schema": Ajv2020 as unknown as AjvCtor,
+  "https://json-schema.org/draft/2019-09/schema": Ajv2019 as unknown as AjvCtor,
+  "http://json-schema.org/draft-07/schema": AjvDraft07,
+  "http://json-schema.org/draft-06/schema": AjvDraft07,
+  "http://json-schema.org/draft-04/schema": AjvDraft04,
+};
+
+function draftOf(schema: Record<string, unknown>): AjvCtor {
+  const id = schema.$schema;
+  if (id === undefined) return DRAFTS["https://json-schema.org/draft/2020-12/schema"];
+  if (typeof id !== "string") throw new SchemaCompileError("`$schema` must be a string");
+  const ctor = DRAFTS[id.replace(/#$/, "")];
+  if (!ctor) {
+    throw new SchemaCompileError(
+      "`$schema` names an unsupported draft; use 2020-12 (default), 2019-09, draft-07, -06 or -04",
+    );
+  }
+  return ctor;
+}
+
+function newAjv(ctor: AjvCtor) {
+  const ajv = new ctor({
+    strict: false,
+    allErrors: true,
+    useDefaults: false,
+    coerceTypes: false,
+    removeAdditional: false,
+    validateSchema: true,
+    loadSchema: undefined,
+    code: { regExp: re2Engine },
+    // draft-06 meta-schema is not bundled by default
+    ...(ctor === AjvDraft07 ? {} : {}),
+  });
+  addFormats(ajv);
+  return ajv;
+}
+
+function collectKeys(node: unknown, out: Set<string>, depth = 0): void {
+  if (depth > 64 || typeof node !== "object" || node === null) return;
+  if (Array.isArray(node)) {
+    for (const v of node) collectKeys(v, out, depth + 1);
+    return;
+  }
+  const rec = node as Record<string, unknown>;
+  for (const k of ["properties", "dependentRequired", "dependentSchemas"]) {
+    const props = rec[k];
+    if (typeof props === "object" && props !== null && !Array.isArray(props)) {
+      for (const name of Object.keys(props)) out.add(name);
+    }
+  }
+  if (Array.isArray(rec.required)) {
+    for (const r of rec.required) if (typeof r === "string") out.add(r);
+  }
+  for (const v of Object.values(rec)) collectKeys(v, out, depth + 1);
+}
+
+/**
+ * Compile an input schema. Throws {@link SchemaCompileError} with a short reason when
+ * the schema is not an object schema, is over 8 MiB, names an unknown draft, uses a
+ * non-local `$ref`, or does not compile.
+ *
+ * @example
+ * ```ts
+ * import { compileSchema } from "./compile_schema.ts";
+ * const c = compileSchema({ type: "object", properties: { q: { type: "string" } } });
+ * c.validate({ q: "x" }); // true
+ * ```
+ */
+export function compileSchema(schema: unknown): CompiledSchema {
+  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) {
+    throw new SchemaCompileError("the schema must be a table (JSON object)");
+  }
+  const rec = schema as Record<string, unknown>;
+  const size = new TextEncoder().encode(JSON.stringify(rec)).byteLength;
+  if (size > LIMITS.maxDeclarationBytes) {
+    throw new SchemaCompileError(`the schema is larger than 8 MiB (${size} bytes)`);
+  }
+  if (rec.type !== "object") {
+    throw new SchemaCompileError('the schema must have root `type = "object"`');
+  }
+  checkRefsAreLocal(rec);
+  const ajv = newAjv(draftOf(rec));
+  let validate: ValidateFunction;
+  try {
+    validate = ajv.compile(rec as AnySchema);
+  } catch (e) {
+    const reason = e instanceof Error ? e.message.split("\n")[0].slice(0, 300) : "unknown error";
+    throw new SchemaCompileError(`the schema does not compile: ${reason}`);
+  }
+  const knownKeys = new Set<string>();
+  collectKeys(rec, knownKeys);
+  return { schema: rec, validate, knownKeys };
+}
+
+function checkRefsAreLocal(node: unknown, depth = 0): void {
+  if (depth > 256 || typeof node !== "object" || node === null) return;
+  if (Array.isArray(node)) {
+    for (const v of node) checkRefsAreLocal(v, depth + 1);
+    return;
+  }
+  for (const [k, v] of Object.entries(node)) {
+    if ((k === "$ref" || k === "$dynamicRef" || k === "$recursiveRef") && typeof v === "string") {
+      if (!v.startsWith("#")) {
+        throw new SchemaCompileError(
+          `\`${k}\` must be local (start with "#"); file and HTTP references are not resolved`,
+        );
+      }
+    } else checkRefsAreLocal(v, depth + 1);
+  }
+}

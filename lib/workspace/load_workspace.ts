@@ -1,0 +1,180 @@
+/**
+ * Load and validate a workspace: parse `toolhost.toml`, check every declaration, resolve
+ * Artifact paths and children. Runs no process and creates nothing.
+ *
+ * @module
+ */
+
+import { findWorkspaceRoot, MANIFEST_NAME, readManifest } from "./manifest_file.ts";
+import { linkChildren, resolveArtifactPath } from "./artifact_paths.ts";
+import { readRoots, readString, readStringArray, typeName } from "./fields.ts";
+import { isValidName } from "./names.ts";
+import { parseSession, parseTool, type ToolView } from "./parse_views.ts";
+import { checkKeys, isTable, Problems, type Table } from "./problems.ts";
+import { checkWorkspaceRules } from "./workspace_rules.ts";
+import type { Artifact, EvalDecl, Workspace } from "./types.ts";
+
+const TOP_KEYS = ["artifacts"] as const;
+const ARTIFACT_KEYS = ["path", "evals", "views", "artifact_roots"] as const;
+const VIEW_KEYS = ["agent_tools", "human_tools", "agent_sessions"] as const;
+const EVAL_KEYS = ["audience", "references"] as const;
+
+/** Options for {@link loadWorkspace}. */
+export interface LoadOptions {
+  /** Folder to search upward from when `root` is not given. Default: `process.cwd()`. */
+  cwd?: string;
+}
+
+/**
+ * Load the workspace at `root` (a folder holding toolhost.toml), or the nearest one above
+ * the current directory when `root` is omitted. Throws {@link DeclarationError} listing
+ * every problem with its TOML key path.
+ *
+ * @example
+ * ```ts
+ * import { loadWorkspace } from "./load_workspace.ts";
+ * const ws = await loadWorkspace("examples");
+ * console.log([...ws.evals.keys()]);
+ * ```
+ */
+export function loadWorkspace(root?: string, opts: LoadOptions = {}): Promise<Workspace> {
+  try {
+    return Promise.resolve(loadWorkspaceSync(root, opts));
+  } catch (e) {
+    return Promise.reject(e);
+  }
+}
+
+/**
+ * Synchronous form of {@link loadWorkspace}.
+ *
+ * @example
+ * ```ts
+ * import { loadWorkspaceSync } from "./load_workspace.ts";
+ * const ws = loadWorkspaceSync("examples");
+ * ```
+ */
+export function loadWorkspaceSync(root?: string, opts: LoadOptions = {}): Workspace {
+  const dir = findWorkspaceRoot(root, opts.cwd);
+  const manifest = readManifest(dir);
+  const p = new Problems(MANIFEST_NAME, manifest.text);
+  checkKeys(p, "(top level)", manifest.data, TOP_KEYS);
+  const ws: Workspace = {
+    root: dir,
+    manifestPath: manifest.path,
+    artifacts: new Map(),
+    evals: new Map(),
+    extra: {},
+  };
+  const arts = manifest.data.artifacts;
+  if (arts === undefined) p.add("artifacts", "declare at least one `[artifacts.ID]` table");
+  else if (!isTable(arts)) p.add("artifacts", `must be a table, not ${typeName(arts)}`);
+  else {
+    for (const [id, t] of Object.entries(arts)) {
+      const a = parseArtifact(p, dir, id, t);
+      if (a) ws.artifacts.set(id, a);
+    }
+  }
+  linkChildren(p, ws.artifacts);
+  for (const a of ws.artifacts.values()) {
+    for (const ev of Object.values(a.evals)) ws.evals.set(ev.id, ev);
+  }
+  checkWorkspaceRules(p, ws);
+  p.throwIfAny();
+  return ws;
+}
+
+function parseArtifact(p: Problems, root: string, id: string, t: unknown): Artifact | undefined {
+  const at = `artifacts.${id}`;
+  if (!isValidName(id)) {
+    p.add(at, "Artifact IDs must match [a-z0-9][a-z0-9_-]* and be at most 64 characters");
+    return undefined;
+  }
+  if (!isTable(t)) {
+    p.add(at, `must be a table, not ${typeName(t)}`);
+    return undefined;
+  }
+  checkKeys(p, at, t, ARTIFACT_KEYS);
+  const rel = readString(p, at, t, "path", true);
+  const where = rel === undefined ? undefined : resolveArtifactPath(p, `${at}.path`, root, rel);
+  const artifactRoots = readRoots(p, at, t);
+  if (!where || rel === undefined) return undefined;
+  const a: Artifact = {
+    id,
+    kind: where.kind,
+    relPath: rel,
+    physicalPath: where.physicalPath,
+    cwd: where.cwd,
+    children: {},
+    evals: {},
+    agentTools: {},
+    humanTools: {},
+    sessions: {},
+    artifactRoots,
+    keyPath: at,
+  };
+  parseEvals(p, a, t.evals);
+  parseViews(p, a, t.views);
+  return a;
+}
+
+function parseEvals(p: Problems, a: Artifact, raw: unknown): void {
+  if (raw === undefined) return;
+  const at = `${a.keyPath}.evals`;
+  if (!isTable(raw)) return p.add(at, `must be a table, not ${typeName(raw)}`);
+  for (const [name, t] of Object.entries(raw)) {
+    const k = `${at}.${name}`;
+    if (!isValidName(name)) {
+      p.add(k, "eval names must match [a-z0-9][a-z0-9_-]* and be at most 64 characters");
+      continue;
+    }
+    if (!isTable(t)) {
+      p.add(k, `must be a table, not ${typeName(t)}`);
+      continue;
+    }
+    checkKeys(p, k, t, EVAL_KEYS);
+    const audience = readString(p, k, t, "audience", true);
+    if (audience !== undefined && audience !== "agent" && audience !== "human") {
+      p.add(`${k}.audience`, 'must be "agent" or "human"');
+      continue;
+    }
+    const references = readStringArray(p, k, t, "references", false) ?? [];
+    if (audience === undefined) continue;
+    const ev: EvalDecl = {
+      name,
+      id: `${a.id}/${name}`,
+      artifactId: a.id,
+      audience,
+      references,
+      keyPath: k,
+    };
+    a.evals[name] = ev;
+  }
+}
+
+function parseViews(p: Problems, a: Artifact, raw: unknown): void {
+  if (raw === undefined) return;
+  const at = `${a.keyPath}.views`;
+  if (!isTable(raw)) return p.add(at, `must be a table, not ${typeName(raw)}`);
+  checkKeys(p, at, raw, VIEW_KEYS);
+  for (const view of ["agent_tools", "human_tools"] as ToolView[]) {
+    const tools = raw[view];
+    if (tools === undefined) continue;
+    if (!isTable(tools)) {
+      p.add(`${at}.${view}`, `must be a table, not ${typeName(tools)}`);
+      continue;
+    }
+    const into = view === "agent_tools" ? a.agentTools : a.humanTools;
+    for (const [name, t] of Object.entries(tools as Table)) {
+      const decl = parseTool(p, `${at}.${view}.${name}`, name, t, a.id, view);
+      if (decl) into[name] = decl;
+    }
+  }
+  const sessions = raw.agent_sessions;
+  if (sessions === undefined) return;
+  if (!isTable(sessions)) return p.add(`${at}.agent_sessions`, "must be a table");
+  for (const [name, t] of Object.entries(sessions)) {
+    const s = parseSession(p, `${at}.agent_sessions.${name}`, name, t);
+    if (s) a.sessions[name] = s;
+  }
+}

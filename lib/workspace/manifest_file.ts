@@ -1,0 +1,98 @@
+/**
+ * Find and read `toolhost.toml`: `--repo DIR`, else the nearest ancestor of the current
+ * directory that holds one. The file is read with an 8 MiB bound and parsed by smol-toml.
+ *
+ * @module
+ */
+
+import { closeSync, existsSync, fstatSync, openSync, readSync, realpathSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { parse, TomlError } from "smol-toml";
+import { DeclarationError, InvocationError } from "../errors/errors.ts";
+import { LIMITS } from "../results/types.ts";
+
+/** The manifest file name. */
+export const MANIFEST_NAME = "toolhost.toml";
+
+/**
+ * Find the workspace root: `repo` when given (it must hold toolhost.toml), else the
+ * nearest ancestor of `cwd` holding one. Returns the canonical root.
+ *
+ * @example
+ * ```ts
+ * import { findWorkspaceRoot } from "./manifest_file.ts";
+ * const root = findWorkspaceRoot("examples");
+ * ```
+ */
+export function findWorkspaceRoot(repo?: string, cwd: string = process.cwd()): string {
+  if (repo !== undefined) {
+    const dir = resolve(cwd, repo);
+    if (!existsSync(join(dir, MANIFEST_NAME))) {
+      throw new InvocationError(`--repo ${repo}: no ${MANIFEST_NAME} in that folder`);
+    }
+    return realpathSync(dir);
+  }
+  let dir = resolve(cwd);
+  for (;;) {
+    if (existsSync(join(dir, MANIFEST_NAME))) return realpathSync(dir);
+    const up = dirname(dir);
+    if (up === dir) {
+      throw new InvocationError(
+        `no ${MANIFEST_NAME} found in the current folder or its ancestors; pass --repo DIR`,
+      );
+    }
+    dir = up;
+  }
+}
+
+/**
+ * Read and parse the manifest of a workspace root, bounded to 8 MiB.
+ *
+ * @example
+ * ```ts
+ * import { readManifest } from "./manifest_file.ts";
+ * const { data, text } = readManifest("/path/to/workspace");
+ * ```
+ */
+export function readManifest(
+  root: string,
+): { path: string; text: string; data: Record<string, unknown> } {
+  const path = join(root, MANIFEST_NAME);
+  const fd = openSync(path, "r");
+  let buf: Uint8Array;
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new DeclarationError("must be a regular file", { file: MANIFEST_NAME });
+    if (st.size > LIMITS.maxDeclarationBytes) {
+      throw new DeclarationError(
+        `is ${st.size} bytes; declarations are capped at 8 MiB (${LIMITS.maxDeclarationBytes})`,
+        { file: MANIFEST_NAME },
+      );
+    }
+    buf = new Uint8Array(st.size);
+    let off = 0;
+    while (off < buf.length) {
+      const n = readSync(fd, buf, off, buf.length - off, off);
+      if (n === 0) break;
+      off += n;
+    }
+    buf = buf.subarray(0, off);
+  } finally {
+    closeSync(fd);
+  }
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(buf);
+  } catch {
+    throw new DeclarationError("is not valid UTF-8", { file: MANIFEST_NAME });
+  }
+  try {
+    return { path, text, data: parse(text) as Record<string, unknown> };
+  } catch (e) {
+    if (e instanceof TomlError) {
+      const first = e.message.split("\n")[0];
+      throw new DeclarationError(`invalid TOML: ${first}`, { file: MANIFEST_NAME, line: e.line });
+    }
+    throw e;
+  }
+}
