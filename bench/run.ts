@@ -1,0 +1,189 @@
+/**
+ * `deno task bench`: install the anchor tools if needed, print machine info, then run each
+ * benchmark section present in bench/ and print its ratio lines.
+ *
+ * Usage: `deno run -A bench/run.ts [--only NAME] [--no-install]`
+ * (NAME: pins, process, builtins, odek). Env: BENCH_QUICK=1 for smaller inputs.
+ *
+ * @module
+ */
+
+/** A benchmark section: a module in bench/ and the function it exports. */
+interface Section {
+  name: string;
+  file: string;
+  fn: string;
+}
+
+/** Every section `deno task bench` knows, in run order. */
+export const SECTIONS: readonly Section[] = [
+  { name: "pins", file: "pins_bench.ts", fn: "benchPins" },
+  { name: "process", file: "process_bench.ts", fn: "benchProcess" },
+  { name: "builtins", file: "builtins_bench.ts", fn: "benchBuiltins" },
+  { name: "odek", file: "odek_bench.ts", fn: "benchOdek" },
+];
+
+/** Command-line options of the runner. */
+interface RunOptions {
+  only?: string;
+  install: boolean;
+}
+
+function parseArgs(args: string[]): RunOptions {
+  const opts: RunOptions = { install: true };
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === "--only" || arg.startsWith("--only=")) {
+      opts.only = arg === "--only" ? args[++i] : arg.slice("--only=".length);
+      if (!opts.only || !SECTIONS.some((s) => s.name === opts.only)) {
+        throw new Error(`--only needs one of: ${SECTIONS.map((s) => s.name).join(", ")}`);
+      }
+    } else if (arg === "--no-install") {
+      opts.install = false;
+    } else {
+      throw new Error(`unknown argument ${JSON.stringify(arg)}; use --only NAME or --no-install`);
+    }
+  }
+  return opts;
+}
+
+/** Run a command and return its trimmed stdout, or undefined if it cannot run or fails. */
+async function capture(cmd: string, args: string[]): Promise<string | undefined> {
+  try {
+    const out = await new Deno.Command(cmd, { args, stdout: "piped", stderr: "null" }).output();
+    return out.success ? new TextDecoder().decode(out.stdout).trim() : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The first of `names` found on PATH. */
+async function which(...names: string[]): Promise<string | undefined> {
+  for (const name of names) {
+    if (await capture("sh", ["-c", `command -v ${name}`])) return name;
+  }
+  return undefined;
+}
+
+/**
+ * Make sure `rg` and `fd`/`fdfind` exist: when one is missing and we are root, run
+ * `apt-get update && apt-get install -y ripgrep fd-find` once. Returns a line per anchor.
+ *
+ * @example
+ * ```ts
+ * import { ensureAnchors } from "./run.ts";
+ * for (const line of await ensureAnchors(false)) console.log(line);
+ * ```
+ */
+export async function ensureAnchors(install: boolean): Promise<string[]> {
+  const missing = !(await which("rg")) || !(await which("fdfind", "fd"));
+  const lines: string[] = [];
+  if (missing && install && Deno.uid() === 0) {
+    lines.push("installing anchors: apt-get update && apt-get install -y ripgrep fd-find");
+    const ok = await capture("sh", [
+      "-c",
+      "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ripgrep fd-find",
+    ]);
+    if (ok === undefined) lines.push("  apt-get failed; anchors that need rg/fd will be skipped");
+  } else if (missing) {
+    lines.push("anchors missing (not root or --no-install): apt-get install ripgrep fd-find");
+  }
+  const anchors: [string, string[], string[]][] = [
+    ["ripgrep", ["rg"], ["--version"]],
+    ["fd", ["fdfind", "fd"], ["--version"]],
+    ["sha256sum", ["sha256sum"], ["--version"]],
+    ["hyperfine (optional)", ["hyperfine"], ["--version"]],
+  ];
+  for (const [label, names, args] of anchors) {
+    const found = await which(...names);
+    const version = found ? (await capture(found, args))?.split("\n")[0] : undefined;
+    lines.push(`  ${label.padEnd(22)} ${found ? `${found}: ${version ?? "?"}` : "not found"}`);
+  }
+  return lines;
+}
+
+/**
+ * Machine header: date, CPU, nproc, OS, Deno/V8/TypeScript and Node versions.
+ *
+ * @example
+ * ```ts
+ * import { machineInfo } from "./run.ts";
+ * console.log((await machineInfo()).join("\n"));
+ * ```
+ */
+export async function machineInfo(): Promise<string[]> {
+  const cpu = (await Deno.readTextFile("/proc/cpuinfo").catch(() => ""))
+    .match(/^model name\s*:\s*(.+)$/m)?.[1] ?? Deno.build.arch;
+  const nproc = (await capture("nproc", [])) ?? String(navigator.hardwareConcurrency);
+  const os = (await Deno.readTextFile("/etc/os-release").catch(() => ""))
+    .match(/^PRETTY_NAME="?([^"\n]+)"?$/m)?.[1] ?? Deno.build.os;
+  return [
+    `date      ${new Date().toISOString()}`,
+    `cpu       ${cpu}, nproc ${nproc}`,
+    `os        ${os} (${Deno.build.target})`,
+    `deno      ${Deno.version.deno} (v8 ${Deno.version.v8}, typescript ${Deno.version.typescript})`,
+    `node      ${(await capture("node", ["--version"])) ?? "not found"}`,
+    `mode      ${Deno.env.get("BENCH_QUICK") === "1" ? "quick (BENCH_QUICK=1)" : "full"}`,
+  ];
+}
+
+/** Run one section; returns false if it failed. */
+async function runSection(section: Section): Promise<boolean> {
+  const url = new URL(`./${section.file}`, import.meta.url);
+  try {
+    await Deno.stat(url);
+  } catch {
+    console.log(`skipped: ${section.name} (not present)`);
+    return true;
+  }
+  console.log(`\n== ${section.name} (bench/${section.file}) ==`);
+  const started = performance.now();
+  try {
+    const mod = await import(url.href) as Record<string, unknown>;
+    const fn = mod[section.fn];
+    if (typeof fn !== "function") {
+      console.log(`skipped: ${section.name} (bench/${section.file} exports no ${section.fn})`);
+      return true;
+    }
+    const lines = await (fn as () => Promise<string[]>)();
+    for (const line of lines) console.log(line);
+    console.log(`(${section.name}: ${((performance.now() - started) / 1000).toFixed(1)} s)`);
+    return true;
+  } catch (e) {
+    console.log(`failed: ${section.name}: ${e instanceof Error ? e.message : String(e)}`);
+    return false;
+  }
+}
+
+/**
+ * Entry point of `deno task bench`.
+ *
+ * @example
+ * ```ts
+ * import { main } from "./run.ts";
+ * Deno.exit(await main(["--only", "pins"]));
+ * ```
+ */
+export async function main(args: string[]): Promise<number> {
+  let opts: RunOptions;
+  try {
+    opts = parseArgs(args);
+  } catch (e) {
+    console.error((e as Error).message);
+    return 2;
+  }
+  console.log("toolhost benchmarks");
+  for (const line of await machineInfo()) console.log(line);
+  console.log("anchors:");
+  for (const line of await ensureAnchors(opts.install)) console.log(line);
+  let ok = true;
+  for (const section of SECTIONS) {
+    if (opts.only && section.name !== opts.only) continue;
+    ok = (await runSection(section)) && ok;
+  }
+  return ok ? 0 : 1;
+}
+
+if (import.meta.main) {
+  Deno.exit(await main(Deno.args));
+}

@@ -1,0 +1,87 @@
+/**
+ * Helpers shared by the pin tests: temp workspaces and assertions on failures.
+ *
+ * @module
+ */
+
+import assert from "node:assert/strict";
+import { PreparationFailed } from "../../lib/errors/errors.ts";
+
+/**
+ * Run `fn` with a fresh temp workspace, removed afterwards.
+ *
+ * @example
+ * ```ts
+ * await withWorkspace(async (root) => console.log(root));
+ * ```
+ */
+export async function withWorkspace(fn: (root: string) => Promise<void>): Promise<void> {
+  const root = await Deno.makeTempDir({ prefix: "toolhost_pins_" });
+  try {
+    await fn(root);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+}
+
+/**
+ * Write `files` (relative path → contents) under `root`, creating parent directories.
+ *
+ * @example
+ * ```ts
+ * writeTree("/tmp/x", { "a/b.txt": "hi" });
+ * ```
+ */
+export function writeTree(root: string, files: Record<string, string>): void {
+  for (const [rel, text] of Object.entries(files)) {
+    const abs = `${root}/${rel}`;
+    Deno.mkdirSync(abs.slice(0, abs.lastIndexOf("/")), { recursive: true });
+    Deno.writeTextFileSync(abs, text);
+  }
+}
+
+/**
+ * Create a FIFO with `mkfifo`.
+ *
+ * @example
+ * ```ts
+ * await mkfifo("/tmp/x/pipe");
+ * ```
+ */
+export async function mkfifo(abs: string): Promise<void> {
+  const out = await new Deno.Command("mkfifo", { args: [abs] }).output();
+  assert.equal(out.code, 0, "mkfifo failed");
+}
+
+/**
+ * Assert that `p` rejects with `PreparationFailed` whose message names `declared` and
+ * matches `reason`, and does not leak the physical root or `secrets`.
+ *
+ * @example
+ * ```ts
+ * await rejectsPin(pinPath(root, "x"), { root, declared: "x", reason: /missing/ });
+ * ```
+ */
+export async function rejectsPin(
+  p: Promise<unknown>,
+  want: { root: string; declared?: string; reason: RegExp; secrets?: string[] },
+): Promise<PreparationFailed> {
+  let caught: unknown;
+  try {
+    await p;
+  } catch (e) {
+    caught = e;
+  }
+  assert.ok(caught instanceof PreparationFailed, `expected PreparationFailed, got ${caught}`);
+  assert.equal(caught.code, "PREPARATION_FAILED");
+  if (want.declared !== undefined) {
+    assert.ok(
+      caught.message.includes(JSON.stringify(want.declared)),
+      `message should name ${want.declared}: ${caught.message}`,
+    );
+  }
+  assert.match(caught.message, want.reason);
+  assert.ok(!caught.message.includes(want.root), "message must not contain the physical root");
+  for (const s of want.secrets ?? []) assert.ok(!caught.message.includes(s), "leaked contents");
+  return caught;
+}
