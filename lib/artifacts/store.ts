@@ -1,0 +1,100 @@
+/**
+ * The artifact store of one conversation (one open registry): the artifacts it has
+ * received, by reference, and the two artifact tools over them.
+ *
+ * @module
+ */
+
+import { ArtifactRefError } from "../odek/errors.ts";
+import type { ArtifactRef, ValidatedArtifact } from "../odek/types.ts";
+import type { ToolResult } from "../results/types.ts";
+import { getArtifactField } from "./get_field.ts";
+import { searchArtifactContent } from "./search.ts";
+import type { ArtifactInfo, ArtifactSource, StoredArtifact } from "./types.ts";
+
+function copyRef(ref: ArtifactRef): Readonly<ArtifactRef> {
+  const out: ArtifactRef = {
+    schema: ref.schema,
+    id: ref.id,
+    uri: ref.uri,
+    media_type: ref.media_type,
+  };
+  if (typeof ref.sha256 === "string") out.sha256 = ref.sha256;
+  if (typeof ref.size_bytes === "number") out.size_bytes = ref.size_bytes;
+  if (typeof ref.summary === "string") out.summary = ref.summary;
+  return Object.freeze(out);
+}
+
+/**
+ * The artifacts one conversation has received. Add only refs that passed
+ * `validateArtifactRef` / `inspectArtifactRef`. A later artifact with the same id
+ * replaces the earlier one (the model's latest `[artifact]` line is what it names).
+ *
+ * @example
+ * ```ts
+ * import { ArtifactStore } from "./store.ts";
+ * const store = new ArtifactStore();
+ * const ref = { schema: "odek.artifact-ref/v1", id: "h", uri: "file:///etc/hostname", media_type: "text/plain" };
+ * store.add(ref, "/etc/hostname");
+ * const res = await store.getField({ artifact_ref: "h", field: "mediaType" });
+ * ```
+ */
+export class ArtifactStore implements ArtifactSource {
+  #byId = new Map<string, StoredArtifact>();
+
+  /**
+   * Record a validated artifact. `resolved` is the path `validateArtifactRef` returned,
+   * or the `ValidatedArtifact` from `inspectArtifactRef` — then every later read also
+   * checks that the file keeps its device, inode and size.
+   */
+  add(ref: ArtifactRef, resolved: string | ValidatedArtifact): void {
+    if (typeof ref?.id !== "string" || ref.id === "") throw new ArtifactRefError("missing-id");
+    const path = typeof resolved === "string" ? resolved : resolved.path;
+    const identity = typeof resolved === "string"
+      ? undefined
+      : Object.freeze({ dev: resolved.dev, ino: resolved.ino, size: resolved.size });
+    this.#byId.delete(ref.id);
+    this.#byId.set(ref.id, Object.freeze({ ref: copyRef(ref), path, identity }));
+  }
+
+  /** The artifact with reference `id`, if any (internal: holds the path). */
+  get(id: string): StoredArtifact | undefined {
+    return this.#byId.get(id);
+  }
+
+  /** Every artifact in the order received (internal: holds paths). */
+  all(): StoredArtifact[] {
+    return [...this.#byId.values()];
+  }
+
+  /** Model-safe descriptions of every artifact: no URI, no path. */
+  list(): ArtifactInfo[] {
+    return this.all().map(({ ref }) => {
+      const info: ArtifactInfo = { id: ref.id, schema: ref.schema, media_type: ref.media_type };
+      if (ref.sha256 !== undefined) info.sha256 = ref.sha256;
+      if (ref.size_bytes !== undefined) info.size_bytes = ref.size_bytes;
+      if (ref.summary !== undefined) info.summary = ref.summary;
+      return info;
+    });
+  }
+
+  /** Number of artifacts. */
+  get size(): number {
+    return this.#byId.size;
+  }
+
+  /** Forget every artifact (files are not touched). */
+  clear(): void {
+    this.#byId.clear();
+  }
+
+  /** Run get_artifact_field over this store (see `getArtifactField`). */
+  getField(args: unknown): Promise<ToolResult> {
+    return getArtifactField(this, args);
+  }
+
+  /** Run search_artifact_content over this store (see `searchArtifactContent`). */
+  search(args: unknown): Promise<ToolResult> {
+    return searchArtifactContent(this, args);
+  }
+}

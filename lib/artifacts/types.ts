@@ -1,0 +1,42 @@
+/**
+ * Shapes shared by the artifact store and the artifact tools.
+ *
+ * @module
+ */
+
+import type { ArtifactRef } from "../odek/types.ts";
+import type { FileIdentity } from "../odek/hash.ts";
+
+/** One artifact this conversation received. `path` never reaches a model. */
+export interface StoredArtifact {
+  /** A frozen copy of the validated ref. */
+  readonly ref: Readonly<ArtifactRef>;
+  /** Resolved path of the validated file (bookkeeping only). */
+  readonly path: string;
+  /** Identity established at validation; re-checked at every read when present. */
+  readonly identity?: FileIdentity;
+}
+
+/** Read access to a conversation's artifacts, as the tools need it. */
+export interface ArtifactSource {
+  /** The artifact with reference `id`, if this conversation has it. */
+  get(id: string): StoredArtifact | undefined;
+  /** Every artifact, in the order received. */
+  all(): StoredArtifact[];
+}
+
+/** Model-safe description of a stored artifact (no URI, no path). */
+export interface ArtifactInfo {
+  /** Reference. */
+  id: string;
+  /** Always `odek.artifact-ref/v1`. */
+  schema: string;
+  /** Media type. */
+  media_type: string;
+  /** SHA-256 when the ref carried one. */
+  sha256?: string;
+  /** Size in bytes when known. */
+  size_bytes?: number;
+  /** Summary when the ref carried one. */
+  summary?: string;
+}
