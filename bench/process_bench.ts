@@ -1,0 +1,237 @@
+/**
+ * Process execution overhead and memory:
+ *
+ * - per-call cost of `runBounded` + `normalizeJsonOutput` on a trivial json tool (a tiny
+ *   sh script printing a fixed result) against a raw `node:child_process` spawn of the
+ *   same program with the same stdin (goal: under 1.3x and under 3 ms added per call),
+ *   plus the full `invokeJsonCommand` (call dirs, environment, request, cleanup);
+ * - 200 sequential and 200 concurrent calls (wall time, calls/s);
+ * - peak RSS (VmHWM, measured in a fresh child process) while a tool prints 1 GiB
+ *   (256 MiB with BENCH_QUICK=1), on stdout and on stderr: with the default caps (the
+ *   group is killed just past 16 MiB), and — informative, the pattern of a session that
+ *   drains its harness's output indefinitely — with the caps raised so everything is
+ *   drained (16 MiB retained). Under Deno the latter grows with throughput because
+ *   node-compat stream chunks are collected lazily (Node 20 stays about +40 MiB).
+ *
+ * Run alone: `deno run -A bench/process_bench.ts`.
+ *
+ * @module
+ */
+
+import { spawn } from "node:child_process";
+import { Buffer } from "node:buffer";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { runBounded } from "../lib/process/run.ts";
+import { invokeJsonCommand } from "../lib/protocols/invoke.ts";
+import { normalizeJsonOutput } from "../lib/protocols/json_output.ts";
+import { buildJsonRequest } from "../lib/protocols/json_request.ts";
+
+const MIB = 1024 * 1024;
+const TOOL = new URL("../tests/fixtures/tools/trivial_json.sh", import.meta.url).pathname;
+const ENV = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/" };
+const CONTEXT = { artifactId: "bench", artifactPath: "/", scope: {} };
+const REQUEST = buildJsonRequest(
+  { ...CONTEXT, outputDir: "/nonexistent/output", tmpDir: "/nonexistent/tmp" },
+  { query: "x" },
+);
+
+type Call = () => Promise<unknown>;
+
+function rawCall(detached = false): Promise<Uint8Array> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(TOOL, [], {
+      cwd: "/",
+      env: ENV,
+      detached,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    const chunks: Buffer[] = [];
+    child.stdout.on("data", (d: Buffer) => chunks.push(d));
+    child.stderr.resume();
+    child.stdin.on("error", () => {});
+    child.stdin.end(REQUEST);
+    child.on("error", reject);
+    child.on("close", () => resolve(Buffer.concat(chunks)));
+  });
+}
+
+async function boundedCall(): Promise<void> {
+  const run = await runBounded({ command: TOOL, cwd: "/", env: ENV, stdin: REQUEST });
+  const result = await normalizeJsonOutput(run, "/nonexistent/output");
+  if (result.isError) throw new Error("the trivial tool failed");
+}
+
+function fullCall(stateDir: string): Call {
+  return async () => {
+    const result = await invokeJsonCommand({
+      command: TOOL,
+      argv: [],
+      cwd: "/",
+      stateDir,
+      baseEnv: ENV,
+      context: CONTEXT,
+      args: { query: "x" },
+    });
+    if (result.isError) throw new Error("the trivial tool failed");
+  };
+}
+
+async function sequential(call: Call, n: number): Promise<number> {
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) await call();
+  return performance.now() - t0;
+}
+
+async function concurrent(call: Call, n: number): Promise<number> {
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: n }, () => call()));
+  return performance.now() - t0;
+}
+
+/**
+ * Sequential per-call cost: rounds interleaved across methods so drift hits all alike;
+ * each method's figure is its best round mean (robust to noise from other processes).
+ */
+async function perCall(calls: Record<string, Call>, rounds: number, per: number) {
+  const best: Record<string, number> = {};
+  for (const [name, call] of Object.entries(calls)) {
+    await sequential(call, 20); // warm-up
+    best[name] = Number.POSITIVE_INFINITY;
+  }
+  for (let r = 0; r < rounds; r++) {
+    for (const [name, call] of Object.entries(calls)) {
+      best[name] = Math.min(best[name], (await sequential(call, per)) / per);
+    }
+  }
+  return best;
+}
+
+function verdict(ratio: number, added: number): string {
+  return ratio < 1.3 && added < 3 ? "met" : "NOT met";
+}
+
+async function overheadLines(stateDir: string): Promise<string[]> {
+  const calls = {
+    raw: () => rawCall(),
+    rawGroup: () => rawCall(true),
+    bounded: boundedCall,
+    full: fullCall(stateDir),
+  };
+  const ms = await perCall(calls, 10, 20);
+  const vs = (v: number, base: number) =>
+    `ratio ${(v / base).toFixed(2)}x  added ${(v - base).toFixed(2)} ms`;
+  const line = (label: string, v: number, goal: boolean) =>
+    `${label.padEnd(38)} ${v.toFixed(2)} ms/call  ${vs(v, ms.raw)}` +
+    (goal ? `  (goal <1.3x and <3 ms: ${verdict(v / ms.raw, v - ms.raw)})` : "");
+  const lines = [
+    `trivial json tool, 200 sequential calls each (10 interleaved rounds of 20, best round):`,
+    `${"raw node:child_process spawn".padEnd(38)} ${ms.raw.toFixed(2)} ms/call`,
+    line("raw spawn, detached (own group)", ms.rawGroup, false),
+    line("runBounded + normalizeJsonOutput", ms.bounded, true),
+    line("invokeJsonCommand (dirs+env+cleanup)", ms.full, false),
+    `${"runBounded+normalize vs raw detached".padEnd(38)} ${vs(ms.bounded, ms.rawGroup)}`,
+  ];
+  for (const [name, call] of Object.entries(calls)) {
+    const wall = await concurrent(call, 200);
+    lines.push(
+      `200 concurrent ${name.padEnd(9)} ${wall.toFixed(0).padStart(6)} ms wall  ` +
+        `${(200 / (wall / 1000)).toFixed(0)} calls/s`,
+    );
+  }
+  return lines;
+}
+
+/** Child-process part of the RSS measurement. */
+async function rssChild(mode: string, bytes: number): Promise<void> {
+  const hwm = () =>
+    Number(/VmHWM:\s+(\d+)/.exec(readFileSync("/proc/self/status", "utf8"))![1]) / 1024;
+  const before = hwm();
+  const toStderr = mode.startsWith("stderr");
+  const redirect = toStderr ? " >&2" : "";
+  const t0 = performance.now();
+  const r = await runBounded({
+    command: "/bin/sh",
+    args: ["-c", `head -c ${bytes} /dev/zero${redirect}`],
+    cwd: "/",
+    env: ENV,
+    maxStdoutBytes: mode === "stdout-drain" ? 4096 * MIB : undefined,
+    retainStdoutBytes: 16 * MIB,
+    maxStderrBytes: mode === "stderr-drain" ? 4096 * MIB : undefined,
+  });
+  const ms = performance.now() - t0;
+  console.log(JSON.stringify({
+    before,
+    after: hwm(),
+    read: toStderr ? r.stderrBytes : r.stdoutBytes,
+    overflow: r.stdoutOverflow || r.stderrOverflow,
+    ms,
+  }));
+}
+
+function runRssChild(mode: string, bytes: number): Promise<Record<string, number | boolean>> {
+  const self = new URL(import.meta.url).pathname;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["run", "-A", self, "--rss-child", mode, String(bytes)], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    child.on("error", reject);
+    child.on("close", (code) => {
+      if (code !== 0) reject(new Error(`RSS child exited with ${code}`));
+      else resolve(JSON.parse(out));
+    });
+  });
+}
+
+async function rssLines(bytes: number): Promise<string[]> {
+  const lines = [`peak RSS (VmHWM of a fresh process) while a tool prints ${bytes / MIB} MiB:`];
+  const labels: Record<string, string> = {
+    "stdout-default": "stdout, default 16 MiB cap (killed)",
+    "stderr-default": "stderr, default 16 MiB cap (killed)",
+    "stdout-drain": "stdout, caps raised: all drained, 16 MiB kept",
+    "stderr-drain": "stderr, caps raised: all drained",
+  };
+  for (const [mode, label] of Object.entries(labels)) {
+    const r = await runRssChild(mode, bytes);
+    const before = r.before as number;
+    const after = r.after as number;
+    lines.push(
+      `${label.padEnd(46)} peak ${after.toFixed(0)} MiB (idle ${before.toFixed(0)} MiB, ` +
+        `+${(after - before).toFixed(0)} MiB); read ${((r.read as number) / MIB).toFixed(0)} MiB ` +
+        `in ${(r.ms as number).toFixed(0)} ms${r.overflow ? ", overflow" : ""}`,
+    );
+  }
+  return lines;
+}
+
+/**
+ * Run the process benchmark and return its report lines.
+ *
+ * @example
+ * ```ts
+ * import { benchProcess } from "./process_bench.ts";
+ * for (const line of await benchProcess()) console.log(line);
+ * ```
+ */
+export async function benchProcess(): Promise<string[]> {
+  const quick = process.env.BENCH_QUICK === "1";
+  const stateDir = mkdtempSync(join(tmpdir(), "toolhost_bench_process_"));
+  try {
+    const lines = await overheadLines(stateDir);
+    lines.push(...await rssLines(quick ? 256 * MIB : 1024 * MIB));
+    return lines;
+  } finally {
+    rmSync(stateDir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.main) {
+  const args = process.argv.slice(2);
+  const at = args.indexOf("--rss-child");
+  if (at >= 0) await rssChild(args[at + 1], Number(args[at + 2]));
+  else for (const line of await benchProcess()) console.log(line);
+}

@@ -1,0 +1,194 @@
+/**
+ * Process identity on Linux: `/proc/<pid>/stat` parsing, process start times (field 22,
+ * in clock ticks since boot) and the boot id. A process is identified by
+ * `{pid, startTime, bootId}`: a pid alone can be reused, the triple cannot.
+ *
+ * @module
+ */
+
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+
+/** The fields of `/proc/<pid>/stat` that toolhost uses. */
+export interface ProcStat {
+  /** Process id. */
+  pid: number;
+  /** State letter (`R`, `S`, `D`, `Z` zombie, `T`, ...). */
+  state: string;
+  /** Parent process id. */
+  ppid: number;
+  /** Process group id. */
+  pgrp: number;
+  /** Session id. */
+  sid: number;
+  /** Start time in clock ticks since boot (field 22). */
+  startTime: number;
+}
+
+/**
+ * What toolhost records about a process group it started, before admitting it. The
+ * group leader is always a session leader (`setsid`), so `pgid === pid` and every member
+ * of the group has session id `pgid`.
+ */
+export interface ProcessRecord {
+  /** Leader process id. */
+  pid: number;
+  /** Process group id (equal to `pid`). */
+  pgid: number;
+  /** Leader start time in clock ticks since boot, or null if it could not be read. */
+  startTime: number | null;
+  /** `/proc/sys/kernel/random/boot_id` when recorded, or null where unavailable. */
+  bootId: string | null;
+}
+
+/**
+ * Parse the text of a `/proc/<pid>/stat` file. The command name (field 2) may contain
+ * spaces and parentheses, so fields are counted from the last `)`.
+ *
+ * @example
+ * ```ts
+ * import { parseProcStat } from "./proc_identity.ts";
+ * const s = parseProcStat("42 (a) b) S 1 42 42 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 777 0 0");
+ * console.log(s?.startTime); // 777
+ * ```
+ */
+export function parseProcStat(text: string): ProcStat | null {
+  const close = text.lastIndexOf(")");
+  if (close < 0) return null;
+  const pid = Number.parseInt(text, 10);
+  const f = text.slice(close + 2).split(" ");
+  // f[0] is field 3 (state); field k is f[k - 3].
+  if (f.length < 20 || !Number.isInteger(pid)) return null;
+  const stat = {
+    pid,
+    state: f[0],
+    ppid: Number(f[1]),
+    pgrp: Number(f[2]),
+    sid: Number(f[3]),
+    startTime: Number(f[19]),
+  };
+  return Number.isFinite(stat.startTime) ? stat : null;
+}
+
+/**
+ * Read `/proc/<pid>/stat`, or null when the process does not exist (or is unreadable).
+ *
+ * @example
+ * ```ts
+ * import { readProcStat } from "./proc_identity.ts";
+ * import process from "node:process";
+ * console.log(readProcStat(process.pid)?.state); // "R"
+ * ```
+ */
+export function readProcStat(pid: number): ProcStat | null {
+  if (!Number.isInteger(pid) || pid <= 0) return null;
+  const path = `/proc/${pid}/stat`;
+  // existsSync first: a thrown ENOENT costs far more than the check on the hot path.
+  if (!existsSync(path)) return null;
+  try {
+    return parseProcStat(readFileSync(path, "latin1"));
+  } catch {
+    return null;
+  }
+}
+
+let cachedBootId: string | null | undefined;
+
+/**
+ * The kernel boot id, cached; null where `/proc` does not provide it. Start times are
+ * relative to boot, so a record from another boot never matches a live process.
+ *
+ * @example
+ * ```ts
+ * import { currentBootId } from "./proc_identity.ts";
+ * console.log(currentBootId()?.length); // 36
+ * ```
+ */
+export function currentBootId(): string | null {
+  if (cachedBootId === undefined) {
+    try {
+      cachedBootId = readFileSync("/proc/sys/kernel/random/boot_id", "latin1").trim();
+    } catch {
+      cachedBootId = null;
+    }
+  }
+  return cachedBootId;
+}
+
+/**
+ * Record the identity of a freshly spawned group leader. Call it synchronously right
+ * after spawning: until the event loop runs, the child cannot have been reaped, so its
+ * `/proc` entry (at worst a zombie) is still the child's.
+ *
+ * @example
+ * ```ts
+ * import { recordProcess } from "./proc_identity.ts";
+ * import process from "node:process";
+ * const rec = recordProcess(process.pid);
+ * console.log(rec.pgid === rec.pid); // true
+ * ```
+ */
+export function recordProcess(pid: number): ProcessRecord {
+  return {
+    pid,
+    pgid: pid,
+    startTime: readProcStat(pid)?.startTime ?? null,
+    bootId: currentBootId(),
+  };
+}
+
+/**
+ * True when `record`'s leader is still the very process that was recorded (same boot,
+ * same pid, same start time). Zombies count: they still hold their pid.
+ *
+ * @example
+ * ```ts
+ * import { isSameProcess, recordProcess } from "./proc_identity.ts";
+ * import process from "node:process";
+ * console.log(isSameProcess(recordProcess(process.pid))); // true
+ * ```
+ */
+export function isSameProcess(record: ProcessRecord): boolean {
+  if (record.bootId !== null && record.bootId !== currentBootId()) return false;
+  const stat = readProcStat(record.pid);
+  return stat !== null && record.startTime !== null && stat.startTime === record.startTime;
+}
+
+/**
+ * Every process whose process group is `pgid`, zombies included, by scanning
+ * `/proc/<pid>/stat`. Processes that vanish during the scan are skipped.
+ *
+ * @example
+ * ```ts
+ * import { scanGroup } from "./proc_identity.ts";
+ * console.log(scanGroup(999999999).length); // 0
+ * ```
+ */
+export function scanGroup(pgid: number): ProcStat[] {
+  const found: ProcStat[] = [];
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return found;
+  }
+  for (const name of entries) {
+    const c = name.charCodeAt(0);
+    if (c < 48 || c > 57) continue;
+    const stat = readProcStat(Number(name));
+    if (stat !== null && stat.pgrp === pgid) found.push(stat);
+  }
+  return found;
+}
+
+/**
+ * The members of `pgid` that are still running (not zombies).
+ *
+ * @example
+ * ```ts
+ * import { liveGroupMembers } from "./proc_identity.ts";
+ * console.log(liveGroupMembers(999999999)); // []
+ * ```
+ */
+export function liveGroupMembers(pgid: number): ProcStat[] {
+  return scanGroup(pgid).filter((p) => p.state !== "Z" && p.state !== "X");
+}

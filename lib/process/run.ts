@@ -1,0 +1,200 @@
+/**
+ * `runBounded`: run one command to completion with a deadline, cancellation, bounded
+ * streams and whole-group cleanup. Nothing the command started in its process group
+ * outlives the call.
+ *
+ * @module
+ */
+
+import { InvocationError } from "../errors/errors.ts";
+import { LIMITS } from "../results/types.ts";
+import { type BoundedCollector, collectBounded } from "./bounded_collect.ts";
+import type { ProcessRecord } from "./proc_identity.ts";
+import { type GroupHandle, spawnGroup } from "./spawn_group.ts";
+import { SpawnError, type SpawnFailure } from "./spawn_error.ts";
+
+/** Options of {@linkcode runBounded}. */
+export interface RunBoundedOptions {
+  /** Absolute path of the executable, already resolved by the caller. */
+  command: string;
+  /** Arguments. Default none. */
+  args?: string[];
+  /** Working directory. */
+  cwd: string;
+  /** Complete environment of the child (see `toolEnvironment`). */
+  env: Record<string, string>;
+  /** Written to stdin, then stdin is closed. Default: empty. */
+  stdin?: string | Uint8Array;
+  /** Deadline in ms, an integer in 1..2147483647. Default 120000. */
+  timeoutMs?: number;
+  /** Cancels the call: the whole group is terminated. */
+  signal?: AbortSignal;
+  /** stdout above this is an overflow: the group is killed early. Default 16 MiB. */
+  maxStdoutBytes?: number;
+  /** stdout bytes kept in memory. Default `maxStdoutBytes`. */
+  retainStdoutBytes?: number;
+  /** stderr above this is an overflow: the group is killed early. Default 16 MiB. */
+  maxStderrBytes?: number;
+  /** SIGTERM→SIGKILL grace when the group must be ended. Default 2000 ms. */
+  graceMs?: number;
+  /** Called with the group's identity before stdin is written (see `spawnGroup`). */
+  onSpawn?: (record: ProcessRecord) => void | Promise<void>;
+}
+
+/** Everything a protocol needs to normalize a finished call. stderr is only counted. */
+export interface RunOutcome {
+  /** Exit status, or null when killed by a signal (or never started). */
+  exitCode: number | null;
+  /** Signal that ended the leader, such as `SIGKILL`, or null. */
+  signal: string | null;
+  /** The retained stdout (at most `retainStdoutBytes`). */
+  stdout: Uint8Array;
+  /** Total stdout bytes produced. */
+  stdoutBytes: number;
+  /** stdout exceeded `maxStdoutBytes`. */
+  stdoutOverflow: boolean;
+  /** Total stderr bytes produced (content is discarded, never returned). */
+  stderrBytes: number;
+  /** stderr exceeded `maxStderrBytes`. */
+  stderrOverflow: boolean;
+  /** The deadline ended the call. */
+  timedOut: boolean;
+  /** The AbortSignal ended the call. */
+  cancelled: boolean;
+  /** Set when the command could not be started. */
+  spawnError?: SpawnFailure;
+  /** False when some process of the group could not be confirmed gone. */
+  cleanupConfirmed: boolean;
+  /** The group's identity, when it was spawned. */
+  record?: ProcessRecord;
+  /** The effective deadline (for messages). */
+  timeoutMs: number;
+  /** The effective stdout cap (for messages). */
+  maxStdoutBytes: number;
+  /** The effective stderr cap (for messages). */
+  maxStderrBytes: number;
+}
+
+/** Why a call was ended early; the first reason wins. */
+type StopReason = "timeout" | "cancel" | "stdout" | "stderr";
+
+/**
+ * Validate a deadline: an integer in 1..2147483647 ms.
+ *
+ * @example
+ * ```ts
+ * import { checkTimeoutMs } from "./run.ts";
+ * checkTimeoutMs(undefined); // 120000
+ * ```
+ */
+export function checkTimeoutMs(timeoutMs: number | undefined): number {
+  const ms = timeoutMs ?? LIMITS.defaultTimeoutMs;
+  if (!Number.isInteger(ms) || ms < 1 || ms > LIMITS.maxTimeoutMs) {
+    throw new InvocationError("timeout_ms must be an integer from 1 to 2147483647.");
+  }
+  return ms;
+}
+
+function baseOutcome(timeoutMs: number, opts: RunBoundedOptions): RunOutcome {
+  return {
+    exitCode: null,
+    signal: null,
+    stdout: new Uint8Array(0),
+    stdoutBytes: 0,
+    stdoutOverflow: false,
+    stderrBytes: 0,
+    stderrOverflow: false,
+    timedOut: false,
+    cancelled: false,
+    cleanupConfirmed: true,
+    timeoutMs,
+    maxStdoutBytes: opts.maxStdoutBytes ?? LIMITS.maxStreamBytes,
+    maxStderrBytes: opts.maxStderrBytes ?? LIMITS.maxStreamBytes,
+  };
+}
+
+/** Wait for both streams to end, at most `ms`; then destroy them. */
+async function settleStreams(h: GroupHandle, cs: BoundedCollector[], ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+  await Promise.race([Promise.all(cs.map((c) => c.done)), bound]);
+  clearTimeout(timer);
+  h.stdout.destroy();
+  h.stderr.destroy();
+}
+
+/**
+ * Run `command` bounded: deadline, cancellation, 16 MiB stream caps with flat memory,
+ * and — on every path — SIGTERM/SIGKILL of the whole process group with `/proc`
+ * confirmation before resolving. stderr is drained and counted, never kept. Never
+ * rejects for tool misbehaviour; rejects only for a bad `timeoutMs` or a throwing
+ * `onSpawn`.
+ *
+ * @example
+ * ```ts
+ * import { runBounded } from "./run.ts";
+ * const r = await runBounded({ command: "/bin/echo", args: ["hi"], cwd: "/", env: {} });
+ * console.log(r.exitCode, new TextDecoder().decode(r.stdout)); // 0 "hi\n"
+ * ```
+ */
+export async function runBounded(opts: RunBoundedOptions): Promise<RunOutcome> {
+  const out = baseOutcome(checkTimeoutMs(opts.timeoutMs), opts);
+  if (opts.signal?.aborted) return { ...out, cancelled: true };
+  let handle: GroupHandle;
+  try {
+    handle = await spawnGroup(opts);
+  } catch (e) {
+    if (e instanceof SpawnError) return { ...out, spawnError: e.reason };
+    throw e;
+  }
+  out.record = handle.record;
+  return await supervise(handle, opts, out);
+}
+
+async function supervise(
+  h: GroupHandle,
+  opts: RunBoundedOptions,
+  out: RunOutcome,
+): Promise<RunOutcome> {
+  const graceMs = opts.graceMs ?? 2000;
+  let reason: StopReason | null = null;
+  let failedStop!: () => void;
+  const stopFailed = new Promise<null>((resolve) => (failedStop = () => resolve(null)));
+  const stop = (why: StopReason) => {
+    if (reason !== null) return;
+    reason = why;
+    h.terminate({ graceMs }).then((r) => r.confirmed || failedStop(), failedStop);
+  };
+  const stdout = collectBounded(h.stdout, {
+    maxBytes: out.maxStdoutBytes,
+    retainBytes: opts.retainStdoutBytes,
+    onOverflow: () => stop("stdout"),
+  });
+  const stderr = collectBounded(h.stderr, {
+    maxBytes: out.maxStderrBytes,
+    retainBytes: 0,
+    onOverflow: () => stop("stderr"),
+  });
+  const timer = setTimeout(() => stop("timeout"), out.timeoutMs);
+  const onAbort = () => stop("cancel");
+  opts.signal?.addEventListener("abort", onAbort, { once: true });
+  if (opts.signal?.aborted) onAbort();
+  const status = await Promise.race([h.exited, stopFailed]);
+  clearTimeout(timer);
+  opts.signal?.removeEventListener("abort", onAbort);
+  const report = await h.terminate({ graceMs });
+  await settleStreams(h, [stdout, stderr], report.confirmed ? 1000 : 0);
+  return {
+    ...out,
+    exitCode: status?.exitCode ?? null,
+    signal: status?.signal ?? null,
+    stdout: stdout.bytes(),
+    stdoutBytes: stdout.total,
+    stdoutOverflow: stdout.overflow,
+    stderrBytes: stderr.total,
+    stderrOverflow: stderr.overflow,
+    timedOut: reason === "timeout",
+    cancelled: reason === "cancel",
+    cleanupConfirmed: report.confirmed && status !== null,
+  };
+}

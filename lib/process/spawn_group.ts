@@ -1,0 +1,205 @@
+/**
+ * Spawning a command as the leader of its own session and process group, with a recorded
+ * identity and group-wide signalling. Verified on Deno 2.9.6 (node compat) and Node 20:
+ * `spawn(..., { detached: true })` calls `setsid`, so `/proc/<pid>/stat` shows
+ * `pgrp === sid === pid`.
+ *
+ * @module
+ */
+
+import { spawn } from "node:child_process";
+import process from "node:process";
+import { Readable } from "node:stream";
+import { type ProcessRecord, recordProcess } from "./proc_identity.ts";
+import {
+  signalGroup,
+  type SignalOutcome,
+  terminateGroup,
+  type TerminateOptions,
+  type TerminateReport,
+} from "./kill_group.ts";
+import { SpawnError, spawnFailureFromCode } from "./spawn_error.ts";
+
+/** Options of {@linkcode spawnGroup}. */
+export interface SpawnGroupOptions {
+  /** Absolute path of the executable, already resolved by the caller. */
+  command: string;
+  /** Arguments (argv[1..]). Default none. */
+  args?: string[];
+  /** Working directory. */
+  cwd: string;
+  /** The complete environment of the child (nothing is inherited). */
+  env: Record<string, string>;
+  /** Bytes written to stdin before it is closed. Default: empty (closed at once). */
+  stdin?: string | Uint8Array;
+  /**
+   * `pipe` (default) gives a readable `stderr`; `ignore` sends the child's stderr to
+   * /dev/null at the OS level (no cost at all; `stderr` is then an empty stream). Useful
+   * for long-lived processes whose output is discarded anyway.
+   */
+  stderr?: "pipe" | "ignore";
+  /**
+   * Called with the group's identity right after spawning and awaited before stdin is
+   * written, so a supervisor can journal the group before admitting it. If it throws,
+   * the group is terminated and `spawnGroup` rejects with that error.
+   */
+  onSpawn?: (record: ProcessRecord) => void | Promise<void>;
+}
+
+/** How the leader ended. */
+export interface ExitStatus {
+  /** Exit status, or null when killed by a signal. */
+  exitCode: number | null;
+  /** Signal name such as `SIGKILL`, or null. */
+  signal: string | null;
+}
+
+/** A running process group. */
+export interface GroupHandle {
+  /** The recorded identity (`pgid === pid`). */
+  readonly record: ProcessRecord;
+  /** The leader's stdout; read it (or `resume()` it) or the child may block. */
+  readonly stdout: Readable;
+  /** The leader's stderr; read it (or `resume()` it) or the child may block. */
+  readonly stderr: Readable;
+  /** Resolves when the leader has exited and been reaped. */
+  readonly exited: Promise<ExitStatus>;
+  /** The leader's status once exited, else null. */
+  readonly exitStatus: ExitStatus | null;
+  /** Signal the whole group after the identity check. */
+  killGroup(signal?: NodeJS.Signals): SignalOutcome;
+  /**
+   * SIGTERM the group, SIGKILL after `graceMs` (default 2000), and confirm via `/proc`
+   * that no member runs. Calls are serialized; each re-checks the group.
+   */
+  terminate(options?: TerminateOptions): Promise<TerminateReport>;
+}
+
+const unconfirmed = new Set<GroupHandleImpl>();
+let exitHookInstalled = false;
+
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on("exit", () => {
+    killLiveGroupsSync();
+  });
+}
+
+/**
+ * Last-resort synchronous cleanup: SIGKILL every group started by this process whose
+ * termination has not been confirmed yet. Installed on the process `exit` event; a CLI
+ * may also call it from its own SIGINT/SIGTERM handlers. Returns how many were signalled.
+ *
+ * @example
+ * ```ts
+ * import { killLiveGroupsSync } from "./spawn_group.ts";
+ * killLiveGroupsSync(); // 0 when nothing is running
+ * ```
+ */
+export function killLiveGroupsSync(): number {
+  let n = 0;
+  for (const handle of unconfirmed) {
+    if (signalGroup(handle.record, "SIGKILL") === "signalled") n++;
+  }
+  return n;
+}
+
+class GroupHandleImpl implements GroupHandle {
+  readonly record: ProcessRecord;
+  readonly stdout: Readable;
+  readonly stderr: Readable;
+  readonly exited: Promise<ExitStatus>;
+  exitStatus: ExitStatus | null = null;
+  #chain: Promise<unknown> = Promise.resolve();
+  #confirmed = false;
+
+  constructor(
+    record: ProcessRecord,
+    stdout: Readable,
+    stderr: Readable,
+    exited: Promise<ExitStatus>,
+  ) {
+    this.record = record;
+    this.stdout = stdout;
+    this.stderr = stderr;
+    this.exited = exited.then((s) => {
+      this.exitStatus = s;
+      if (this.#confirmed) unconfirmed.delete(this);
+      return s;
+    });
+  }
+
+  killGroup(signal: NodeJS.Signals = "SIGKILL"): SignalOutcome {
+    return signalGroup(this.record, signal);
+  }
+
+  terminate(options: TerminateOptions = {}): Promise<TerminateReport> {
+    const next = this.#chain.then(async () => {
+      const report = await terminateGroup(this.record, options);
+      this.#confirmed = report.confirmed;
+      if (report.confirmed && this.exitStatus !== null) unconfirmed.delete(this);
+      return report;
+    });
+    this.#chain = next.catch(() => undefined);
+    return next;
+  }
+}
+
+/**
+ * Spawn `command` in its own session and process group, record its identity, call
+ * `onSpawn`, write `stdin` and close it. Rejects with {@linkcode SpawnError} (generic
+ * reason, no paths) when the command cannot be started.
+ *
+ * @example
+ * ```ts
+ * import { spawnGroup } from "./spawn_group.ts";
+ * const h = await spawnGroup({ command: "/bin/sleep", args: ["10"], cwd: "/", env: {} });
+ * h.stdout.resume();
+ * h.stderr.resume();
+ * await h.terminate({ graceMs: 100 });
+ * console.log((await h.exited).signal); // "SIGTERM"
+ * ```
+ */
+export async function spawnGroup(options: SpawnGroupOptions): Promise<GroupHandle> {
+  const child = spawn(options.command, options.args ?? [], {
+    cwd: options.cwd,
+    env: options.env,
+    detached: true,
+    stdio: ["pipe", "pipe", options.stderr === "ignore" ? "ignore" : "pipe"],
+    windowsHide: true,
+  });
+  if (child.pid === undefined) {
+    const code = await new Promise<string | undefined>((resolve) => {
+      child.once("error", (e: Error & { code?: string }) => resolve(e.code));
+    });
+    throw new SpawnError(spawnFailureFromCode(code));
+  }
+  // Synchronously, before the event loop can reap the child.
+  const record = recordProcess(child.pid);
+  child.on("error", () => {});
+  const exited = new Promise<ExitStatus>((resolve) => {
+    child.once("exit", (exitCode, signal) => resolve({ exitCode, signal }));
+  });
+  const stderr = child.stderr ?? Readable.from([]);
+  const handle = new GroupHandleImpl(record, child.stdout!, stderr, exited);
+  installExitHook();
+  unconfirmed.add(handle);
+  const stdin = child.stdin!;
+  stdin.on("error", () => {}); // EPIPE when the tool does not read its input
+  if (options.onSpawn !== undefined) {
+    try {
+      await options.onSpawn(record);
+    } catch (e) {
+      stdin.destroy();
+      handle.stdout.resume();
+      handle.stderr.resume();
+      await handle.terminate({ graceMs: 0 });
+      throw e;
+    }
+  }
+  const input = options.stdin;
+  if (input === undefined || input.length === 0) stdin.end();
+  else stdin.end(input);
+  return handle;
+}

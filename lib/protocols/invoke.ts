@@ -1,0 +1,146 @@
+/**
+ * One command-tool call end to end: private call directories, the tool environment,
+ * the protocol's stdin/argv, `runBounded`, normalization (path images embedded before
+ * the output directory goes), and removal of the call directories on every path —
+ * success, failure, timeout, cancellation and exceptions.
+ *
+ * @module
+ */
+
+import { type CallDirs, createCallDirs } from "../process/call_dirs.ts";
+import { toolEnvironment } from "../process/env.ts";
+import type { ProcessRecord } from "../process/proc_identity.ts";
+import { runBounded } from "../process/run.ts";
+import { errorResult, type ToolResult } from "../results/types.ts";
+import { buildJsonRequest, type JsonContext } from "./json_request.ts";
+import { normalizeJsonOutput } from "./json_output.ts";
+import { substitutePlainArgv } from "./plain_argv.ts";
+import { normalizePlainOutput, PLAIN_RETAIN_BYTES } from "./plain_output.ts";
+
+/** What both protocols need to run a command. */
+export interface CommandCallBase {
+  /** Absolute path of the executable (resolved by the caller). */
+  command: string;
+  /** Working directory (the owner's folder, or a file Artifact's containing folder). */
+  cwd: string;
+  /** State directory; call directories go to `<stateDir>/calls/<random>/`. */
+  stateDir: string;
+  /** The author's own environment (e.g. `process.env`); `ARTIFACTIZE_*`/`TOOLHOST_*` are stripped. */
+  baseEnv: Record<string, string | undefined>;
+  /** Variables added on purpose after stripping (e.g. a session directory). */
+  extraEnv?: Record<string, string>;
+  /** Deadline, 1..2147483647 ms. Default 120000. */
+  timeoutMs?: number;
+  /** Cancellation. */
+  signal?: AbortSignal;
+  /** Called with the process group's identity before it is admitted. */
+  onSpawn?: (record: ProcessRecord) => void | Promise<void>;
+  /** SIGTERM→SIGKILL grace. Default 2000 ms. */
+  graceMs?: number;
+}
+
+/** A json-protocol call. */
+export interface JsonCommandCall extends CommandCallBase {
+  /** Resolved argv (scoped Artifact references already replaced). */
+  argv: string[];
+  /** The request context without the per-call directories (filled in here). */
+  context: Omit<JsonContext, "outputDir" | "tmpDir">;
+  /** Admitted tool arguments. */
+  args: Record<string, unknown>;
+}
+
+/** A plain-protocol call. */
+export interface PlainCommandCall extends CommandCallBase {
+  /** argv template with `{property}` placeholders. */
+  template: string[];
+  /** Top-level `input_schema.properties` names. */
+  properties: string[];
+  /** Admitted tool arguments. */
+  args: Record<string, unknown>;
+}
+
+const CANCELLED = "The tool call was cancelled.";
+
+async function withCallDirs(
+  stateDir: string,
+  body: (dirs: CallDirs) => Promise<ToolResult>,
+): Promise<ToolResult> {
+  const dirs = await createCallDirs(stateDir);
+  let result: ToolResult;
+  try {
+    result = await body(dirs);
+  } finally {
+    await dirs.remove().catch(() => {
+      result = errorResult("The tool call's private directories could not be removed.");
+    });
+  }
+  return result;
+}
+
+function runOptions(call: CommandCallBase, dirs: CallDirs) {
+  return {
+    command: call.command,
+    cwd: call.cwd,
+    env: toolEnvironment(call.baseEnv, call.extraEnv ?? {}, { tmpDir: dirs.tmpDir }),
+    timeoutMs: call.timeoutMs,
+    signal: call.signal,
+    onSpawn: call.onSpawn,
+    graceMs: call.graceMs,
+  };
+}
+
+/**
+ * Run a json-protocol command tool and return its normalized result.
+ *
+ * @example
+ * ```ts
+ * import { invokeJsonCommand } from "./invoke.ts";
+ * import process from "node:process";
+ * const result = await invokeJsonCommand({
+ *   command: "/work/app/tools/summary", argv: [], cwd: "/work/app", stateDir: "/tmp/state",
+ *   baseEnv: process.env,
+ *   context: { artifactId: "app", artifactPath: "/work/app", scope: {} },
+ *   args: { section: "summary" },
+ * });
+ * ```
+ */
+export async function invokeJsonCommand(call: JsonCommandCall): Promise<ToolResult> {
+  if (call.signal?.aborted) return errorResult(CANCELLED);
+  return await withCallDirs(call.stateDir, async (dirs) => {
+    const context = { ...call.context, outputDir: dirs.outputDir, tmpDir: dirs.tmpDir };
+    const run = await runBounded({
+      ...runOptions(call, dirs),
+      args: call.argv,
+      stdin: buildJsonRequest(context, call.args),
+    });
+    return await normalizeJsonOutput(run, dirs.outputDir);
+  });
+}
+
+/**
+ * Run a plain-protocol command tool (empty stdin) and return its normalized result.
+ * Argument substitution happens before anything is created or spawned.
+ *
+ * @example
+ * ```ts
+ * import { invokePlainCommand } from "./invoke.ts";
+ * import process from "node:process";
+ * const result = await invokePlainCommand({
+ *   command: "/usr/bin/rg", template: ["--fixed-strings", "--", "{query}", "."],
+ *   properties: ["query"], args: { query: "TODO" },
+ *   cwd: "/work/app", stateDir: "/tmp/state", baseEnv: process.env,
+ * });
+ * ```
+ */
+export async function invokePlainCommand(call: PlainCommandCall): Promise<ToolResult> {
+  const argv = substitutePlainArgv(call.template, call.properties, call.args);
+  if (call.signal?.aborted) return errorResult(CANCELLED);
+  return await withCallDirs(call.stateDir, async (dirs) => {
+    const run = await runBounded({
+      ...runOptions(call, dirs),
+      args: argv,
+      retainStdoutBytes: PLAIN_RETAIN_BYTES,
+    });
+    return normalizePlainOutput(run);
+  });
+}

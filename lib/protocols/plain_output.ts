@@ -1,0 +1,57 @@
+/**
+ * Normalizing a plain-protocol call: stdout, lossily decoded and cleaned, becomes one
+ * text block capped at 64 KiB (with an explicit truncation marker). A nonzero exit marks
+ * that bounded text as a tool error (or, when nothing was printed, says which status).
+ * Spawn failures, timeouts, cancellation, stream overflow and death by signal are
+ * generic errors. stderr is never included.
+ *
+ * @module
+ */
+
+import type { RunOutcome } from "../process/run.ts";
+import { LIMITS, type ToolResult } from "../results/types.ts";
+import { isNonblank } from "./json_validate.ts";
+import { exitFailure, runFailure } from "./run_errors.ts";
+import { capText, cleanText, decodeLossy } from "./text_clean.ts";
+
+/**
+ * Raw stdout bytes worth keeping for a plain call: enough that the cleaned text still
+ * fills 64 KiB when escapes/controls are removed. Pass as `retainStdoutBytes`.
+ */
+export const PLAIN_RETAIN_BYTES = 4 * LIMITS.maxTextBytes;
+
+/**
+ * The cleaned, bounded text of a run's stdout.
+ *
+ * @example
+ * ```ts
+ * import { plainText } from "./plain_output.ts";
+ * // plainText(run) → "line 1\nline 2\n"
+ * ```
+ */
+export function plainText(run: RunOutcome): string {
+  const cut = run.stdoutBytes > run.stdout.byteLength;
+  return capText(cleanText(decodeLossy(run.stdout, cut)), LIMITS.maxTextBytes, cut);
+}
+
+/**
+ * Normalize a finished plain-protocol run.
+ *
+ * @example
+ * ```ts
+ * import { normalizePlainOutput } from "./plain_output.ts";
+ * import { runBounded } from "../process/run.ts";
+ * const run = await runBounded({ command: "/bin/echo", args: ["hi"], cwd: "/", env: {} });
+ * normalizePlainOutput(run); // { content: [{ type: "text", text: "hi\n" }], isError: false }
+ * ```
+ */
+export function normalizePlainOutput(run: RunOutcome): ToolResult {
+  const failed = runFailure(run);
+  if (failed !== null) return failed;
+  const text = plainText(run);
+  if (run.exitCode !== 0) {
+    if (!isNonblank(text)) return exitFailure(run.exitCode ?? -1);
+    return { content: [{ type: "text", text }], isError: true };
+  }
+  return { content: [{ type: "text", text }], isError: false };
+}

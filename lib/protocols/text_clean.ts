@@ -1,0 +1,67 @@
+/**
+ * Turning arbitrary process output into clean, bounded text: lossy UTF-8 decoding
+ * (invalid bytes become U+FFFD), removal of terminal escape sequences and control
+ * characters (newline and tab are kept; carriage returns are removed, so CRLF becomes LF),
+ * and a byte cap with an explicit truncation marker.
+ *
+ * @module
+ */
+
+import { Buffer } from "node:buffer";
+
+/** The marker appended to truncated text. */
+export const TRUNCATION_MARKER = "\n[output truncated at 64 KiB]";
+
+// CSI (ESC [ ... final), OSC (ESC ] ... BEL or ESC \), and two-character ESC sequences.
+// deno-lint-ignore no-control-regex
+const ESCAPES = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]/g;
+// Unicode Cc except TAB (09) and LF (0A).
+// deno-lint-ignore no-control-regex
+const CONTROLS = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
+
+/**
+ * Remove terminal escape sequences and control characters except `\n` and `\t`.
+ *
+ * @example
+ * ```ts
+ * import { cleanText } from "./text_clean.ts";
+ * cleanText("\x1b[31mred\x1b[0m\r\n\x07ok\tdone"); // "red\nok\tdone"
+ * ```
+ */
+export function cleanText(text: string): string {
+  return text.replace(ESCAPES, "").replace(CONTROLS, "");
+}
+
+/**
+ * Decode bytes lossily. With `partial`, an incomplete trailing UTF-8 sequence (cut by a
+ * byte cap) is dropped instead of becoming U+FFFD. A leading BOM is dropped.
+ *
+ * @example
+ * ```ts
+ * import { decodeLossy } from "./text_clean.ts";
+ * decodeLossy(new Uint8Array([0x61, 0xff, 0x62])); // "a\uFFFDb"
+ * ```
+ */
+export function decodeLossy(bytes: Uint8Array, partial = false): string {
+  return new TextDecoder("utf-8").decode(bytes, { stream: partial });
+}
+
+/**
+ * Cap `text` at `maxBytes` UTF-8 bytes, marker included, cutting on a character
+ * boundary. `truncated` forces the marker (the input was already cut upstream).
+ *
+ * @example
+ * ```ts
+ * import { capText } from "./text_clean.ts";
+ * capText("abc", 65536); // "abc"
+ * capText("x".repeat(70000), 65536).endsWith("[output truncated at 64 KiB]"); // true
+ * ```
+ */
+export function capText(text: string, maxBytes: number, truncated = false): string {
+  const bytes = Buffer.from(text, "utf8");
+  if (bytes.length <= maxBytes && !truncated) return text;
+  const markerBytes = Buffer.byteLength(TRUNCATION_MARKER, "utf8");
+  let end = Math.max(0, Math.min(bytes.length, maxBytes - markerBytes));
+  while (end > 0 && end < bytes.length && (bytes[end] & 0xc0) === 0x80) end--;
+  return bytes.subarray(0, end).toString("utf8") + TRUNCATION_MARKER;
+}
