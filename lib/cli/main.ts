@@ -7,7 +7,10 @@
 import { Command, CommanderError } from "commander";
 import { toolsCheckCommand } from "./commands/tools_check.ts";
 import { toolsListCommand } from "./commands/tools_list.ts";
+import { toolsCallCommand } from "./commands/tools_call.ts";
 import { demoCommand } from "./commands/demo.ts";
+import { serveCommand } from "./commands/serve.ts";
+import { artifactCommand } from "./commands/artifact_validate.ts";
 import { type CliIo, EXIT, processIo, reportError } from "./exit.ts";
 import { VERSION } from "../version.ts";
 
@@ -31,22 +34,37 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
     )
     .version(VERSION, "-V, --version")
     .showSuggestionAfterError(true)
-    .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });
-  const tools = new Command("tools").description("Check, list and call the tools of an eval.");
+    .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
+    .addHelpText("after", "\nExample:\n  toolhost tools check --repo examples app/review\n");
+  const tools = new Command("tools")
+    .description("Check, list and call the tools of an eval.")
+    .addHelpText("after", "\nExample:\n  toolhost tools list --eval app/review\n");
   tools.addCommand(toolsCheckCommand(io, done));
   tools.addCommand(toolsListCommand(io, done));
+  tools.addCommand(toolsCallCommand(io, done));
   program.addCommand(tools);
+  program.addCommand(artifactCommand(io, done));
   program.addCommand(demoCommand(io, done));
-  for (const c of [program, tools, ...program.commands, ...tools.commands]) c.exitOverride();
+  program.addCommand(serveCommand(io, done));
+  applyToTree(program, (c) => {
+    c.exitOverride();
+    c.configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });
+  });
   try {
     await program.parseAsync(argv, { from: "user" });
   } catch (e) {
     if (e instanceof CommanderError) {
       if (e.code === "commander.helpDisplayed" || e.code === "commander.version") return EXIT.ok;
-      if (e.code === "commander.help") return EXIT.ok;
+      // `help({ error: true })`, e.g. a missing subcommand, is an invalid invocation.
+      if (e.code === "commander.help") return e.exitCode === 0 ? EXIT.ok : EXIT.usage;
       return EXIT.usage;
     }
     return reportError(e, io);
   }
   return code;
+}
+
+function applyToTree(cmd: Command, f: (c: Command) => void): void {
+  f(cmd);
+  for (const c of cmd.commands) applyToTree(c as Command, f);
 }

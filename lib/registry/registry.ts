@@ -5,11 +5,25 @@
  * @module
  */
 
+import { randomBytes } from "node:crypto";
 import { join } from "node:path";
+import { ArtifactStore } from "../artifacts/store.ts";
+import { ARTIFACT_TOOL_SPECS, isArtifactToolName } from "../artifacts/specs.ts";
+import { removeSessionSubtree } from "../odek/session_subtree.ts";
+import { callArtifactToolAdmitted } from "../runtime/artifact_tools.ts";
 import { InvocationError } from "../errors/errors.ts";
 import type { ToolResult } from "../results/types.ts";
 import type { Workspace } from "../workspace/types.ts";
-import { findTool, type RegisteredTool, type Selection, selectTools } from "./selection.ts";
+import { callTool, closeRegistry } from "../runtime/call_tool.ts";
+import { SessionSupervisor } from "../sessions/supervisor.ts"; // sessions (issue 5)
+import { pinSelection } from "../runtime/pin_selection.ts";
+import {
+  findTool,
+  type RegisteredTool,
+  type Selection,
+  type SelectionSpec,
+  selectTools,
+} from "./selection.ts";
 
 /** One listed tool. */
 export interface ToolListing {
@@ -37,29 +51,6 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
-/** Per-call execution hook supplied by the runtime layer. */
-export type CallHandler = (
-  reg: Registry,
-  tool: RegisteredTool,
-  args: unknown,
-  opts: CallOptions,
-) => Promise<ToolResult>;
-
-let callHandler: CallHandler | undefined;
-
-/**
- * Install the runtime that executes calls (done by lib/runtime on import).
- *
- * @example
- * ```ts
- * import { setCallHandler } from "./registry.ts";
- * setCallHandler(async () => ({ content: [{ type: "text", text: "ok" }], isError: false }));
- * ```
- */
-export function setCallHandler(h: CallHandler): void {
-  callHandler = h;
-}
-
 /**
  * An open eval.
  *
@@ -84,7 +75,13 @@ export class Registry {
   readonly env: Record<string, string>;
   /** Execution-path pins: tool or session key → declared path → sha256. */
   readonly pins: Record<string, Record<string, string>>;
+  /** Random id of this open registry (names its artifact directory). */
+  readonly id: string = randomBytes(12).toString("hex");
+  /** Artifacts validated in this registry's conversation (odek refs). */
+  readonly artifacts: ArtifactStore = new ArtifactStore();
   #closed = false;
+  // sessions (issue 5): created on first use; creates no directory and runs nothing itself.
+  #sessions: SessionSupervisor | undefined;
 
   /** Use {@link Registry.open}. */
   constructor(
@@ -105,27 +102,51 @@ export class Registry {
    * {@link InvocationError} for an unknown eval or the wrong audience, and
    * `PreparationFailed` when a path cannot be pinned.
    */
-  static async open(ws: Workspace, evalId: string, opts: RegistryOptions = {}): Promise<Registry> {
-    const selection = selectTools(ws, { eval: evalId });
+  static open(ws: Workspace, evalId: string, opts: RegistryOptions = {}): Promise<Registry> {
+    return Registry.openSelection(ws, { eval: evalId }, opts);
+  }
+
+  /**
+   * Open an eval, or an Artifact with an audience (`tools check --artifact`): the scope is
+   * that Artifact and its children.
+   */
+  static async openSelection(
+    ws: Workspace,
+    spec: SelectionSpec,
+    opts: RegistryOptions = {},
+  ): Promise<Registry> {
+    const selection = selectTools(ws, spec);
     const audience = opts.audience ?? "agent";
     if (selection.audience !== audience) {
       throw new InvocationError(
-        `eval \`${evalId}\` is a ${selection.audience} eval; this registry serves ${audience} evals`,
+        `\`${
+          "eval" in spec ? spec.eval : spec.artifact
+        }\` selects ${selection.audience} tools; this registry serves ${audience} tools (pass audience: "${selection.audience}")`,
       );
     }
     const stateDir = opts.stateDir ?? join(ws.root, ".toolhost", "state");
     const env = opts.env ?? processEnv();
-    const pins = await pinHook(ws, selection);
+    const pins = await pinSelection(ws, selection);
     return new Registry(ws, selection, { stateDir, env }, pins);
   }
 
-  /** The tools this eval publishes. Creates nothing, runs nothing. */
+  /** This registry's artifact directory (`<state>/artifacts/<id>`), created on first use. */
+  get artifactDir(): string {
+    return join(this.stateDir, "artifacts", this.id);
+  }
+
+  /**
+   * The tools this eval publishes, then (agent evals) `get_artifact_field` and
+   * `search_artifact_content`. Creates nothing, runs nothing.
+   */
   list(): ToolListing[] {
-    return this.selection.tools.map((t) => ({
+    const declared = this.selection.tools.map((t) => ({
       name: t.name,
       description: t.description,
       inputSchema: t.inputSchema,
     }));
+    if (this.selection.audience !== "agent") return declared;
+    return [...declared, ...ARTIFACT_TOOL_SPECS.map(({ name, description, inputSchema }) => ({ name, description, inputSchema }))];
   }
 
   /** Execution-path provenance: `{ executionPaths: { TOOL: { PATH: sha256 } } }`. */
@@ -141,9 +162,19 @@ export class Registry {
   /** Call a tool by published name; always resolves to a normalized ToolResult. */
   call(name: string, args: unknown, opts: CallOptions = {}): Promise<ToolResult> {
     if (this.#closed) return Promise.reject(new InvocationError("the registry is closed"));
-    const tool = this.tool(name);
-    if (!callHandler) return Promise.reject(new InvocationError("no runtime is installed"));
-    return callHandler(this, tool, args, opts);
+    if (this.selection.audience === "agent" && isArtifactToolName(name)) {
+      return callArtifactToolAdmitted(name, args, this.artifacts);
+    }
+    return callTool(this, this.tool(name), args, opts);
+  }
+
+  /**
+   * This registry's tool-session supervisor (sessions issue 5), created lazily. Sessions
+   * start on their first bound call; `close()` stops them. Tests may call
+   * `reg.sessions.configure({ stopTimeoutMs })` before the first bound call.
+   */
+  get sessions(): SessionSupervisor {
+    return (this.#sessions ??= new SessionSupervisor());
   }
 
   /** Whether {@link Registry.close} was called. */
@@ -155,39 +186,12 @@ export class Registry {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await closeHook(this);
+    try {
+      await closeRegistry(this);
+    } finally {
+      await removeSessionSubtree(join(this.stateDir, "artifacts"), this.id);
+    }
   }
-}
-
-/** Pinning and close hooks installed by the runtime layer. */
-export interface RegistryHooks {
-  /** Pin execution paths at open. */
-  pin?: (ws: Workspace, sel: Selection) => Promise<Record<string, Record<string, string>>>;
-  /** Cleanup at close. */
-  close?: (reg: Registry) => Promise<void>;
-}
-
-let hooks: RegistryHooks = {};
-
-/**
- * Install open/close hooks (done by lib/runtime on import).
- *
- * @example
- * ```ts
- * import { setRegistryHooks } from "./registry.ts";
- * setRegistryHooks({ pin: () => Promise.resolve({}) });
- * ```
- */
-export function setRegistryHooks(h: RegistryHooks): void {
-  hooks = { ...hooks, ...h };
-}
-
-function pinHook(ws: Workspace, sel: Selection): Promise<Record<string, Record<string, string>>> {
-  return hooks.pin ? hooks.pin(ws, sel) : Promise.resolve({});
-}
-
-function closeHook(reg: Registry): Promise<void> {
-  return hooks.close ? hooks.close(reg) : Promise.resolve();
 }
 
 function processEnv(): Record<string, string> {

@@ -8,7 +8,7 @@
 import { BUILTIN_SPECS } from "../builtins/specs.ts";
 import { compileSchema, SchemaCompileError } from "../schema/compile_schema.ts";
 import { LIMITS } from "../results/types.ts";
-import { plainPlaceholders } from "./placeholders.ts";
+import { plainPlaceholders } from "../protocols/plain_argv.ts";
 import { renderDescription } from "./description.ts";
 import {
   readArgv,
@@ -101,7 +101,8 @@ function parseBuiltin(
   artifactId: string,
   view: ToolView,
 ): BuiltinToolDecl | undefined {
-  checkKeys(p, at, t, BUILTIN_KEYS);
+  // `session` gets its own, clearer problem below rather than "unknown key" as well.
+  checkKeys(p, at, t, [...BUILTIN_KEYS, "session"]);
   if ("session" in t) p.add(`${at}.session`, "built-in tools cannot be bound to a session");
   const builtin = readString(p, at, t, "builtin", true);
   if (builtin === undefined) return undefined;
@@ -259,12 +260,12 @@ function checkPlaceholders(
   const props = isTable(schema.properties) ? Object.keys(schema.properties) : [];
   args.forEach((a, i) => {
     if (typeof a !== "string") return;
-    const r = plainPlaceholders(a);
-    if (!r.ok) {
-      p.add(`${at}.args[${i}]`, r.reason);
+    const r = plainPlaceholders([a]);
+    if (!Array.isArray(r)) {
+      p.add(`${at}.args[${i}]`, r.message);
       return;
     }
-    for (const name of r.names) {
+    for (const name of r) {
       if (!props.includes(name)) {
         p.add(
           `${at}.args[${i}]`,

@@ -1,0 +1,146 @@
+/**
+ * `toolhost serve --eval E [--http HOST:PORT]`: serve an agent eval's tools (and the
+ * extensions it admits) over MCP — stdio by default, Streamable HTTP with `--http`.
+ * Logs go to stderr only; stdout carries nothing but the stdio protocol.
+ *
+ * @module
+ */
+
+import process from "node:process";
+import { Command } from "commander";
+import { InvocationError } from "../../errors/errors.ts";
+import { startHttpServer } from "../../mcp/http.ts";
+import { parseBind } from "../../mcp/http_guard.ts";
+import { serveStdio } from "../../mcp/stdio.ts";
+import { evalToolSource, type ToolSource } from "../../mcp/tool_source.ts";
+import { Registry } from "../../registry/registry.ts";
+import { type CommonOptions, openWorkspace, withCommon } from "../common_options.ts";
+import { type CliIo, EXIT } from "../exit.ts";
+
+/** Options of `serve`. */
+interface ServeOptions extends CommonOptions {
+  eval?: string;
+  http?: string;
+  allowRemote?: boolean;
+  allowOrigin?: string[];
+  tokenEnv?: string;
+}
+
+/**
+ * Build the `serve` command.
+ *
+ * @example
+ * ```ts
+ * import { processIo } from "../exit.ts";
+ * import { serveCommand } from "./serve.ts";
+ * serveCommand(processIo, () => {});
+ * ```
+ */
+export function serveCommand(io: CliIo, done: (code: number) => void): Command {
+  const cmd = new Command("serve")
+    .description(
+      "Serve an agent eval's tools over MCP: stdio by default, Streamable HTTP with --http.\n" +
+        "One connection (or HTTP session) owns one registry; its tool sessions and extension\n" +
+        "servers stop with full cleanup when it ends, and on SIGINT/SIGTERM.",
+    )
+    .option("--eval <eval>", "the agent eval, e.g. app/review (required)")
+    .option("--http <host:port>", "serve Streamable HTTP on HOST:PORT at /mcp (loopback only by default)")
+    .option("--allow-remote", "allow a non-loopback --http address (requires --token-env)")
+    .option("--allow-origin <origin...>", "extra accepted Origin values (default: loopback origins)")
+    .option("--token-env <name>", "require `Authorization: Bearer <$NAME>` on every HTTP request")
+    .addHelpText(
+      "after",
+      "\nExamples:\n  toolhost serve --eval app/review\n" +
+        "  toolhost serve --eval app/review --http 127.0.0.1:8765 --token-env TOOLHOST_MCP_TOKEN\n",
+    );
+  withCommon(cmd).action(async (o: ServeOptions) => {
+    if (o.eval === undefined) throw new InvocationError("--eval is required, e.g. --eval app/review");
+    if (o.http === undefined && (o.allowRemote || o.tokenEnv || o.allowOrigin)) {
+      throw new InvocationError("--allow-remote, --allow-origin and --token-env need --http");
+    }
+    const { ws, stateDir } = await openWorkspace(o);
+    const evalId = o.eval;
+    const log = (line: string) => io.err(`toolhost serve: ${line}\n`);
+    const open = async (): Promise<ToolSource> =>
+      evalToolSource(await Registry.open(ws, evalId, { stateDir }), { log });
+    if (o.http !== undefined) await serveHttp(evalId, o, open, log);
+    else await serveOnStdio(evalId, open, log);
+    done(EXIT.ok);
+  });
+  return cmd;
+}
+
+async function serveOnStdio(
+  evalId: string,
+  open: () => Promise<ToolSource>,
+  log: (line: string) => void,
+): Promise<void> {
+  const source = await open();
+  const restore = guardStdout();
+  try {
+    log(`serving eval ${evalId} on stdio`);
+    await serveStdio(source, { log, instructions: `Tools of the toolhost eval ${evalId}.` });
+  } finally {
+    restore();
+    process.stdin.destroy();
+  }
+}
+
+/** Route console output to stderr so nothing but protocol reaches stdout. */
+function guardStdout(): () => void {
+  const saved = { log: console.log, info: console.info, debug: console.debug };
+  console.log = console.error;
+  console.info = console.error;
+  console.debug = console.error;
+  return () => Object.assign(console, saved);
+}
+
+async function serveHttp(
+  evalId: string,
+  o: ServeOptions,
+  open: () => Promise<ToolSource>,
+  log: (line: string) => void,
+): Promise<void> {
+  const bind = parseBind(o.http!);
+  const token = o.tokenEnv === undefined ? undefined : readToken(o.tokenEnv);
+  await (await open()).close(); // fail fast on a bad eval, before binding
+  const http = await startHttpServer({
+    bind,
+    openSource: open,
+    allowRemote: o.allowRemote ?? false,
+    allowOrigins: o.allowOrigin,
+    token,
+    log,
+    instructions: `Tools of the toolhost eval ${evalId}.`,
+  });
+  log(`serving eval ${evalId} on ${http.url}`);
+  const signal = await untilSignal();
+  log(`${signal}: closing ${http.sessionCount} session(s)`);
+  await http.close();
+  log("cleanup confirmed");
+}
+
+function untilSignal(): Promise<string> {
+  return new Promise((resolve) => {
+    const on = (s: string) => () => {
+      process.off("SIGINT", int);
+      process.off("SIGTERM", term);
+      resolve(s);
+    };
+    const int = on("SIGINT");
+    const term = on("SIGTERM");
+    process.on("SIGINT", int);
+    process.on("SIGTERM", term);
+  });
+}
+
+function readToken(name: string): string {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
+    throw new InvocationError("--token-env takes an environment variable name");
+  }
+  const v = process.env[name];
+  if (v === undefined || v.trim() === "") {
+    throw new InvocationError(`--token-env ${name}: the variable is unset or empty`);
+  }
+  return v.trim();
+}

@@ -1,0 +1,59 @@
+/**
+ * `toolhost tools call TOOL --eval E --args JSON`: call one tool and print its normalized
+ * ToolResult as JSON. Exit 0 for a success result, 1 for an error result, 2 for a bad
+ * invocation.
+ *
+ * @module
+ */
+
+import { Command } from "commander";
+import { InvocationError } from "../../errors/errors.ts";
+import {
+  type CommonOptions,
+  openWorkspace,
+  parseArgsOption,
+  withCommon,
+} from "../common_options.ts";
+import { type CliIo, EXIT } from "../exit.ts";
+import { withRegistry } from "../run_with_registry.ts";
+
+/**
+ * Build the `tools call` command.
+ *
+ * @example
+ * ```ts
+ * import { processIo } from "../exit.ts";
+ * import { toolsCallCommand } from "./tools_call.ts";
+ * toolsCallCommand(processIo, () => {});
+ * ```
+ */
+export function toolsCallCommand(io: CliIo, done: (code: number) => void): Command {
+  const cmd = new Command("call")
+    .description(
+      "Call one tool of an agent eval and print its result as JSON:\n" +
+        '{"content":[...],"isError":false}. Exit 0 success, 1 error result, 2 bad invocation.',
+    )
+    .argument("<tool>", "published tool name, e.g. read_app")
+    .option("--eval <eval>", "the agent eval, e.g. app/review (required)")
+    .option("--args <json>", "JSON object of arguments (default {})")
+    .addHelpText(
+      "after",
+      `\nExample:\n  toolhost tools call read_app --eval app/review --args '{"path":"README.md"}'\n`,
+    );
+  withCommon(cmd).action(
+    async (tool: string, o: CommonOptions & { eval?: string; args?: string }) => {
+      if (o.eval === undefined) {
+        throw new InvocationError("--eval is required, e.g. --eval app/review");
+      }
+      const args = parseArgsOption(o.args);
+      const { ws, stateDir } = await openWorkspace(o);
+      const result = await withRegistry(ws, { eval: o.eval }, { stateDir }, (reg, signal) => {
+        reg.tool(tool);
+        return reg.call(tool, args, { signal });
+      });
+      io.out(`${JSON.stringify(result)}\n`);
+      done(result.isError ? EXIT.failure : EXIT.ok);
+    },
+  );
+  return cmd;
+}

@@ -1,0 +1,40 @@
+/**
+ * Run CLI work against an open registry with a fresh set of lazy sessions that are stopped
+ * and cleaned before the command exits — also on SIGINT/SIGTERM.
+ *
+ * @module
+ */
+
+import { Registry, type RegistryOptions } from "../registry/registry.ts";
+import type { SelectionSpec } from "../registry/selection.ts";
+import type { Workspace } from "../workspace/types.ts";
+
+/**
+ * Open a registry, run `work` with an AbortSignal that fires on SIGINT/SIGTERM, and always
+ * close the registry (confirming cleanup) before returning.
+ *
+ * @example
+ * ```ts
+ * import { withRegistry } from "./run_with_registry.ts";
+ * // await withRegistry(ws, { eval: "app/review" }, {}, (reg, signal) => reg.call("read_app", {}, { signal }));
+ * ```
+ */
+export async function withRegistry<T>(
+  ws: Workspace,
+  spec: SelectionSpec,
+  opts: RegistryOptions,
+  work: (reg: Registry, signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const reg = await Registry.openSelection(ws, spec, opts);
+  const ctl = new AbortController();
+  const onSignal = () => ctl.abort();
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  try {
+    return await work(reg, ctl.signal);
+  } finally {
+    await reg.close();
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+}

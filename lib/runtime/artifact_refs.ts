@@ -1,0 +1,76 @@
+/**
+ * odek envelopes in tool results: a text block that is an `odek.tool-result/v1` envelope
+ * is validated fail-closed against the tool's artifact roots and replaced by its render
+ * (compact text plus one metadata line per artifact — never a path); validated artifacts
+ * join the registry's conversation store.
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import type { ArtifactStore } from "../artifacts/store.ts";
+import { ArtifactRefError, InvalidEnvelopeError } from "../odek/errors.ts";
+import { parseEnvelope } from "../odek/envelope.ts";
+import { renderEnvelope } from "../odek/render.ts";
+import { validateEnvelope } from "../odek/validate.ts";
+import { errorResult, type ToolResult } from "../results/types.ts";
+import type { Artifact, CommandToolDecl, Workspace } from "../workspace/types.ts";
+
+/**
+ * The artifact roots of a command tool: its own `artifact_roots`, its Artifact's, and the
+ * registry's artifact directory (always a root).
+ *
+ * @example
+ * ```ts
+ * import { artifactRootsFor } from "./artifact_refs.ts";
+ * // artifactRootsFor(ws, artifact, decl, "/state/artifacts/ab12")
+ * ```
+ */
+export function artifactRootsFor(
+  ws: Workspace,
+  artifact: Artifact,
+  decl: CommandToolDecl,
+  registryDir: string,
+): string[] {
+  const rel = [...decl.artifactRoots, ...artifact.artifactRoots];
+  return [...new Set([...rel.map((r) => join(ws.root, r)), registryDir])];
+}
+
+/**
+ * Replace every envelope text block of a successful result by its validated render.
+ * One invalid ref fails the whole result, naming the block, the ref index and the rule.
+ *
+ * @example
+ * ```ts
+ * import { renderEnvelopes } from "./artifact_refs.ts";
+ * // const out = await renderEnvelopes(result, roots, reg.artifacts);
+ * ```
+ */
+export async function renderEnvelopes(
+  result: ToolResult,
+  roots: readonly string[],
+  store: ArtifactStore,
+): Promise<ToolResult> {
+  if (result.isError) return result;
+  const content = [...result.content];
+  for (let i = 0; i < content.length; i++) {
+    const block = content[i];
+    if (block.type !== "text") continue;
+    try {
+      const env = parseEnvelope(block.text);
+      if (env === null) continue;
+      const validated = await validateEnvelope(env, roots);
+      content[i] = {
+        type: "text",
+        text: renderEnvelope(env, { sizes: validated.map((v) => v.size) }),
+      };
+      env.artifacts.forEach((ref, j) => store.add(ref, validated[j]));
+    } catch (e) {
+      if (e instanceof ArtifactRefError || e instanceof InvalidEnvelopeError) {
+        return errorResult(`The tool's artifact envelope in block ${i} was rejected: ${e.message}`);
+      }
+      throw e;
+    }
+  }
+  return { content, isError: false };
+}

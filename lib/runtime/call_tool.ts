@@ -1,0 +1,179 @@
+/**
+ * One call through the registry: admission (64 KiB JSON object valid against the schema),
+ * admitted file targets re-validated, then a built-in in-process or a command in its own
+ * process group, and a normalized result. Errors a model can act on come back as error
+ * results; nothing here echoes argument values.
+ *
+ * @module
+ */
+
+import { runBuiltin } from "../builtins/run.ts";
+import type { BuiltinEnv } from "../builtins/context.ts";
+import { admitArgs, InvalidArguments } from "../schema/admit_args.ts";
+import { type CompiledSchema, compileSchema } from "../schema/compile_schema.ts";
+import { errorResult, LIMITS, type ToolResult } from "../results/types.ts";
+import type { CallOptions, Registry } from "../registry/registry.ts";
+import type { RegisteredTool } from "../registry/selection.ts";
+import { descendantsOf } from "../workspace/scope.ts";
+import type { Artifact, BuiltinToolDecl, CommandToolDecl, ToolDecl } from "../workspace/types.ts";
+import { mkdir } from "node:fs/promises";
+import { artifactRootsFor, renderEnvelopes } from "./artifact_refs.ts";
+import { type CommandSpec, runCommand } from "./command_tool.ts";
+import { callBoundTool } from "../sessions/bound_call.ts"; // sessions (issue 5)
+import { checkFileTargets } from "./file_targets.ts";
+
+const compiled = new WeakMap<ToolDecl, CompiledSchema>();
+const HELP_TIMEOUT_MS = 30_000;
+
+function schemaOf(tool: RegisteredTool): CompiledSchema {
+  let c = compiled.get(tool.decl);
+  if (!c) {
+    c = compileSchema(tool.inputSchema);
+    compiled.set(tool.decl, c);
+  }
+  return c;
+}
+
+/**
+ * Call a registered tool. Resolves to a normalized ToolResult for successes, authored
+ * errors and system errors alike.
+ *
+ * @example
+ * ```ts
+ * import { callTool } from "./call_tool.ts";
+ * // const result = await callTool(reg, reg.tool("read_app"), { path: "README.md" }, {});
+ * ```
+ */
+export async function callTool(
+  reg: Registry,
+  tool: RegisteredTool,
+  args: unknown,
+  opts: CallOptions,
+): Promise<ToolResult> {
+  let admitted: Record<string, unknown>;
+  try {
+    admitted = admitArgs(args, schemaOf(tool));
+  } catch (e) {
+    if (e instanceof InvalidArguments) return errorResult(e.message);
+    throw e;
+  }
+  if (opts.signal?.aborted) return errorResult("The call was cancelled before it started.");
+  const ws = reg.workspace;
+  const targetProblem = checkFileTargets(ws, reg.selection.scope);
+  if (targetProblem) return errorResult(`The call was refused: ${targetProblem}.`);
+  const artifact = ws.artifacts.get(tool.artifactId)!;
+  const result = tool.decl.type === "builtin"
+    ? await callBuiltin(reg, artifact, tool.decl, admitted, opts)
+    : await callCommand(reg, artifact, tool.decl, admitted, opts);
+  return enforceResultSize(result);
+}
+
+function callBuiltin(
+  reg: Registry,
+  artifact: Artifact,
+  decl: BuiltinToolDecl,
+  args: Record<string, unknown>,
+  opts: CallOptions,
+): Promise<ToolResult> {
+  if (decl.builtin === "help") {
+    return runCommand({
+      ws: reg.workspace,
+      artifact,
+      scope: reg.selection.scope,
+      command: decl.args![0],
+      args: ["--help"],
+      protocol: "plain",
+      properties: [],
+      callArgs: {},
+      timeoutMs: HELP_TIMEOUT_MS,
+      executionPaths: [],
+      stateDir: reg.stateDir,
+      env: reg.env,
+      signal: opts.signal,
+    });
+  }
+  return runBuiltin(decl, args, builtinEnv(reg, artifact, opts.signal));
+}
+
+/**
+ * The view a built-in gets: its declaring Artifact and descendants, with admission flags.
+ *
+ * @example
+ * ```ts
+ * import { builtinEnv } from "./call_tool.ts";
+ * // builtinEnv(reg, ws.artifacts.get("app")!)
+ * ```
+ */
+export function builtinEnv(reg: Registry, artifact: Artifact, signal?: AbortSignal): BuiltinEnv {
+  const view = (a: Artifact) => ({
+    id: a.id,
+    kind: a.kind,
+    physicalPath: a.physicalPath,
+    cwd: a.cwd,
+  });
+  const descendants: BuiltinEnv["descendants"] = new Map();
+  if (artifact.kind === "folder") {
+    for (const d of descendantsOf(reg.workspace, artifact.id)) {
+      const logical = artifact.relPath === "."
+        ? d.relPath
+        : d.relPath.slice(artifact.relPath.length + 1);
+      descendants.set(logical, { view: view(d), admitted: reg.selection.scope.includes(d.id) });
+    }
+  }
+  return { declaring: view(artifact), descendants, workspace: reg.workspace, signal };
+}
+
+async function callCommand(
+  reg: Registry,
+  artifact: Artifact,
+  decl: CommandToolDecl,
+  args: Record<string, unknown>,
+  opts: CallOptions,
+): Promise<ToolResult> {
+  const props = decl.inputSchema.properties;
+  const roots = artifactRootsFor(reg.workspace, artifact, decl, reg.artifactDir);
+  await mkdir(reg.artifactDir, { recursive: true, mode: 0o700 });
+  const spec: CommandSpec = {
+    ws: reg.workspace,
+    artifact,
+    scope: reg.selection.scope,
+    command: decl.command,
+    args: decl.args,
+    protocol: decl.protocol,
+    properties: typeof props === "object" && props !== null ? Object.keys(props) : [],
+    callArgs: args,
+    timeoutMs: decl.timeoutMs,
+    executionPaths: decl.executionPaths,
+    stateDir: reg.stateDir,
+    env: reg.env,
+    extraEnv: { TOOLHOST_ARTIFACT_DIR: reg.artifactDir },
+    signal: opts.signal,
+  };
+  // sessions (issue 5): a bound tool runs inside its lazily started tool session.
+  const result = decl.session !== undefined
+    ? await callBoundTool(reg.sessions, { artifact, session: decl.session, spec })
+    : await runCommand(spec);
+  return decl.protocol === "json" ? await renderEnvelopes(result, roots, reg.artifacts) : result;
+}
+
+function enforceResultSize(r: ToolResult): ToolResult {
+  const bytes = new TextEncoder().encode(JSON.stringify(r)).byteLength;
+  if (bytes <= LIMITS.maxResultBytes) return r;
+  return errorResult(
+    `The tool's result is ${bytes} bytes; the limit is 8 MiB (${LIMITS.maxResultBytes}).`,
+  );
+}
+
+/**
+ * Release everything a registry owns (sessions and artifact directories, as they land).
+ *
+ * @example
+ * ```ts
+ * import { closeRegistry } from "./call_tool.ts";
+ * // await closeRegistry(reg);
+ * ```
+ */
+export function closeRegistry(reg: Registry): Promise<void> {
+  // sessions (issue 5): stop and clean up every started tool session (no-op when none).
+  return reg.sessions.close();
+}

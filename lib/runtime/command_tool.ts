@@ -1,0 +1,104 @@
+/**
+ * Run a command tool (json or plain protocol): resolve the program, create private
+ * per-call output/tmp directories, build argv, env and stdin, run it bounded in its own
+ * process group, normalize its output, and remove the call's directories on every path.
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import { ToolhostError } from "../errors/errors.ts";
+import type { ProcessRecord } from "../process/proc_identity.ts";
+import { invokeJsonCommand, invokePlainCommand } from "../protocols/invoke.ts";
+import { errorResult, type ToolResult } from "../results/types.ts";
+import { resolveProgram } from "../workspace/program_path.ts";
+import type { ArgvElement, Artifact, Workspace } from "../workspace/types.ts";
+import { expandArtifactOperands, scopeEntries } from "./scope_context.ts";
+
+/** What a command invocation needs (tools, help and session commands share it). */
+export interface CommandSpec {
+  /** The workspace. */
+  ws: Workspace;
+  /** The owning Artifact (its cwd is the process cwd). */
+  artifact: Artifact;
+  /** The eval scope (for the json context and operands). */
+  scope: readonly string[];
+  /** Command as declared. */
+  command: string;
+  /** argv template. */
+  args: readonly ArgvElement[];
+  /** Protocol. */
+  protocol: "json" | "plain";
+  /** Top-level schema property names (plain placeholders). */
+  properties: readonly string[];
+  /** Admitted arguments. */
+  callArgs: Record<string, unknown>;
+  /** Deadline. */
+  timeoutMs: number;
+  /** Declared execution paths (json context). */
+  executionPaths: readonly string[];
+  /** State directory for per-call dirs. */
+  stateDir: string;
+  /** The author's environment. */
+  env: Record<string, string>;
+  /** Extra environment (session dir, artifact dir). */
+  extraEnv?: Record<string, string>;
+  /** Cancellation. */
+  signal?: AbortSignal;
+  /** Called with the process group's identity before it is admitted (session journals). */
+  onSpawn?: (record: ProcessRecord) => void | Promise<void>;
+}
+
+/**
+ * Run one command tool call to a normalized result. Never throws for tool misbehaviour.
+ *
+ * @example
+ * ```ts
+ * import { runCommand } from "./command_tool.ts";
+ * // const result = await runCommand({ ws, artifact, scope, command: "tools/x", ... });
+ * ```
+ */
+export async function runCommand(spec: CommandSpec): Promise<ToolResult> {
+  const program = resolveProgram(spec.command, spec.artifact.cwd, spec.ws.root, spec.env);
+  if (!program.ok) return errorResult(`The tool cannot run: ${program.reason}.`);
+  const base = {
+    command: program.path,
+    cwd: spec.artifact.cwd,
+    stateDir: spec.stateDir,
+    baseEnv: spec.env,
+    extraEnv: spec.extraEnv,
+    timeoutMs: spec.timeoutMs,
+    signal: spec.signal,
+    onSpawn: spec.onSpawn,
+  };
+  if (spec.protocol === "json") {
+    return await invokeJsonCommand({
+      ...base,
+      argv: expandArtifactOperands(spec.ws, spec.args),
+      context: {
+        artifactId: spec.artifact.id,
+        artifactPath: spec.artifact.physicalPath,
+        scope: scopeEntries(spec.ws, spec.scope),
+        executionPaths: executionPathMap(spec.ws, spec.executionPaths),
+      },
+      args: spec.callArgs,
+    });
+  }
+  try {
+    return await invokePlainCommand({
+      ...base,
+      template: spec.args.filter((a): a is string => typeof a === "string"),
+      properties: [...spec.properties],
+      args: spec.callArgs,
+    });
+  } catch (e) {
+    if (e instanceof ToolhostError) return errorResult(e.message);
+    throw e;
+  }
+}
+
+function executionPathMap(ws: Workspace, paths: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const p of paths) out[p] = join(ws.root, p);
+  return out;
+}
