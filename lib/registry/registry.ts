@@ -52,6 +52,31 @@ export interface CallOptions {
 }
 
 /**
+ * The listing of a selection: its declared tools, then (agent audience) the two artifact
+ * tools every agent eval has. Pure: creates nothing, runs nothing.
+ *
+ * @example
+ * ```ts
+ * import { listTools } from "./registry.ts";
+ * // listTools(selectTools(ws, { eval: "app/review" })).map((t) => t.name)
+ * ```
+ */
+export function listTools(sel: Selection): ToolListing[] {
+  const declared = sel.tools.map((t) => ({
+    name: t.name,
+    description: t.description,
+    inputSchema: t.inputSchema,
+  }));
+  if (sel.audience !== "agent") return declared;
+  const extra = ARTIFACT_TOOL_SPECS.map(({ name, description, inputSchema }) => ({
+    name,
+    description,
+    inputSchema,
+  }));
+  return [...declared, ...extra];
+}
+
+/**
  * An open eval.
  *
  * @example
@@ -140,13 +165,7 @@ export class Registry {
    * `search_artifact_content`. Creates nothing, runs nothing.
    */
   list(): ToolListing[] {
-    const declared = this.selection.tools.map((t) => ({
-      name: t.name,
-      description: t.description,
-      inputSchema: t.inputSchema,
-    }));
-    if (this.selection.audience !== "agent") return declared;
-    return [...declared, ...ARTIFACT_TOOL_SPECS.map(({ name, description, inputSchema }) => ({ name, description, inputSchema }))];
+    return listTools(this.selection);
   }
 
   /** Execution-path provenance: `{ executionPaths: { TOOL: { PATH: sha256 } } }`. */

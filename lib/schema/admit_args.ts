@@ -56,7 +56,9 @@ export function admitArgs(args: unknown, compiled: CompiledSchema): Record<strin
   // Validate a private copy so the schema can never observe or mutate the caller's object.
   const copy = JSON.parse(serialized) as Record<string, unknown>;
   if (compiled.validate(copy)) return copy;
-  throw new InvalidArguments(formatErrors(compiled.validate.errors ?? [], compiled.knownKeys));
+  throw new InvalidArguments(
+    formatErrors(compiled.validate.errors ?? [], compiled.knownKeys, copy),
+  );
 }
 
 /**
@@ -67,12 +69,19 @@ export function admitArgs(args: unknown, compiled: CompiledSchema): Record<strin
  * import { formatErrors } from "./admit_args.ts";
  * formatErrors([], new Set()); // "Arguments do not match the tool's input schema."
  * ```
+ *
+ * @param data The validated instance, when known: numeric segments are then shown only
+ *   where they index an array (an object key that looks like a number stays hidden).
  */
-export function formatErrors(errors: ErrorObject[], knownKeys: Set<string>): string {
+export function formatErrors(
+  errors: ErrorObject[],
+  knownKeys: Set<string>,
+  data?: unknown,
+): string {
   const head = "Arguments do not match the tool's input schema";
   if (errors.length === 0) return `${head}.`;
   const shown = errors.slice(0, MAX_ERROR_PATHS).map((e) => {
-    const inst = safePointer(e.instancePath, knownKeys) || "/";
+    const inst = safePointer(e.instancePath, knownKeys, data) || "/";
     const extra = e.keyword === "additionalProperties" ? " (unexpected property)" : "";
     return `- at ${inst} (schema ${escapeSegment(e.schemaPath)}): ${e.keyword}${extra}`;
   });
@@ -80,21 +89,31 @@ export function formatErrors(errors: ErrorObject[], knownKeys: Set<string>): str
     ? `\n(${errors.length - MAX_ERROR_PATHS} more not shown)`
     : "";
   let msg = `${head}:\n${shown.join("\n")}${more}`;
-  if (msg.length > MAX_ERROR_CHARS) msg = `${msg.slice(0, MAX_ERROR_CHARS)}…`;
+  // Every segment is escaped to ASCII, so characters equal bytes: the cut keeps it < 4 KiB.
+  if (msg.length > MAX_ERROR_CHARS) msg = `${msg.slice(0, MAX_ERROR_CHARS)}...`;
   return msg;
 }
 
 /** Keep pointer segments that are array indices or schema-declared names; hide the rest. */
-function safePointer(pointer: string, knownKeys: Set<string>): string {
+function safePointer(pointer: string, knownKeys: Set<string>, data?: unknown): string {
   if (pointer === "") return "";
+  let node = data;
   return pointer.split("/").slice(1).map((raw) => {
     const seg = raw.replace(/~1/g, "/").replace(/~0/g, "~");
-    if (/^[0-9]{1,9}$/.test(seg) || knownKeys.has(seg)) return `/${escapeSegment(seg)}`;
+    const index = /^[0-9]{1,9}$/.test(seg) && (data === undefined || Array.isArray(node));
+    node = typeof node === "object" && node !== null
+      ? (node as Record<string, unknown>)[seg]
+      : undefined;
+    if (index || knownKeys.has(seg)) return `/${escapeSegment(seg)}`;
     return "/<key>";
   }).join("");
 }
 
+/** JSON-escape a bounded segment, with every non-ASCII code unit as `\uXXXX`. */
 function escapeSegment(s: string): string {
-  const cut = s.length > MAX_SEGMENT ? `${s.slice(0, MAX_SEGMENT)}…` : s;
-  return JSON.stringify(cut).slice(1, -1);
+  const cut = s.length > MAX_SEGMENT ? `${s.slice(0, MAX_SEGMENT)}...` : s;
+  return JSON.stringify(cut).slice(1, -1).replace(
+    /[^\x20-\x7e]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }

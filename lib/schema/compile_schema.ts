@@ -12,6 +12,7 @@ import AjvDraft07Module from "ajv";
 import AjvDraft04Module from "ajv-draft-04";
 import addFormatsModule from "ajv-formats";
 import type { AnySchema, ValidateFunction } from "ajv";
+import { createRequire } from "node:module";
 import { RE2JS } from "re2js";
 import { LIMITS } from "../results/types.ts";
 
@@ -30,6 +31,7 @@ export class SchemaCompileError extends Error {}
 
 type AjvCtor = new (opts: Record<string, unknown>) => {
   compile(s: AnySchema): ValidateFunction;
+  addMetaSchema(s: AnySchema): unknown;
 };
 
 // deno-lint-ignore no-explicit-any
@@ -48,6 +50,8 @@ function re2Engine(
   return { test: (s: string) => re.matcher(s).find(), toString: () => `re2/${flags}/${pattern}` };
 }
 re2Engine.code = "re2";
+
+const DRAFT_06 = "http://json-schema.org/draft-06/schema";
 
 const DRAFTS: Record<string, AjvCtor> = {
   "https://json-schema.org/draft/2020-12/schema": Ajv2020 as unknown as AjvCtor,
@@ -70,7 +74,18 @@ function draftOf(schema: Record<string, unknown>): AjvCtor {
   return ctor;
 }
 
-function newAjv(ctor: AjvCtor) {
+/** ajv bundles no draft-06 meta-schema by default; load it from ajv only when asked. */
+function addDraft06MetaSchema(ajv: { addMetaSchema(s: AnySchema): unknown }): void {
+  let meta: AnySchema;
+  try {
+    meta = createRequire(import.meta.url)("ajv/dist/refs/json-schema-draft-06.json");
+  } catch {
+    throw new SchemaCompileError("draft-06 is not available in this build; use draft-07");
+  }
+  ajv.addMetaSchema(meta);
+}
+
+function newAjv(ctor: AjvCtor, draft06: boolean) {
   const ajv = new ctor({
     strict: false,
     allErrors: true,
@@ -80,9 +95,8 @@ function newAjv(ctor: AjvCtor) {
     validateSchema: true,
     loadSchema: undefined,
     code: { regExp: re2Engine },
-    // draft-06 meta-schema is not bundled by default
-    ...(ctor === AjvDraft07 ? {} : {}),
   });
+  if (draft06) addDraft06MetaSchema(ajv);
   addFormats(ajv);
   return ajv;
 }
@@ -131,7 +145,7 @@ export function compileSchema(schema: unknown): CompiledSchema {
     throw new SchemaCompileError('the schema must have root `type = "object"`');
   }
   checkRefsAreLocal(rec);
-  const ajv = newAjv(draftOf(rec));
+  const ajv = newAjv(draftOf(rec), String(rec.$schema).startsWith(DRAFT_06));
   let validate: ValidateFunction;
   try {
     validate = ajv.compile(rec as AnySchema);

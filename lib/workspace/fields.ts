@@ -173,7 +173,7 @@ export function typeName(v: unknown): string {
   if (Array.isArray(v)) return "an array";
   if (v === null) return "null";
   if (v instanceof Date) return "a date";
-  if (typeof v === "object") return "an inline value";
   if (isTable(v)) return "a table";
+  if (typeof v === "object") return "an inline value";
   return `a ${typeof v}`;
 }

@@ -10,14 +10,15 @@ import { linkChildren, resolveArtifactPath } from "./artifact_paths.ts";
 import { readRoots, readString, readStringArray, typeName } from "./fields.ts";
 import { isValidName } from "./names.ts";
 import { parseSession, parseTool, type ToolView } from "./parse_views.ts";
+import { parseExtensions } from "./parse_extensions.ts";
 import { checkKeys, isTable, Problems, type Table } from "./problems.ts";
 import { checkWorkspaceRules } from "./workspace_rules.ts";
 import type { Artifact, EvalDecl, Workspace } from "./types.ts";
 
-const TOP_KEYS = ["artifacts"] as const;
+const TOP_KEYS = ["artifacts", "extensions"] as const;
 const ARTIFACT_KEYS = ["path", "evals", "views", "artifact_roots"] as const;
 const VIEW_KEYS = ["agent_tools", "human_tools", "agent_sessions"] as const;
-const EVAL_KEYS = ["audience", "references"] as const;
+const EVAL_KEYS = ["audience", "references", "extensions"] as const;
 
 /** Options for {@link loadWorkspace}. */
 export interface LoadOptions {
@@ -58,7 +59,7 @@ export function loadWorkspaceSync(root?: string, opts: LoadOptions = {}): Worksp
   const dir = findWorkspaceRoot(root, opts.cwd);
   const manifest = readManifest(dir);
   const p = new Problems(MANIFEST_NAME, manifest.text);
-  checkKeys(p, "(top level)", manifest.data, TOP_KEYS);
+  checkKeys(p, "", manifest.data, TOP_KEYS);
   const ws: Workspace = {
     root: dir,
     manifestPath: manifest.path,
@@ -80,6 +81,7 @@ export function loadWorkspaceSync(root?: string, opts: LoadOptions = {}): Worksp
     for (const ev of Object.values(a.evals)) ws.evals.set(ev.id, ev);
   }
   checkWorkspaceRules(p, ws);
+  parseExtensions(p, ws, manifest.data);
   p.throwIfAny();
   return ws;
 }

@@ -58,7 +58,16 @@ export function readManifest(
   root: string,
 ): { path: string; text: string; data: Record<string, unknown> } {
   const path = join(root, MANIFEST_NAME);
-  const fd = openSync(path, "r");
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch (e) {
+    // Node's message names the physical path: report only the error code.
+    const code = (e as { code?: unknown }).code;
+    throw new DeclarationError(`cannot be read (${typeof code === "string" ? code : "error"})`, {
+      file: MANIFEST_NAME,
+    });
+  }
   let buf: Uint8Array;
   try {
     const st = fstatSync(fd);

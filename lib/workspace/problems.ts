@@ -54,12 +54,19 @@ export class Problems {
    * then the first assignment of the next key below that header.
    */
   locate(keyPath: string): number | undefined {
-    const parts = keyPath.split(".");
-    for (let n = parts.length; n > 0; n--) {
+    const parts = keyPath.replace(/\[\d+\]/g, "").split(".");
+    const full = parts.join(".");
+    // A table introduced by a header (possibly through a deeper header).
+    const own = this.#lines.findIndex((l) => {
+      const h = headerOf(l);
+      return h !== undefined && (h === full || h.startsWith(`${full}.`));
+    });
+    if (own >= 0) return own + 1;
+    for (let n = parts.length - 1; n >= 0; n--) {
       const header = parts.slice(0, n).join(".");
-      const idx = this.#lines.findIndex((l) => headerOf(l) === header);
-      if (idx < 0) continue;
-      if (n === parts.length) return idx + 1;
+      // n === 0: top-level keys, before the first header.
+      const idx = n === 0 ? -1 : this.#lines.findIndex((l) => headerOf(l) === header);
+      if (n > 0 && idx < 0) continue;
       const key = parts[n];
       for (let i = idx + 1; i < this.#lines.length; i++) {
         const l = this.#lines[i].trimStart();
@@ -68,7 +75,7 @@ export class Problems {
           return i + 1;
         }
       }
-      return idx + 1;
+      if (n > 0) return idx + 1;
     }
     return undefined;
   }
@@ -102,7 +109,8 @@ export function isTable(v: unknown): v is Table {
 }
 
 /**
- * Report keys of `table` not in `allowed` as unknown-key problems.
+ * Report keys of `table` not in `allowed` as unknown-key problems (`keyPath` `""` is
+ * the top level).
  *
  * @example
  * ```ts
@@ -122,7 +130,7 @@ export function checkKeys(
     if (!allowed.includes(k)) {
       const hint = suggest(k, allowed);
       problems.add(
-        `${keyPath}.${k}`,
+        keyPath === "" ? k : `${keyPath}.${k}`,
         `unknown key${hint ? ` (did you mean \`${hint}\`?)` : ""}; allowed keys: ${
           allowed.join(", ")
         }`,
@@ -147,7 +155,11 @@ export function suggest(word: string, candidates: readonly string[]): string | u
     const d = editDistance(word.slice(0, 64), c.slice(0, 64));
     if (d < bestD) [best, bestD] = [c, d];
   }
-  return best;
+  // A truncated or extended key (`timeout` for `timeout_ms`) is a likely typo too.
+  return best ??
+    candidates.find((c) =>
+      Math.min(c.length, word.length) >= 3 && (c.startsWith(word) || word.startsWith(c))
+    );
 }
 
 function editDistance(a: string, b: string): number {

@@ -25,6 +25,7 @@ export function checkWorkspaceRules(p: Problems, ws: Workspace): void {
   for (const a of ws.artifacts.values()) {
     checkSessionBindings(p, a);
     checkCommandsStayInside(p, ws, a);
+    checkOperandsExist(p, ws, a);
   }
   for (const ev of ws.evals.values()) {
     ev.references.forEach((r, i) => {
@@ -58,25 +59,42 @@ function checkCommandsStayInside(p: Problems, ws: Workspace, a: Artifact): void 
   }
 }
 
-function operandLists(a: Artifact): { args: ArgvElement[]; keyPath: string }[] {
+/** argv lists of one audience's command tools (agent: also its sessions), or of all. */
+function operandLists(
+  a: Artifact,
+  audience?: "agent" | "human",
+): { args: ArgvElement[]; keyPath: string }[] {
   const out: { args: ArgvElement[]; keyPath: string }[] = [];
-  for (const t of Object.values(a.agentTools)) if (t.type === "command") out.push(t);
-  for (const t of Object.values(a.humanTools)) if (t.type === "command") out.push(t);
-  for (const s of Object.values(a.sessions)) out.push(s.start, s.stop);
+  if (audience !== "human") {
+    for (const t of Object.values(a.agentTools)) if (t.type === "command") out.push(t);
+    for (const s of Object.values(a.sessions)) out.push(s.start, s.stop);
+  }
+  if (audience !== "agent") {
+    for (const t of Object.values(a.humanTools)) if (t.type === "command") out.push(t);
+  }
   return out;
+}
+
+function checkOperandsExist(p: Problems, ws: Workspace, a: Artifact): void {
+  for (const { args, keyPath } of operandLists(a)) {
+    args.forEach((e, i) => {
+      if (typeof e !== "string" && !ws.artifacts.has(e.artifact)) {
+        p.add(`${keyPath}.args[${i}]`, `names no Artifact \`${e.artifact}\``);
+      }
+    });
+  }
 }
 
 function checkOperandsInScope(p: Problems, ws: Workspace, evalId: string, evalKey: string): void {
   const scope = new Set(evalScope(ws, evalId));
+  const audience = ws.evals.get(evalId)?.audience;
   for (const id of scope) {
     const a = ws.artifacts.get(id);
     if (!a) continue;
-    for (const { args, keyPath } of operandLists(a)) {
+    for (const { args, keyPath } of operandLists(a, audience)) {
       args.forEach((e, i) => {
         if (typeof e === "string") return;
-        if (!ws.artifacts.has(e.artifact)) {
-          p.add(`${keyPath}.args[${i}]`, `names no Artifact \`${e.artifact}\``);
-        } else if (!scope.has(e.artifact)) {
+        if (ws.artifacts.has(e.artifact) && !scope.has(e.artifact)) {
           p.add(
             `${keyPath}.args[${i}]`,
             `Artifact \`${e.artifact}\` is outside the scope of eval \`${evalId}\` (${evalKey}); add it to its references`,

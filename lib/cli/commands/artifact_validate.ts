@@ -44,7 +44,9 @@ async function readInput(file: string | undefined): Promise<string> {
  * ```
  */
 export function artifactCommand(io: CliIo, done: (code: number) => void): Command {
-  const artifact = new Command("artifact").description("Work with odek artifact references.");
+  const artifact = new Command("artifact")
+    .description("Work with odek artifact references.")
+    .addHelpText("after", "\nExample:\n  toolhost artifact validate --root ./out envelope.json\n");
   const validate = new Command("validate")
     .description(
       "Validate an odek.tool-result/v1 envelope (FILE, or - / nothing for stdin) against\n" +

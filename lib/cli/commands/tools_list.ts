@@ -7,6 +7,7 @@
 import { Command } from "commander";
 import { InvocationError } from "../../errors/errors.ts";
 import { selectTools } from "../../registry/selection.ts";
+import { listTools } from "../../registry/registry.ts";
 import { type CommonOptions, openWorkspace, withCommon } from "../common_options.ts";
 import { type CliIo, EXIT } from "../exit.ts";
 
@@ -32,11 +33,7 @@ export function toolsListCommand(io: CliIo, done: (code: number) => void): Comma
     }
     const { ws } = await openWorkspace(o);
     const sel = selectTools(ws, { eval: o.eval });
-    const tools = sel.tools.map((t) => ({
-      name: t.name,
-      description: t.description,
-      inputSchema: t.inputSchema,
-    }));
+    const tools = listTools(sel);
     if (o.json) {
       io.out(`${JSON.stringify({ eval: sel.evalId, audience: sel.audience, tools }, null, 2)}\n`);
     } else {

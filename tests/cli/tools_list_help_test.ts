@@ -1,0 +1,111 @@
+/**
+ * `toolhost tools list`, `--help` everywhere, unknown commands, the version (in-process).
+ */
+
+import assert from "node:assert/strict";
+import { VERSION } from "../../lib/version.ts";
+import { EXAMPLES, fixture, REPO_ROOT, runCapture } from "../helpers/cli.ts";
+
+const SCOPED = fixture("scoped");
+
+Deno.test("tools list --eval app/review: text", async () => {
+  const r = await runCapture(["tools", "list", "--repo", SCOPED, "--eval", "app/review"]);
+  assert.equal(r.code, 0, r.err);
+  const lines = r.out.trimEnd().split("\n");
+  assert.equal(lines[0], "app/review (agent): 8 tool(s)");
+  assert.match(lines[1], /^ {2}read_app +Read lines of a file in app\.$/);
+  assert.match(lines[2], /^ {2}count_app +Count words in app\.$/);
+  assert.deepEqual(lines.slice(1).map((l) => l.trim().split(/ +/)[0]), [
+    "read_app",
+    "count_app",
+    "echo_app",
+    "list_spec",
+    "read_deep",
+    "read_notes",
+    "get_artifact_field",
+    "search_artifact_content",
+  ]);
+  assert.ok(!r.out.includes("overview_app"), "a human tool was listed");
+});
+
+Deno.test("tools list --eval app/review --json", async () => {
+  const r = await runCapture(["tools", "list", "--repo", SCOPED, "--eval", "app/review", "--json"]);
+  assert.equal(r.code, 0, r.err);
+  const body = JSON.parse(r.out);
+  assert.equal(body.eval, "app/review");
+  assert.equal(body.audience, "agent");
+  for (const t of body.tools) {
+    assert.deepEqual(Object.keys(t).sort(), ["description", "inputSchema", "name"]);
+  }
+  const byName = Object.fromEntries(
+    body.tools.map((t: { name: string }) => [t.name, t]),
+  ) as Record<string, { description: string; inputSchema: Record<string, unknown> }>;
+  assert.equal(byName.echo_app.description, "Echo a word: {literal} braces.");
+  assert.deepEqual(byName.echo_app.inputSchema.required, ["word"]);
+  assert.ok(!("overview_app" in byName));
+});
+
+Deno.test("tools list on examples/ exits 0", async () => {
+  const r = await runCapture(["tools", "list", "--repo", EXAMPLES, "--eval", "app/review"]);
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.out, /^app\/review \(agent\): \d+ tool\(s\)\n {2}read_app /);
+});
+
+Deno.test("tools list: --eval is required; unknown eval → exit 2", async () => {
+  const r = await runCapture(["tools", "list", "--repo", EXAMPLES]);
+  assert.equal(r.code, 2);
+  assert.match(r.err, /--eval is required/);
+  const u = await runCapture(["tools", "list", "--repo", EXAMPLES, "--eval", "app/x"]);
+  assert.equal(u.code, 2);
+  assert.match(u.err, /no eval `app\/x`/);
+});
+
+Deno.test("unknown commands and missing subcommands → exit 2", async () => {
+  for (const argv of [["bogus"], ["tools", "bogus"], [], ["tools"]]) {
+    const r = await runCapture(argv);
+    assert.equal(r.code, 2, `${JSON.stringify(argv)}: ${r.err}`);
+  }
+});
+
+/** The subcommand names listed in a help text's "Commands:" section (without `help`). */
+function subcommands(help: string): string[] {
+  const section = help.split("Commands:\n")[1]?.split("\n\n")[0];
+  if (!section) return [];
+  return section.split("\n")
+    .map((l) => /^ {2}([a-z][a-z-]*)/.exec(l)?.[1])
+    .filter((n): n is string => n !== undefined && n !== "help");
+}
+
+// Issue 2: "`--help` on every command says what it does with an example."
+Deno.test("--help on every command exits 0, describes it and includes an example", async () => {
+  const queue: string[][] = [[]];
+  const seen: string[] = [];
+  while (queue.length > 0 && seen.length < 100) {
+    const path = queue.shift()!;
+    const r = await runCapture([...path, "--help"]);
+    const name = ["toolhost", ...path].join(" ");
+    seen.push(name);
+    assert.equal(r.code, 0, `${name} --help: ${r.err}`);
+    assert.match(r.out, /^Usage: /, name);
+    assert.match(r.out, /Examples?:\n {2}toolhost /, `${name} --help has no example`);
+    for (const sub of subcommands(r.out)) queue.push([...path, sub]);
+  }
+  assert.ok(seen.length < 100, "the help tree does not end");
+  for (
+    const must of ["toolhost", "toolhost tools", "toolhost tools check", "toolhost tools list"]
+  ) {
+    assert.ok(seen.includes(must), `${must} not reached`);
+  }
+});
+
+Deno.test("--version prints the version", async () => {
+  const r = await runCapture(["--version"]);
+  assert.equal(r.code, 0);
+  assert.equal(r.out.trim(), VERSION);
+});
+
+Deno.test("lib/version.ts VERSION equals deno.json's version", async () => {
+  const deno = JSON.parse(await Deno.readTextFile(`${REPO_ROOT}/deno.json`));
+  assert.equal(typeof deno.version, "string");
+  assert.equal(VERSION, deno.version);
+});
