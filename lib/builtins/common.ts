@@ -1,0 +1,127 @@
+/**
+ * Shared pieces of the in-process built-ins: ownership metadata, error conversion,
+ * sandbox lifetimes and descendant admission.
+ *
+ * @module
+ */
+
+import { Buffer } from "node:buffer";
+import { ToolhostError } from "../errors/errors.ts";
+import { errorResult, type ToolResult } from "../results/types.ts";
+import type { BuiltinEnv } from "./context.ts";
+import { Sandbox } from "../paths/sandbox.ts";
+import type { ResolvedPath } from "../paths/resolve.ts";
+
+/** Ownership metadata every path-based result carries. */
+export interface Ownership {
+  /** The declaring Artifact. */
+  artifactId: string;
+  /** The Artifact reached through a child folder (or the declaring one). */
+  resolvedArtifactId: string;
+  /** The logical request path. */
+  path: string;
+}
+
+/**
+ * The ownership fields of a resolved path.
+ *
+ * @example
+ * ```ts
+ * import { ownership } from "./common.ts";
+ * // ownership(resolved) → { artifactId: "app", resolvedArtifactId: "spec", path: "rules/a.md" }
+ * ```
+ */
+export function ownership(r: ResolvedPath): Ownership {
+  return { artifactId: r.artifactId, resolvedArtifactId: r.resolvedArtifactId, path: r.path };
+}
+
+/**
+ * Compact JSON size in UTF-8 bytes.
+ *
+ * @example
+ * ```ts
+ * import { jsonBytes } from "./common.ts";
+ * jsonBytes({ a: "é" }); // 10
+ * ```
+ */
+export function jsonBytes(value: unknown): number {
+  return Buffer.byteLength(JSON.stringify(value));
+}
+
+/**
+ * Convert a thrown error into an error result. Toolhost errors carry value-free messages;
+ * anything else (a bug or an unexpected system error) becomes a generic message, since
+ * runtime messages may contain physical paths.
+ *
+ * @example
+ * ```ts
+ * import { toErrorResult } from "./common.ts";
+ * toErrorResult(new Error("/secret/path")); // generic text, no path
+ * ```
+ */
+export function toErrorResult(e: unknown): ToolResult {
+  if (e instanceof ToolhostError) return errorResult(e.message);
+  return errorResult("The built-in tool failed unexpectedly; try again or narrow the request.");
+}
+
+/**
+ * Run `fn` with a sandbox pinned at the resolved root, closing it afterwards. Descendant
+ * Artifacts the eval does not admit are also refused by physical identity, so no other
+ * name (e.g. a different letter case on a case-insensitive filesystem) reaches them.
+ *
+ * @example
+ * ```ts
+ * import { withSandbox } from "./common.ts";
+ * // await withSandbox(resolved, env, (box) => box.openDir([], "."));
+ * ```
+ */
+export async function withSandbox<T>(
+  r: ResolvedPath,
+  env: BuiltinEnv,
+  fn: (box: Sandbox) => T | Promise<T>,
+): Promise<T> {
+  const box = Sandbox.open(r.rootDir, r.path);
+  try {
+    box.deny(deniedPaths(env));
+    return await fn(box);
+  } finally {
+    box.close();
+  }
+}
+
+/** Physical paths of the descendants the eval does not admit. */
+function deniedPaths(env: BuiltinEnv): string[] {
+  const out: string[] = [];
+  for (const d of env.descendants.values()) if (!d.admitted) out.push(d.view.physicalPath);
+  return out;
+}
+
+/**
+ * A predicate over logical paths (from the declaring Artifact) that refuses descendant
+ * Artifacts the eval does not admit; traversals skip them.
+ *
+ * @example
+ * ```ts
+ * import { admitter } from "./common.ts";
+ * // const admit = admitter(env); admit("rules") === false when `rules` is not admitted
+ * ```
+ */
+export function admitter(env: BuiltinEnv): ((logical: string) => boolean) | undefined {
+  let any = false;
+  for (const d of env.descendants.values()) if (!d.admitted) any = true;
+  if (!any) return undefined;
+  return (logical) => env.descendants.get(logical)?.admitted !== false;
+}
+
+/**
+ * Throw a cancellation error when the call's signal has fired.
+ *
+ * @example
+ * ```ts
+ * import { checkSignal } from "./common.ts";
+ * checkSignal(undefined); // no-op
+ * ```
+ */
+export function checkSignal(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new ToolhostError("TOOL_ERROR", "The call was cancelled.");
+}

@@ -1,0 +1,124 @@
+/**
+ * The `section` built-in (fixed target): one Markdown section of a file — an ATX heading
+ * line and its body up to the next heading of the same or a higher level, ignoring `#`
+ * lines inside fenced code blocks.
+ *
+ * @module
+ */
+
+import fs from "node:fs";
+import { Buffer } from "node:buffer";
+import { errorResult, LIMITS, textResult, type ToolResult } from "../results/types.ts";
+import { resolveLogicalPath } from "../paths/resolve.ts";
+import type { BuiltinEnv } from "./context.ts";
+import { withSandbox } from "./common.ts";
+
+/** Largest document `section` reads. */
+export const MAX_SECTION_FILE_BYTES = 8 * 1024 * 1024;
+
+const HEADING = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/;
+const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+const TRUNCATED = "\n[Section truncated at 64 KiB.]\n";
+
+interface Heading {
+  index: number;
+  level: number;
+  text: string;
+}
+
+/** ATX headings outside fenced code blocks. */
+function headings(lines: string[]): Heading[] {
+  const out: Heading[] = [];
+  let fence: string | null = null;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i].replace(/\r?\n$/, "");
+    const f = FENCE.exec(line);
+    if (f) {
+      if (fence === null) fence = f[1];
+      else if (f[1][0] === fence[0] && f[1].length >= fence.length) fence = null;
+      continue;
+    }
+    if (fence !== null) continue;
+    const h = HEADING.exec(line);
+    if (h) out.push({ index: i, level: h[1].length, text: (h[2] ?? "").trim() });
+  }
+  return out;
+}
+
+/**
+ * Find a section: `heading` is either the heading text (`Usage`, any level) or a heading
+ * line (`## Usage`, that level). The first match wins. Returns the section text or null.
+ *
+ * @example
+ * ```ts
+ * import { findSection } from "./section.ts";
+ * findSection("# A\nx\n## B\ny\n# C\n", "B"); // "## B\ny\n"
+ * ```
+ */
+export function findSection(doc: string, heading: string): string | null {
+  const lines = doc.match(/[^\n]*\n|[^\n]+$/g) ?? [];
+  const want = heading.trim();
+  const asLine = want.startsWith("#") ? HEADING.exec(want) : null;
+  const level = asLine ? asLine[1].length : 0;
+  const name = asLine ? (asLine[2] ?? "").trim() : want;
+  const all = headings(lines);
+  const at = all.findIndex((h) => h.text === name && (level === 0 || h.level === level));
+  if (at < 0) return null;
+  const start = all[at];
+  const next = all.slice(at + 1).find((h) => h.level <= start.level);
+  return lines.slice(start.index, next ? next.index : lines.length).join("");
+}
+
+function capText(text: string): string {
+  if (Buffer.byteLength(text) <= LIMITS.maxTextBytes) return text;
+  const room = LIMITS.maxTextBytes - Buffer.byteLength(TRUNCATED);
+  let cut = Buffer.from(text).subarray(0, room).toString("utf8");
+  if (cut.endsWith("\uFFFD")) cut = cut.slice(0, -1);
+  const nl = cut.lastIndexOf("\n");
+  return (nl > 0 ? cut.slice(0, nl + 1) : cut) + TRUNCATED;
+}
+
+/**
+ * Run `section` with its fixed `[file, heading]` arguments.
+ *
+ * @example
+ * ```ts
+ * import { runSection } from "./section.ts";
+ * // const result = await runSection(["docs/guide.md", "Install"], env);
+ * ```
+ */
+export async function runSection(fixed: string[], env: BuiltinEnv): Promise<ToolResult> {
+  const [file, heading] = fixed;
+  const r = resolveLogicalPath(env, file);
+  const doc = await withSandbox(r, env, (box) => {
+    const f = box.openFile(r.components, r.path);
+    try {
+      if (f.size > MAX_SECTION_FILE_BYTES) return null;
+      const buf = Buffer.allocUnsafe(MAX_SECTION_FILE_BYTES + 1);
+      let n = 0;
+      while (n < buf.length) {
+        const k = fs.readSync(f.fd, buf, n, buf.length - n, n);
+        if (k === 0) break;
+        n += k;
+      }
+      if (n > MAX_SECTION_FILE_BYTES) return null;
+      return buf.subarray(0, n);
+    } finally {
+      fs.closeSync(f.fd);
+    }
+  });
+  if (doc === null) {
+    return errorResult(`\`${r.path}\` is larger than 8 MiB; section cannot read it.`);
+  }
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(doc);
+  } catch {
+    return errorResult(`\`${r.path}\` is not valid UTF-8 text.`);
+  }
+  const section = findSection(text, heading);
+  if (section === null) {
+    return errorResult(`The heading \`${heading}\` was not found in \`${r.path}\`.`);
+  }
+  return textResult(capText(section));
+}

@@ -1,0 +1,62 @@
+/**
+ * The `view_image` built-in: embed a PNG, JPEG or WebP file from the declaring
+ * Artifact's scope as an image block, with the same checks as image results.
+ *
+ * @module
+ */
+
+import fs from "node:fs";
+import { Buffer } from "node:buffer";
+import { errorResult, LIMITS, type ToolResult } from "../results/types.ts";
+import { resolveLogicalPath } from "../paths/resolve.ts";
+import { checkImage } from "../images/detect.ts";
+import type { BuiltinEnv } from "./context.ts";
+import { withSandbox } from "./common.ts";
+
+/** Arguments of `view_image`. */
+export interface ViewImageArgs {
+  /** Logical path of the image file. */
+  path: string;
+}
+
+/** Read at most `max + 1` bytes (so a file that grew past the limit is noticed). */
+function readBounded(fd: number, max: number): Buffer {
+  const buf = Buffer.allocUnsafe(max + 1);
+  let n = 0;
+  while (n < buf.length) {
+    const r = fs.readSync(fd, buf, n, buf.length - n, n);
+    if (r === 0) break;
+    n += r;
+  }
+  return buf.subarray(0, n);
+}
+
+/**
+ * Run `view_image`: one image block `{type:"image", mimeType, data}`.
+ *
+ * @example
+ * ```ts
+ * import { runViewImage } from "./view_image.ts";
+ * // const result = await runViewImage({ path: "screens/home.png" }, env);
+ * ```
+ */
+export async function runViewImage(args: ViewImageArgs, env: BuiltinEnv): Promise<ToolResult> {
+  const r = resolveLogicalPath(env, args.path);
+  return await withSandbox(r, env, (box) => {
+    const file = box.openFile(r.components, r.path);
+    try {
+      if (file.size > LIMITS.maxImageBytes) {
+        return errorResult(`\`${r.path}\` is larger than 4 MiB; use a smaller image.`);
+      }
+      const bytes = readBounded(file.fd, LIMITS.maxImageBytes);
+      const check = checkImage(bytes);
+      if (!check.ok) return errorResult(`\`${r.path}\`: ${check.reason}`);
+      return {
+        content: [{ type: "image", mimeType: check.mimeType, data: bytes.toString("base64") }],
+        isError: false,
+      };
+    } finally {
+      fs.closeSync(file.fd);
+    }
+  });
+}

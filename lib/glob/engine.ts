@@ -1,0 +1,113 @@
+/**
+ * The glob engine: walk a sandbox folder and select regular files whose relative path
+ * matches a compiled glob, pruning folders no match can lie beneath. Names only — file
+ * contents are never opened. Symlinks and special files are skipped; symlinked folders
+ * are never entered.
+ *
+ * @module
+ */
+
+import { Buffer } from "node:buffer";
+import type { DirHandle, Sandbox } from "../paths/sandbox.ts";
+import { walkTree } from "../paths/walk.ts";
+import { childLogical } from "../paths/logical.ts";
+import type { CompiledGlob, GlobState } from "./pattern.ts";
+
+/** Glob bounds. */
+export interface GlobLimits {
+  /** Traversed entries before stopping (truncated). Default 10,000. */
+  maxEntries: number;
+  /** Entries one folder may hold (more is an error). Default 10,000. */
+  maxDirEntries: number;
+  /** Folder nesting held open at once. Default 256. */
+  maxDepth: number;
+  /** Largest compact JSON result in bytes, envelope included. Default 512 KiB. */
+  maxResultBytes: number;
+}
+
+/** The agent-facing defaults. */
+export const DEFAULT_GLOB_LIMITS: GlobLimits = Object.freeze({
+  maxEntries: 10_000,
+  maxDirEntries: 10_000,
+  maxDepth: 256,
+  maxResultBytes: 512 * 1024,
+});
+
+/** Options of {@linkcode globFiles}. */
+export interface GlobOptions {
+  /** Bounds (defaults: {@linkcode DEFAULT_GLOB_LIMITS}). */
+  limits?: Partial<GlobLimits>;
+  /** Whether an entry (logical path from the declaring Artifact) may be visited. */
+  admit?: (logical: string) => boolean;
+  /** Bytes of the result envelope without files (counted against `maxResultBytes`). */
+  envelopeBytes?: number;
+  /** Cancellation. */
+  signal?: AbortSignal;
+}
+
+/** Glob outcome. */
+export interface GlobOutcome {
+  /** Matching files as logical paths from the declaring Artifact, sorted. */
+  files: string[];
+  /** A bound was hit. */
+  truncated: boolean;
+}
+
+/**
+ * Select files beneath `dir` (logical path `logical`) whose path relative to it matches.
+ *
+ * @throws {import("../paths/sandbox.ts").TooManyEntriesError} for an oversized folder.
+ * @example
+ * ```ts
+ * import { Sandbox } from "../paths/sandbox.ts";
+ * import { compileGlob } from "./pattern.ts";
+ * import { globFiles } from "./engine.ts";
+ * const box = Sandbox.open("/tmp");
+ * const out = globFiles(box, box.root, ".", compileGlob("*.txt"));
+ * box.close();
+ * console.log(out.files);
+ * ```
+ */
+export function globFiles(
+  box: Sandbox,
+  dir: DirHandle,
+  logical: string,
+  glob: CompiledGlob,
+  options: GlobOptions = {},
+): GlobOutcome {
+  const lim = { ...DEFAULT_GLOB_LIMITS, ...options.limits };
+  const states = new Map<string, GlobState>([["", glob.start]]);
+  const files: string[] = [];
+  let budget = lim.maxResultBytes - (options.envelopeBytes ?? 0);
+  let truncated = false;
+  const walked = walkTree(
+    box,
+    dir,
+    logical,
+    (e) => {
+      if (e.kind === "symlink" || e.kind === "other") return;
+      const path = childLogical(logical, e.rel);
+      if (options.admit && !options.admit(path)) return "skip";
+      const slash = e.rel.lastIndexOf("/");
+      const state = states.get(slash < 0 ? "" : e.rel.slice(0, slash)) ?? [];
+      if (e.kind === "directory") {
+        const next = glob.step(state, e.name);
+        if (next.length === 0) return "skip";
+        states.set(e.rel, next);
+        return;
+      }
+      if (!glob.matchesFile(state, e.name)) return;
+      const cost = Buffer.byteLength(JSON.stringify(path)) + (files.length > 0 ? 1 : 0);
+      if (cost > budget) {
+        truncated = true;
+        return "stop";
+      }
+      budget -= cost;
+      files.push(path);
+    },
+    lim,
+    options.signal,
+  );
+  files.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return { files, truncated: truncated || walked.truncated };
+}

@@ -1,0 +1,421 @@
+/**
+ * The read-only sandbox beneath one physical root directory. Every lookup goes one
+ * component at a time through a pinned directory descriptor and never follows a symlink:
+ *
+ * - On Linux each directory is held open and its children are addressed as
+ *   `/proc/self/fd/N/name`, so a lookup resolves inside that exact directory (the
+ *   `openat` pattern, available to `node:fs`). Each component is `lstat`ed (a symlink is
+ *   refused), then opened with `O_NOFOLLOW` (`O_DIRECTORY` for folders, `O_NONBLOCK` for
+ *   files so a FIFO never blocks); `fstat` must show the same device and inode and the
+ *   expected type, and `readlink(/proc/self/fd/N)` must lie inside the root's realpath.
+ * - Without `/proc` (e.g. macOS) the same checks run on physical paths. Intermediate
+ *   components are then checked but not pinned, so a concurrent swap of a parent folder
+ *   is detected only by the final `fstat` comparison.
+ *
+ * Error messages name only logical paths.
+ *
+ * @module
+ */
+
+import fs from "node:fs";
+import process from "node:process";
+import { PathError } from "../errors/errors.ts";
+import { pathErrorFor } from "./errno.ts";
+
+const C = fs.constants;
+const DIR_FLAGS = C.O_RDONLY | C.O_DIRECTORY | C.O_NOFOLLOW;
+const FILE_FLAGS = C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK;
+
+/** What a directory entry is, without following it. */
+export type EntryKind = "file" | "directory" | "symlink" | "other";
+
+/** An open directory inside the sandbox. */
+export interface DirHandle {
+  /** The descriptor. */
+  fd: number;
+  /** Prefix addressing its children: `/proc/self/fd/N` or, without procfs, its path. */
+  base: string;
+}
+
+/** An open regular file inside the sandbox. */
+export interface OpenedFile {
+  /** The descriptor (the caller closes it with `fs.closeSync`). */
+  fd: number;
+  /** Size in bytes at open time. */
+  size: number;
+}
+
+/** One directory entry. */
+export interface DirEntry {
+  /** Entry name. */
+  name: string;
+  /** Entry kind (symlinks are reported, never followed). */
+  kind: EntryKind;
+}
+
+/** Folders larger than this (st_size) are streamed where `opendir` is incremental. */
+const HUGE_DIR_BYTES = 256 * 1024;
+/** Deno's `node:fs` opendir reads a whole folder at once; Node's streams it. */
+const STREAMING_DIRS = !("deno" in process.versions);
+
+let procfsState: boolean | undefined;
+
+function procfsWorks(fd: number, real: string): boolean {
+  if (procfsState !== undefined) return procfsState;
+  try {
+    procfsState = fs.readlinkSync(`/proc/self/fd/${fd}`) === real;
+  } catch {
+    procfsState = false;
+  }
+  return procfsState;
+}
+
+function kindOfStats(st: fs.Stats | fs.BigIntStats | fs.Dirent): EntryKind {
+  if (st.isFile()) return "file";
+  if (st.isDirectory()) return "directory";
+  if (st.isSymbolicLink()) return "symlink";
+  return "other";
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    fs.closeSync(fd);
+  } catch { /* already closed */ }
+}
+
+/** A read-only view of the tree beneath one physical directory. Close it when done. */
+export class Sandbox {
+  /** The pinned root directory. */
+  readonly root: DirHandle;
+  /** The root's realpath. */
+  readonly real: string;
+  /** Whether lookups go through `/proc/self/fd`. */
+  readonly procfs: boolean;
+  /** Identities (`dev:ino`) of folders/files that must never be entered or read. */
+  #denied = new Set<string>();
+
+  private constructor(root: DirHandle, real: string, procfs: boolean) {
+    this.root = root;
+    this.real = real;
+    this.procfs = procfs;
+  }
+
+  /**
+   * Pin a physical directory as the sandbox root.
+   *
+   * @throws {PathError} when the directory cannot be opened.
+   * @example
+   * ```ts
+   * import { Sandbox } from "./sandbox.ts";
+   * const box = Sandbox.open("/tmp");
+   * box.close();
+   * ```
+   */
+  static open(physicalDir: string, logical = "."): Sandbox {
+    let real: string;
+    let fd: number;
+    try {
+      real = fs.realpathSync(physicalDir);
+      fd = fs.openSync(real, DIR_FLAGS);
+    } catch (e) {
+      throw pathErrorFor(e, logical);
+    }
+    const procfs = procfsWorks(fd, real);
+    if (procfs && fs.readlinkSync(`/proc/self/fd/${fd}`) !== real) {
+      closeQuietly(fd);
+      throw new PathError(`The Artifact folder of \`${logical}\` changed while it was opened.`);
+    }
+    return new Sandbox({ fd, base: procfs ? `/proc/self/fd/${fd}` : real }, real, procfs);
+  }
+
+  /**
+   * Refuse these physical objects (non-admitted Artifacts) wherever they are reached,
+   * whatever name leads to them. Missing paths are ignored.
+   *
+   * @example
+   * ```ts
+   * import { Sandbox } from "./sandbox.ts";
+   * const box = Sandbox.open("/tmp");
+   * box.deny(["/tmp/private"]);
+   * box.close();
+   * ```
+   */
+  deny(physicalPaths: Iterable<string>): void {
+    for (const p of physicalPaths) {
+      const st = fs.lstatSync(p, { bigint: true, throwIfNoEntry: false });
+      if (st) this.#denied.add(`${st.dev}:${st.ino}`);
+    }
+  }
+
+  private isDenied(st: fs.BigIntStats): boolean {
+    return this.#denied.size > 0 && this.#denied.has(`${st.dev}:${st.ino}`);
+  }
+
+  /** Close the root descriptor. */
+  close(): void {
+    closeQuietly(this.root.fd);
+  }
+
+  /** Close a directory handle unless it is the root. */
+  closeDir(h: DirHandle): void {
+    if (h.fd !== this.root.fd) closeQuietly(h.fd);
+  }
+
+  /** Throw unless the object behind `fd` lies inside the root (procfs only). */
+  private confirmInside(fd: number, logical: string): void {
+    if (!this.procfs) return;
+    let target: string;
+    try {
+      target = fs.readlinkSync(`/proc/self/fd/${fd}`);
+    } catch (e) {
+      throw pathErrorFor(e, logical);
+    }
+    const prefix = this.real === "/" ? "/" : `${this.real}/`;
+    if (target !== this.real && !target.startsWith(prefix)) {
+      throw new PathError(`\`${logical}\` resolved outside its Artifact; it was refused.`);
+    }
+  }
+
+  /**
+   * Open a folder given as checked logical components (none = the root itself).
+   *
+   * @throws {PathError} for a missing component, a symlink, a non-folder or a swap.
+   */
+  openDir(components: readonly string[], logical: string): DirHandle {
+    return this.walk(components, logical, "directory") as DirHandle;
+  }
+
+  /**
+   * Open a regular file given as checked logical components.
+   *
+   * @throws {PathError} for a missing component, a symlink, a special file or a swap.
+   */
+  openFile(components: readonly string[], logical: string): OpenedFile {
+    if (components.length === 0) throw new PathError(`\`${logical}\` is a folder, not a file.`);
+    return this.walk(components, logical, "file") as OpenedFile;
+  }
+
+  /** Look a path up without opening its last component: its kind, or null if missing. */
+  kindOf(components: readonly string[], logical: string): EntryKind | null {
+    if (components.length === 0) return "directory";
+    const parentLogical = logical.includes("/") ? logical.slice(0, logical.lastIndexOf("/")) : ".";
+    const parent = this.openDir(components.slice(0, -1), parentLogical);
+    try {
+      const st = fs.lstatSync(`${parent.base}/${components[components.length - 1]}`, {
+        throwIfNoEntry: false,
+      });
+      return st ? kindOfStats(st) : null;
+    } finally {
+      this.closeDir(parent);
+    }
+  }
+
+  private walk(
+    comps: readonly string[],
+    logical: string,
+    want: "file" | "directory",
+  ): DirHandle | OpenedFile {
+    let cur = this.root;
+    const parts = logical === "." ? [] : logical.split("/");
+    const offset = Math.max(0, parts.length - comps.length);
+    try {
+      for (let i = 0; i < comps.length; i++) {
+        const last = i === comps.length - 1;
+        const shown = last ? logical : parts.slice(0, offset + i + 1).join("/");
+        const p = `${cur.base}/${comps[i]}`;
+        const st = this.lstatChecked(p, shown);
+        if (this.isDenied(st)) {
+          throw new PathError(`\`${shown}\` belongs to an Artifact this eval does not admit.`);
+        }
+        if (last && want === "file") {
+          const file = this.openRegular(p, st, shown);
+          this.closeDir(cur);
+          return file;
+        }
+        if (!st.isDirectory()) {
+          throw new PathError(`\`${shown}\` is not a folder.`);
+        }
+        const fd = this.openChecked(p, DIR_FLAGS, st, shown, "directory");
+        this.closeDir(cur);
+        cur = { fd, base: this.procfs ? `/proc/self/fd/${fd}` : p };
+      }
+      if (cur.fd !== this.root.fd) this.confirmInside(cur.fd, logical);
+      return cur;
+    } catch (e) {
+      this.closeDir(cur);
+      throw e;
+    }
+  }
+
+  private lstatChecked(p: string, shown: string): fs.BigIntStats {
+    let st: fs.BigIntStats | undefined;
+    try {
+      st = fs.lstatSync(p, { bigint: true, throwIfNoEntry: false });
+    } catch (e) {
+      throw pathErrorFor(e, shown);
+    }
+    if (!st) throw new PathError(`\`${shown}\` does not exist.`);
+    if (st.isSymbolicLink()) {
+      throw new PathError(`\`${shown}\` is a symlink; built-in tools never follow symlinks.`);
+    }
+    return st;
+  }
+
+  private openRegular(p: string, st: fs.BigIntStats, shown: string): OpenedFile {
+    if (st.isDirectory()) throw new PathError(`\`${shown}\` is a folder, not a file.`);
+    if (!st.isFile()) {
+      throw new PathError(
+        `\`${shown}\` is a special file (not a regular file) and cannot be read.`,
+      );
+    }
+    const fd = this.openChecked(p, FILE_FLAGS, st, shown, "file");
+    try {
+      this.confirmInside(fd, shown);
+      return { fd, size: Number(st.size) };
+    } catch (e) {
+      closeQuietly(fd);
+      throw e;
+    }
+  }
+
+  private openChecked(
+    p: string,
+    flags: number,
+    st: fs.BigIntStats,
+    shown: string,
+    kind: "file" | "directory",
+  ): number {
+    let fd: number;
+    try {
+      fd = fs.openSync(p, flags);
+    } catch (e) {
+      throw pathErrorFor(e, shown);
+    }
+    let ok = false;
+    try {
+      const f = fs.fstatSync(fd, { bigint: true });
+      ok = f.dev === st.dev && f.ino === st.ino && kindOfStats(f) === kind;
+    } catch { /* treated as changed */ }
+    if (!ok) {
+      closeQuietly(fd);
+      throw new PathError(`\`${shown}\` changed while it was being opened; try again.`);
+    }
+    return fd;
+  }
+
+  /**
+   * Open a child folder of an open folder (for traversals). Returns null when the entry
+   * is no longer a real folder (a symlink or anything else swapped in).
+   */
+  childDir(parent: DirHandle, name: string): DirHandle | null {
+    const p = `${parent.base}/${name}`;
+    if (this.procfs) {
+      let fd: number;
+      try {
+        fd = fs.openSync(p, DIR_FLAGS);
+      } catch {
+        return null;
+      }
+      if (this.#denied.size > 0 && this.fdDenied(fd)) return null;
+      return { fd, base: `/proc/self/fd/${fd}` };
+    }
+    try {
+      const st = fs.lstatSync(p, { bigint: true });
+      if (!st.isDirectory() || this.isDenied(st)) return null;
+      return { fd: this.openChecked(p, DIR_FLAGS, st, name, "directory"), base: p };
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * Open a child file of an open folder (for traversals) with `O_NOFOLLOW|O_NONBLOCK`.
+   * Returns null when it cannot be opened (e.g. swapped for a symlink). With
+   * `checkRegular` (default true) an `fstat` confirms it is a regular file; callers that
+   * skip it must read with an explicit position (`pread`), which fails on FIFOs/sockets.
+   */
+  childFile(parent: DirHandle, name: string, checkRegular = true): number | null {
+    let fd: number;
+    try {
+      fd = fs.openSync(`${parent.base}/${name}`, FILE_FLAGS);
+    } catch {
+      return null;
+    }
+    if (checkRegular || this.#denied.size > 0) {
+      let ok = false;
+      try {
+        const st = fs.fstatSync(fd, { bigint: true });
+        ok = st.isFile() && !this.isDenied(st);
+      } catch { /* not regular */ }
+      if (!ok) {
+        closeQuietly(fd);
+        return null;
+      }
+    }
+    return fd;
+  }
+
+  /** True (and `fd` closed) when `fd` is a denied object. */
+  private fdDenied(fd: number): boolean {
+    try {
+      if (!this.isDenied(fs.fstatSync(fd, { bigint: true }))) return false;
+    } catch { /* treat as denied */ }
+    closeQuietly(fd);
+    return true;
+  }
+
+  /**
+   * Read a folder's entries sorted by name. More than `maxEntries` entries is an error.
+   * Under Node a folder whose size suggests very many entries is streamed, so it fails
+   * after one entry too many; Deno's `node:fs` always reads a folder in full (its
+   * `opendir` is not incremental), so there the count is checked after reading.
+   *
+   * @throws {TooManyEntriesError} when the folder has too many entries.
+   * @throws {PathError} when it cannot be read.
+   */
+  readDir(h: DirHandle, logical: string, maxEntries: number): DirEntry[] {
+    const out: DirEntry[] = [];
+    try {
+      if (STREAMING_DIRS && fs.fstatSync(h.fd).size > HUGE_DIR_BYTES) {
+        const dir = fs.opendirSync(h.base);
+        try {
+          for (let e = dir.readSync(); e !== null; e = dir.readSync()) {
+            if (out.length === maxEntries) throw tooMany(logical, maxEntries);
+            out.push({ name: e.name, kind: kindOfStats(e) });
+          }
+        } finally {
+          dir.closeSync();
+        }
+      } else {
+        for (const e of fs.readdirSync(h.base, { withFileTypes: true })) {
+          out.push({ name: e.name, kind: kindOfStats(e) });
+        }
+        if (out.length > maxEntries) throw tooMany(logical, maxEntries);
+      }
+    } catch (e) {
+      if (e instanceof PathError) throw e;
+      throw pathErrorFor(e, logical);
+    }
+    out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return out;
+  }
+}
+
+/**
+ * A folder holds more entries than a traversal allows (an error, not a truncation).
+ *
+ * @example
+ * ```ts
+ * import { TooManyEntriesError } from "./sandbox.ts";
+ * const e = new TooManyEntriesError("The folder `big` has more than 10,000 entries.");
+ * console.log(e.code); // "PATH_ERROR"
+ * ```
+ */
+export class TooManyEntriesError extends PathError {}
+
+function tooMany(logical: string, max: number): PathError {
+  return new TooManyEntriesError(
+    `The folder \`${logical}\` has more than ${max.toLocaleString("en-US")} entries; ` +
+      "name a smaller folder.",
+  );
+}
