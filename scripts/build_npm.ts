@@ -39,7 +39,8 @@ function writePackageJson(deno: DenoJson): void {
   const pkg = {
     name: "toolhost",
     version: deno.version,
-    description: "Declare agent tools in a workspace manifest; validate, list, run, supervise and serve them.",
+    description:
+      "Declare agent tools in a workspace manifest; validate, list, run, supervise and serve them.",
     license: "MIT",
     type: "module",
     engines: { node: ">=20" },
@@ -109,7 +110,13 @@ function main(): void {
   rmSync(OUT, { recursive: true, force: true });
   mkdirSync(OUT, { recursive: true });
   writePackageJson(deno);
-  execFileSync("npm", ["install", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"], {
+  execFileSync("npm", [
+    "install",
+    "--ignore-scripts",
+    "--no-audit",
+    "--no-fund",
+    "--loglevel=error",
+  ], {
     cwd: OUT,
     stdio: ["ignore", "inherit", "inherit"],
   });

@@ -29,12 +29,23 @@ test("harness-kit is importable", async () => {
 
 test("the bin lists tools and checks the workspace", () => {
   const bin = join(pkgDir, "bin", "toolhost.js");
-  const list = execFileSync("node", [bin, "tools", "list", "--eval", "app/review", "--json", "--repo", examples], {
+  const list = execFileSync("node", [
+    bin,
+    "tools",
+    "list",
+    "--eval",
+    "app/review",
+    "--json",
+    "--repo",
+    examples,
+  ], {
     encoding: "utf8",
   });
   const parsed = JSON.parse(list);
   assert.ok(parsed.tools.some((t) => t.name === "read_app"));
-  const check = execFileSync("node", [bin, "tools", "check", "--repo", examples], { encoding: "utf8" });
+  const check = execFileSync("node", [bin, "tools", "check", "--repo", examples], {
+    encoding: "utf8",
+  });
   assert.equal(JSON.parse(check).ready, true);
 });
 
@@ -42,7 +53,18 @@ test("the bin exits 2 on an invalid invocation", () => {
   const bin = join(pkgDir, "bin", "toolhost.js");
   let status = 0;
   try {
-    execFileSync("node", [bin, "tools", "check", "app/review", "--artifact", "app", "--audience", "agent", "--repo", examples], { stdio: "pipe" });
+    execFileSync("node", [
+      bin,
+      "tools",
+      "check",
+      "app/review",
+      "--artifact",
+      "app",
+      "--audience",
+      "agent",
+      "--repo",
+      examples,
+    ], { stdio: "pipe" });
   } catch (e) {
     status = e.status;
   }

@@ -20,7 +20,9 @@ async function readInput(file: string | undefined): Promise<string> {
     const buf = await readFile(file).catch(() => {
       throw new InvocationError("the envelope file cannot be read");
     });
-    if (buf.byteLength > LIMITS.maxStreamBytes) throw new InvocationError("the envelope is over 16 MiB");
+    if (buf.byteLength > LIMITS.maxStreamBytes) {
+      throw new InvocationError("the envelope is over 16 MiB");
+    }
     return new TextDecoder().decode(buf);
   }
   const chunks: Uint8Array[] = [];
@@ -54,7 +56,12 @@ export function artifactCommand(io: CliIo, done: (code: number) => void): Comman
         "Plain text that is not an envelope is printed unchanged.",
     )
     .argument("[file]", "envelope file, or - for stdin (default)")
-    .option("--root <dir>", "an artifact root (repeatable)", (v, prev: string[]) => [...prev, v], [])
+    .option(
+      "--root <dir>",
+      "an artifact root (repeatable)",
+      (v, prev: string[]) => [...prev, v],
+      [],
+    )
     .addHelpText(
       "after",
       "\nExample:\n  toolhost artifact validate --root ./out envelope.json\n\n" +

@@ -27,7 +27,12 @@ const CALLS: DemoCall[] = [
   { eval: "app/review", tool: "stats_app", args: { file: "src/greet.js" } },
   { eval: "app/review", tool: "search_app", args: { query: "greet" } },
   { eval: "app/review", tool: "section_spec", args: {} },
-  { eval: "app/review", tool: "read_app", args: { path: "../docs/unrelated.txt" }, expectError: true },
+  {
+    eval: "app/review",
+    tool: "read_app",
+    args: { path: "../docs/unrelated.txt" },
+    expectError: true,
+  },
 ];
 
 function preview(block: Block): string {
