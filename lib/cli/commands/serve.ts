@@ -44,9 +44,15 @@ export function serveCommand(io: CliIo, done: (code: number) => void): Command {
         "servers stop with full cleanup when it ends, and on SIGINT/SIGTERM.",
     )
     .option("--eval <eval>", "the agent eval, e.g. app/review (required)")
-    .option("--http <host:port>", "serve Streamable HTTP on HOST:PORT at /mcp (loopback only by default)")
+    .option(
+      "--http <host:port>",
+      "serve Streamable HTTP on HOST:PORT at /mcp (loopback only by default)",
+    )
     .option("--allow-remote", "allow a non-loopback --http address (requires --token-env)")
-    .option("--allow-origin <origin...>", "extra accepted Origin values (default: loopback origins)")
+    .option(
+      "--allow-origin <origin...>",
+      "extra accepted Origin values (default: loopback origins)",
+    )
     .option("--token-env <name>", "require `Authorization: Bearer <$NAME>` on every HTTP request")
     .addHelpText(
       "after",
@@ -54,7 +60,9 @@ export function serveCommand(io: CliIo, done: (code: number) => void): Command {
         "  toolhost serve --eval app/review --http 127.0.0.1:8765 --token-env TOOLHOST_MCP_TOKEN\n",
     );
   withCommon(cmd).action(async (o: ServeOptions) => {
-    if (o.eval === undefined) throw new InvocationError("--eval is required, e.g. --eval app/review");
+    if (o.eval === undefined) {
+      throw new InvocationError("--eval is required, e.g. --eval app/review");
+    }
     if (o.http === undefined && (o.allowRemote || o.tokenEnv || o.allowOrigin)) {
       throw new InvocationError("--allow-remote, --allow-origin and --token-env need --http");
     }

@@ -1,0 +1,189 @@
+/**
+ * MCP benchmarks, one SDK `Client` for everything:
+ * - `tools/call` round-trips per second over stdio: toolhost's built-in `read` (through
+ *   `toolhost serve`) against the official filesystem server's `read_text_file`
+ *   (`npx -y @modelcontextprotocol/server-filesystem@2026.8.31`), same 4 KiB file, same
+ *   client, sequential calls, alternating rounds (goal: toolhost ≥ 1.5×);
+ * - p50/p99 latency of a json command tool: through `serve` (stdio) against
+ *   `Registry.call` in-process (`tools call` without process start-up).
+ *
+ * Run alone: `deno run -A bench/mcp_bench.ts`. BENCH_QUICK=1 for fewer calls.
+ *
+ * @module
+ */
+
+import { Client } from "@modelcontextprotocol/sdk/client";
+// @ts-types="@modelcontextprotocol/sdk/client/stdio"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { Registry } from "../lib/registry/registry.ts";
+import { loadWorkspace } from "../lib/workspace/load_workspace.ts";
+
+const FS_SERVER = "@modelcontextprotocol/server-filesystem@2026.8.31";
+const REPO = new URL("../", import.meta.url).pathname.replace(/\/$/, "");
+
+const TOML = `[artifacts.app]
+path = "app"
+
+[artifacts.app.evals.bench]
+audience = "agent"
+
+[artifacts.app.views.agent_tools.read]
+builtin = "read"
+
+[artifacts.app.views.agent_tools.info]
+description = "A json tool."
+protocol = "json"
+command = "tools/info.sh"
+args = []
+input_schema = { type = "object", properties = { name = { type = "string" } }, required = ["name"], additionalProperties = false }
+`;
+
+const INFO_SH = `#!/bin/sh
+cat >/dev/null
+printf '{"content":[{"type":"json","data":{"greeting":"hello","n":2}}]}\\n'
+`;
+
+type Call = () => Promise<unknown>;
+
+async function connect(command: string, args: string[]): Promise<Client> {
+  const client = new Client({ name: "toolhost-bench", version: "1" });
+  await client.connect(new StdioClientTransport({ command, args, stderr: "ignore" }));
+  return client;
+}
+
+async function timeCalls(call: Call, n: number): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await call();
+    out.push(performance.now() - t);
+  }
+  return out;
+}
+
+function pct(ms: number[], p: number): number {
+  const s = [...ms].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
+}
+
+function median(xs: number[]): number {
+  return pct(xs, 50);
+}
+
+async function writeWorkspace(dir: string): Promise<string> {
+  await Deno.mkdir(`${dir}/app/tools`, { recursive: true });
+  await Deno.writeTextFile(`${dir}/toolhost.toml`, TOML);
+  await Deno.writeTextFile(`${dir}/app/tools/info.sh`, INFO_SH, { mode: 0o755 });
+  const line = "the quick brown fox jumps over the lazy dog 0123456789 abcdefghij\n";
+  const text = line.repeat(Math.ceil(4096 / line.length)).slice(0, 4096);
+  await Deno.writeTextFile(`${dir}/app/file.txt`, text);
+  return text;
+}
+
+async function checkSame(th: Client, fs: Client, dir: string, text: string): Promise<void> {
+  const a = await th.callTool({ name: "read_app", arguments: { path: "file.txt" } });
+  const b = await fs.callTool({
+    name: "read_text_file",
+    arguments: { path: `${dir}/app/file.txt` },
+  });
+  if (a.isError || b.isError) throw new Error("a read failed; the benchmark is not comparable");
+  const bt = (b.content as { text: string }[])[0].text;
+  if (bt !== text) throw new Error("server-filesystem did not return the file");
+}
+
+/**
+ * Run the MCP benchmarks and return report lines.
+ *
+ * @example
+ * ```ts
+ * import { benchMcp } from "./mcp_bench.ts";
+ * for (const line of await benchMcp()) console.log(line);
+ * ```
+ */
+export async function benchMcp(): Promise<string[]> {
+  const quick = Deno.env.get("BENCH_QUICK") === "1";
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "toolhost_bench_mcp_" }));
+  const clients: Client[] = [];
+  try {
+    const text = await writeWorkspace(dir);
+    const th = await connect("deno", [
+      "run",
+      "-A",
+      "--config",
+      `${REPO}/deno.json`,
+      `${REPO}/cli.ts`,
+      "serve",
+      "--eval",
+      "app/bench",
+      "--repo",
+      dir,
+      "--state-dir",
+      `${dir}/.state`,
+    ]);
+    clients.push(th);
+    const fs = await connect("npx", ["-y", FS_SERVER, `${dir}/app`]);
+    clients.push(fs);
+    await checkSame(th, fs, dir, text);
+    return [
+      ...await throughput(th, fs, dir, quick ? 200 : 1000),
+      ...await latency(th, dir, quick ? 100 : 300),
+    ];
+  } finally {
+    for (const c of clients) await c.close().catch(() => {});
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+}
+
+async function throughput(th: Client, fs: Client, dir: string, n: number): Promise<string[]> {
+  const rounds = 3;
+  const readTh: Call = () => th.callTool({ name: "read_app", arguments: { path: "file.txt" } });
+  const readFs: Call = () =>
+    fs.callTool({ name: "read_text_file", arguments: { path: `${dir}/app/file.txt` } });
+  await timeCalls(readTh, 50);
+  await timeCalls(readFs, 50);
+  const rate = { th: [] as number[], fs: [] as number[] };
+  for (let r = 0; r < rounds; r++) {
+    for (const [k, call] of [["th", readTh], ["fs", readFs]] as const) {
+      const t = performance.now();
+      await timeCalls(call, n);
+      rate[k].push(n / ((performance.now() - t) / 1000));
+    }
+  }
+  const thRate = median(rate.th);
+  const fsRate = median(rate.fs);
+  return [
+    `tools/call over stdio, sequential, 4 KiB file, ${rounds} rounds × ${n} calls (median):`,
+    `  toolhost serve  read_app                 ${thRate.toFixed(0).padStart(6)} calls/s`,
+    `  server-filesystem read_text_file          ${fsRate.toFixed(0).padStart(6)} calls/s`,
+    `  ratio toolhost / server-filesystem       ${(thRate / fsRate).toFixed(2)}× (goal ≥ 1.5×)`,
+  ];
+}
+
+async function latency(th: Client, dir: string, m: number): Promise<string[]> {
+  const viaServe = await timeCalls(
+    () => th.callTool({ name: "info_app", arguments: { name: "x" } }),
+    m,
+  );
+  const reg = await Registry.open(await loadWorkspace(dir), "app/bench", {
+    stateDir: `${dir}/.state-inproc`,
+  });
+  let inproc: number[];
+  try {
+    await timeCalls(() => reg.call("info_app", { name: "x" }), 10);
+    inproc = await timeCalls(() => reg.call("info_app", { name: "x" }), m);
+  } finally {
+    await reg.close();
+  }
+  const row = (ms: number[]) =>
+    `p50 ${pct(ms, 50).toFixed(2)} ms  p99 ${pct(ms, 99).toFixed(2)} ms`;
+  return [
+    `json command tool latency, ${m} sequential calls:`,
+    `  through serve (stdio)   ${row(viaServe)}`,
+    `  in-process Registry     ${row(inproc)}`,
+    `  serve overhead at p50   ${(pct(viaServe, 50) - pct(inproc, 50)).toFixed(2)} ms`,
+  ];
+}
+
+if (import.meta.main) {
+  for (const line of await benchMcp()) console.log(line);
+}

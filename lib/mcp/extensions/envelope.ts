@@ -1,0 +1,49 @@
+/**
+ * odek.tool-result/v1 envelopes in extension results: detected in every text block,
+ * validated fail-closed against the extension's artifact roots, and rendered for the
+ * model (compact text plus one metadata line per artifact; never a path or content).
+ *
+ * @module
+ */
+
+import { ArtifactRefError, InvalidEnvelopeError } from "../../odek/errors.ts";
+import { parseEnvelope } from "../../odek/envelope.ts";
+import { renderEnvelope } from "../../odek/render.ts";
+import { validateEnvelope } from "../../odek/validate.ts";
+import { errorResult, type ToolResult } from "../../results/types.ts";
+
+/**
+ * Build the text mapper for one extension: plain text passes unchanged; an envelope is
+ * validated against `roots` (absolute folders; none ⇒ every ref is refused) and
+ * rendered; anything invalid turns the whole call into an error result.
+ *
+ * @example
+ * ```ts
+ * import { envelopeMapper } from "./envelope.ts";
+ * const map = envelopeMapper("fs", []);
+ * await map("hello"); // "hello"
+ * await map('{"schema":"odek.tool-result/v1","text":"done"}'); // "done"
+ * ```
+ */
+export function envelopeMapper(
+  extension: string,
+  roots: readonly string[],
+): (text: string) => Promise<string | ToolResult> {
+  return async (text) => {
+    try {
+      const env = parseEnvelope(text);
+      if (env === null) return text;
+      const found = await validateEnvelope(env, roots);
+      return renderEnvelope(env, { sizes: found.map((f) => f.size) });
+    } catch (e) {
+      if (e instanceof InvalidEnvelopeError || e instanceof ArtifactRefError) {
+        return errorResult(
+          `The extension \`${extension}\` returned a refused result: ${e.message}`,
+        );
+      }
+      return errorResult(
+        `The extension \`${extension}\` returned an artifact that could not be checked.`,
+      );
+    }
+  };
+}

@@ -1,0 +1,190 @@
+/**
+ * An MCP client transport over the stdio of a server started as the leader of its own
+ * session and process group (`setsid`), so that closing it ends the whole group with the
+ * same identity-checked cleanup as tool sessions (SIGTERM, grace, SIGKILL, confirmation
+ * via `/proc`). Framing uses the SDK's `ReadBuffer`/`serializeMessage`; the SDK's
+ * `StdioClientTransport` is not used because it neither starts a process group nor
+ * confirms that descendants are gone.
+ *
+ * @module
+ */
+
+import { type ChildProcess, spawn } from "node:child_process";
+import type { Buffer } from "node:buffer";
+import process from "node:process";
+// @ts-types="@modelcontextprotocol/sdk/shared/stdio"
+import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+// @ts-types="@modelcontextprotocol/sdk/shared/transport"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import {
+  type ProcessRecord,
+  recordProcess,
+  signalGroup,
+  terminateGroup,
+  type TerminateReport,
+} from "../../process/mod.ts";
+import { SpawnError, spawnFailureFromCode } from "../../process/spawn_error.ts";
+
+/** Options of {@link ProcessGroupTransport}. */
+export interface GroupTransportOptions {
+  /** Absolute path of the executable (already resolved). */
+  command: string;
+  /** argv[1..]. Default none. */
+  args?: string[];
+  /** Working directory. */
+  cwd: string;
+  /** The complete environment of the server (nothing is inherited). */
+  env: Record<string, string>;
+  /** How long `close()` waits for a voluntary exit after closing stdin. Default 1000 ms. */
+  exitWaitMs?: number;
+  /** SIGTERM → SIGKILL grace during `close()`. Default 2000 ms. */
+  graceMs?: number;
+  /** Largest message buffered from the server. Default 16 MiB. */
+  maxBufferBytes?: number;
+}
+
+const live = new Set<ProcessRecord>();
+let exitHook = false;
+
+function installExitHook(): void {
+  if (exitHook) return;
+  exitHook = true;
+  process.on("exit", () => {
+    for (const r of live) signalGroup(r, "SIGKILL");
+  });
+}
+
+/**
+ * Stdio transport to an MCP server running in its own process group.
+ *
+ * @example
+ * ```ts
+ * import { Client } from "@modelcontextprotocol/sdk/client";
+ * import { ProcessGroupTransport } from "./group_transport.ts";
+ * const t = new ProcessGroupTransport({ command: "/usr/bin/npx", args: ["-y", "some-server"], cwd: "/", env: {} });
+ * const client = new Client({ name: "toolhost", version: "0" });
+ * // await client.connect(t); ... await t.close(); t.cleanup?.confirmed
+ * ```
+ */
+export class ProcessGroupTransport implements Transport {
+  /** Called when the server's stdio closes or the transport is closed. */
+  onclose?: () => void;
+  /** Called on stream and framing errors. */
+  onerror?: (error: Error) => void;
+  /** Called for each message from the server. */
+  onmessage?: (message: JSONRPCMessage) => void;
+  /** The group's identity once started. */
+  record?: ProcessRecord;
+  /** The outcome of group cleanup, once `close()` finished. */
+  cleanup?: TerminateReport;
+  readonly #opts: GroupTransportOptions;
+  readonly #buffer: ReadBuffer;
+  #child?: ChildProcess;
+  #exited?: Promise<void>;
+  #closing?: Promise<void>;
+  #closedNotified = false;
+
+  /** Create a transport; nothing runs until `start()`. */
+  constructor(opts: GroupTransportOptions) {
+    this.#opts = opts;
+    this.#buffer = new ReadBuffer({ maxBufferSize: opts.maxBufferBytes ?? 16 * 1024 * 1024 });
+  }
+
+  /** Spawn the server. Rejects with {@link SpawnError} (generic reason, no paths). */
+  async start(): Promise<void> {
+    if (this.#child) throw new Error("ProcessGroupTransport already started");
+    const child = spawn(this.#opts.command, this.#opts.args ?? [], {
+      cwd: this.#opts.cwd,
+      env: this.#opts.env,
+      detached: true,
+      stdio: ["pipe", "pipe", "pipe"],
+      windowsHide: true,
+    });
+    this.#child = child;
+    if (child.pid === undefined) {
+      const code = await new Promise<string | undefined>((resolve) => {
+        child.once("error", (e: Error & { code?: string }) => resolve(e.code));
+      });
+      throw new SpawnError(spawnFailureFromCode(code));
+    }
+    this.record = recordProcess(child.pid);
+    live.add(this.record);
+    installExitHook();
+    child.on("error", () => {});
+    this.#exited = new Promise((resolve) => child.once("exit", () => resolve()));
+    child.stdin!.on("error", () => {});
+    child.stderr!.resume(); // never forwarded: may hold values; stdout is the protocol
+    child.stdout!.on("data", (chunk: Buffer) => this.#onData(chunk));
+    child.stdout!.on("error", (e: Error) => this.onerror?.(e));
+    child.stdout!.once("close", () => void this.close());
+  }
+
+  #onData(chunk: Buffer): void {
+    try {
+      this.#buffer.append(chunk);
+    } catch (e) {
+      this.onerror?.(e as Error);
+      void this.close();
+      return;
+    }
+    for (;;) {
+      let msg: JSONRPCMessage | null;
+      try {
+        msg = this.#buffer.readMessage();
+      } catch (e) {
+        this.onerror?.(e as Error);
+        continue;
+      }
+      if (msg === null) break;
+      this.onmessage?.(msg);
+    }
+  }
+
+  /** Write one message to the server. */
+  send(message: JSONRPCMessage): Promise<void> {
+    const stdin = this.#child?.stdin;
+    if (!stdin || stdin.destroyed || this.#closing) {
+      return Promise.reject(new Error("the extension server is not running"));
+    }
+    return new Promise((resolve) => {
+      if (stdin.write(serializeMessage(message))) resolve();
+      else stdin.once("drain", resolve);
+    });
+  }
+
+  /**
+   * Close stdin, give the server a moment to exit on its own, then terminate the whole
+   * group and confirm it is empty (`cleanup`). Idempotent.
+   */
+  close(): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
+    const child = this.#child;
+    if (child && this.record) {
+      try {
+        child.stdin?.end();
+      } catch { /* already closed */ }
+      const waitMs = this.#opts.exitWaitMs ?? 1000;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        this.#exited,
+        new Promise<void>((r) => (timer = setTimeout(r, waitMs))),
+      ]);
+      clearTimeout(timer);
+      this.cleanup = await terminateGroup(this.record, { graceMs: this.#opts.graceMs ?? 2000 });
+      if (this.cleanup.confirmed) live.delete(this.record);
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+    }
+    this.#buffer.clear();
+    if (!this.#closedNotified) {
+      this.#closedNotified = true;
+      this.onclose?.();
+    }
+  }
+}

@@ -1,0 +1,162 @@
+/**
+ * The guards in front of `toolhost serve --http`: where it may bind, which `Host` and
+ * `Origin` headers it accepts (DNS-rebinding protection), and the optional bearer token.
+ *
+ * @module
+ */
+
+import { timingSafeEqual } from "node:crypto";
+import { isIP } from "node:net";
+import { InvocationError } from "../errors/errors.ts";
+
+/** A parsed `HOST:PORT`. */
+export interface BindAddress {
+  /** Host as given, without IPv6 brackets (`127.0.0.1`, `::1`, `localhost`, ...). */
+  host: string;
+  /** Port, 0 for any free port. */
+  port: number;
+}
+
+/**
+ * Parse `--http HOST:PORT` (`[::1]:PORT` for IPv6). Throws {@link InvocationError}.
+ *
+ * @example
+ * ```ts
+ * import { parseBind } from "./http_guard.ts";
+ * parseBind("127.0.0.1:8080"); // { host: "127.0.0.1", port: 8080 }
+ * parseBind("[::1]:0"); // { host: "::1", port: 0 }
+ * ```
+ */
+export function parseBind(spec: string): BindAddress {
+  const m = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:\s\[\]]+)):(\d{1,5})$/.exec(spec);
+  const port = m ? Number(m[3]) : NaN;
+  if (!m || port > 65535) {
+    throw new InvocationError("--http takes HOST:PORT, e.g. 127.0.0.1:8765 or [::1]:8765");
+  }
+  const host = m[1] ?? m[2];
+  if (m[1] !== undefined && isIP(host) !== 6) {
+    throw new InvocationError("--http: the bracketed host must be an IPv6 address");
+  }
+  return { host, port };
+}
+
+/**
+ * Is `host` a loopback name or address (`localhost`, `127.0.0.0/8`, `::1`)?
+ *
+ * @example
+ * ```ts
+ * import { isLoopbackHost } from "./http_guard.ts";
+ * isLoopbackHost("127.0.0.1"); // true
+ * isLoopbackHost("0.0.0.0"); // false
+ * ```
+ */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.toLowerCase().replace(/^\[|\]$/g, "");
+  if (h === "localhost" || h === "::1" || h === "0:0:0:0:0:0:0:1") return true;
+  if (isIP(h) === 4) return h.startsWith("127.");
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(h);
+  return mapped !== null && mapped[1].startsWith("127.");
+}
+
+/**
+ * Refuse a non-loopback bind unless `allowRemote`; a remote bind also needs a token.
+ *
+ * @example
+ * ```ts
+ * import { checkBind } from "./http_guard.ts";
+ * checkBind({ host: "127.0.0.1", port: 0 }, { allowRemote: false, hasToken: false }); // ok
+ * ```
+ */
+export function checkBind(
+  bind: BindAddress,
+  opts: { allowRemote: boolean; hasToken: boolean },
+): void {
+  if (isLoopbackHost(bind.host)) return;
+  if (!opts.allowRemote) {
+    throw new InvocationError(
+      "--http binds a non-loopback address; pass --allow-remote (with --token-env) to serve beyond this machine",
+    );
+  }
+  if (!opts.hasToken) {
+    throw new InvocationError(
+      "--allow-remote requires a bearer token: pass --token-env NAME naming an environment variable",
+    );
+  }
+}
+
+/**
+ * The `Origin` values a loopback server accepts by default for `port`.
+ *
+ * @example
+ * ```ts
+ * import { loopbackOrigins } from "./http_guard.ts";
+ * loopbackOrigins(8080); // ["http://localhost:8080", "http://127.0.0.1:8080", "http://[::1]:8080"]
+ * ```
+ */
+export function loopbackOrigins(port: number): string[] {
+  return [`http://localhost:${port}`, `http://127.0.0.1:${port}`, `http://[::1]:${port}`];
+}
+
+/** What the request guard needs. */
+export interface GuardPolicy {
+  /** Accepted `Origin` values (exact, lower-cased scheme/host). Requests without one pass. */
+  origins: ReadonlySet<string>;
+  /** When set, the `Host` header's host part must be loopback (loopback binds). */
+  loopbackHostOnly: boolean;
+  /** Required bearer token, when configured. */
+  token?: string;
+}
+
+/** Why a request is refused: HTTP status and a value-free message. */
+export interface Refusal {
+  /** HTTP status. */
+  status: 401 | 403;
+  /** Message for the JSON-RPC error body. */
+  message: string;
+}
+
+/**
+ * Check one request's headers; undefined when it may pass.
+ *
+ * @example
+ * ```ts
+ * import { checkRequest } from "./http_guard.ts";
+ * checkRequest({ origin: "https://evil.example" }, { origins: new Set(), loopbackHostOnly: false });
+ * // { status: 403, message: "Origin not allowed" }
+ * ```
+ */
+export function checkRequest(
+  headers: Record<string, string | string[] | undefined>,
+  policy: GuardPolicy,
+): Refusal | undefined {
+  const host = first(headers.host);
+  if (policy.loopbackHostOnly && host !== undefined && !isLoopbackHost(hostPart(host))) {
+    return { status: 403, message: "Host not allowed" };
+  }
+  const origin = first(headers.origin);
+  if (origin !== undefined && !policy.origins.has(origin.toLowerCase())) {
+    return { status: 403, message: "Origin not allowed" };
+  }
+  if (policy.token !== undefined && !bearerMatches(first(headers.authorization), policy.token)) {
+    return { status: 401, message: "Unauthorized: a valid bearer token is required" };
+  }
+  return undefined;
+}
+
+function first(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function hostPart(hostHeader: string): string {
+  const v6 = /^\[([^\]]+)\](?::\d+)?$/.exec(hostHeader);
+  if (v6) return v6[1];
+  return hostHeader.replace(/:\d+$/, "");
+}
+
+function bearerMatches(header: string | undefined, token: string): boolean {
+  const m = header === undefined ? null : /^Bearer ([^\s]+)\s*$/i.exec(header);
+  if (!m) return false;
+  const a = new TextEncoder().encode(m[1]);
+  const b = new TextEncoder().encode(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}

@@ -1,0 +1,152 @@
+/**
+ * Mapping between toolhost's normalized {@link ToolResult} and MCP `CallToolResult`, in
+ * both directions: outbound for `toolhost serve`, inbound for extension servers.
+ *
+ * Outbound rules (`toMcpResult`):
+ * - `text` → `{type: "text", text}`;
+ * - `json` → `{type: "text", text: <compact JSON>}`, so every client sees the value;
+ * - `image` → `{type: "image", data, mimeType}` (already embedded base64);
+ * - `isError` is preserved;
+ * - `structuredContent` is added only when the result is a success with exactly one
+ *   content block, a `json` block whose value is a JSON object. MCP types
+ *   `structuredContent` as an object and expects it to mirror the text content; with
+ *   several blocks (or a json array/scalar) there is no single object to mirror without
+ *   inventing a wrapper shape, so it is left out and the text carries everything.
+ *
+ * @module
+ */
+
+// @ts-types="@modelcontextprotocol/sdk/types"
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { checkImage, decodeBase64Strict } from "../images/detect.ts";
+import { capText, cleanText } from "../protocols/text_clean.ts";
+import { type Block, errorResult, LIMITS, type ToolResult } from "../results/types.ts";
+
+/**
+ * Map a toolhost result to an MCP `CallToolResult` (rules in the module doc).
+ *
+ * @example
+ * ```ts
+ * import { toMcpResult } from "./result_mapping.ts";
+ * toMcpResult({ content: [{ type: "json", data: { n: 1 } }], isError: false });
+ * // { content: [{ type: "text", text: '{"n":1}' }], isError: false, structuredContent: { n: 1 } }
+ * ```
+ */
+export function toMcpResult(result: ToolResult): CallToolResult {
+  const content: CallToolResult["content"] = result.content.map((b) => {
+    if (b.type === "text") return { type: "text", text: b.text };
+    if (b.type === "json") return { type: "text", text: JSON.stringify(b.data) ?? "null" };
+    return { type: "image", data: b.data, mimeType: b.mimeType };
+  });
+  const out: CallToolResult = { content, isError: result.isError };
+  const only = result.content.length === 1 ? result.content[0] : undefined;
+  if (!result.isError && only?.type === "json" && isJsonObject(only.data)) {
+    out.structuredContent = only.data;
+  }
+  return out;
+}
+
+function isJsonObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** What {@link fromMcpResult} needs to know about the caller. */
+export interface InboundOptions {
+  /**
+   * Rewrite one text block (e.g. render an odek envelope). Returning a ToolResult replaces
+   * the whole result (used to fail closed). Default: text unchanged.
+   */
+  mapText?: (text: string) => Promise<string | ToolResult>;
+}
+
+/**
+ * Normalize an extension server's `CallToolResult` into a ToolResult with toolhost's
+ * limits: at most 32 blocks; text cleaned of control characters and capped at 64 KiB;
+ * images must be PNG/JPEG/WebP matching their bytes (≤ 4 MiB); embedded text resources
+ * become text; audio, blobs and resource links become a short text note; a result with
+ * no content but an object `structuredContent` becomes one json block. Whatever the
+ * server sends, the outcome is a valid ToolResult (invalid output → error result).
+ *
+ * @example
+ * ```ts
+ * import { fromMcpResult } from "./result_mapping.ts";
+ * await fromMcpResult({ content: [{ type: "text", text: "hi" }] });
+ * // { content: [{ type: "text", text: "hi" }], isError: false }
+ * ```
+ */
+export async function fromMcpResult(
+  raw: unknown,
+  opts: InboundOptions = {},
+): Promise<ToolResult> {
+  if (!isJsonObject(raw)) return errorResult("The extension server returned an invalid result.");
+  const isError = raw.isError === true;
+  const items = Array.isArray(raw.content) ? raw.content : [];
+  if (items.length > LIMITS.maxBlocks) {
+    return errorResult(
+      `The extension server returned more than ${LIMITS.maxBlocks} content blocks.`,
+    );
+  }
+  const blocks: Block[] = [];
+  for (const [i, item] of items.entries()) {
+    const b = inboundBlock(item, i);
+    if ("error" in b) return errorResult(b.error);
+    if (b.type === "text" && opts.mapText && !isError) {
+      const mapped = await opts.mapText(b.text);
+      if (typeof mapped !== "string") return mapped;
+      blocks.push({ type: "text", text: capText(mapped, LIMITS.maxTextBytes) });
+    } else blocks.push(b);
+  }
+  if (blocks.length === 0 && isJsonObject(raw.structuredContent)) {
+    blocks.push({ type: "json", data: raw.structuredContent });
+  }
+  if (blocks.length === 0) {
+    blocks.push({ type: "text", text: isError ? "The tool failed." : "(no output)" });
+  }
+  if (isError) return errorResult(capText(blocks.map(textOf).join("\n"), LIMITS.maxTextBytes));
+  const result: ToolResult = { content: blocks, isError: false };
+  const bytes = new TextEncoder().encode(JSON.stringify(result)).byteLength;
+  if (bytes > LIMITS.maxResultBytes) {
+    return errorResult(`The extension's result is ${bytes} bytes; the limit is 8 MiB.`);
+  }
+  return result;
+}
+
+function textOf(b: Block): string {
+  if (b.type === "text") return b.text;
+  if (b.type === "json") return JSON.stringify(b.data);
+  return "[image]";
+}
+
+function inboundBlock(item: unknown, i: number): Block | { error: string } {
+  const at = `content block ${i + 1}`;
+  if (!isJsonObject(item)) return { error: `The extension server returned an invalid ${at}.` };
+  if (item.type === "text") {
+    if (typeof item.text !== "string") {
+      return { error: `The extension server's ${at} has no text.` };
+    }
+    return { type: "text", text: capText(cleanText(item.text), LIMITS.maxTextBytes) };
+  }
+  if (item.type === "image") return inboundImage(item, at);
+  if (item.type === "resource" && isJsonObject(item.resource)) {
+    const r = item.resource;
+    if (typeof r.text === "string") {
+      return { type: "text", text: capText(cleanText(r.text), LIMITS.maxTextBytes) };
+    }
+    return { type: "text", text: "[binary resource omitted]" };
+  }
+  if (item.type === "resource_link") return { type: "text", text: "[resource link omitted]" };
+  if (item.type === "audio") return { type: "text", text: "[audio omitted]" };
+  return { error: `The extension server returned an unsupported ${at}.` };
+}
+
+function inboundImage(item: Record<string, unknown>, at: string): Block | { error: string } {
+  const data = typeof item.data === "string" ? item.data : "";
+  const bytes = decodeBase64Strict(data, { maxBytes: LIMITS.maxImageBytes });
+  if (bytes === null) {
+    return { error: `The extension server's ${at} is not valid base64 of at most 4 MiB.` };
+  }
+  const mime = typeof item.mimeType === "string" ? item.mimeType : undefined;
+  const check = checkImage(bytes, mime);
+  if (!check.ok) return { error: `The extension server's ${at} was refused: ${check.reason}` };
+  return { type: "image", mimeType: check.mimeType, data };
+}

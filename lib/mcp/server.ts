@@ -1,0 +1,164 @@
+/**
+ * The MCP server of one connection: the SDK's low-level `Server` with `tools/list` and
+ * `tools/call` handlers over a {@link ToolSource}, so toolhost's own JSON Schemas pass
+ * through unchanged. Transports (stdio, Streamable HTTP) only connect it.
+ *
+ * - `tools/list` → the source's listing (name, description, inputSchema).
+ * - `tools/call` → `source.call(name, args, { signal })`; the signal fires on the
+ *   client's `notifications/cancelled` for that request and on connection shutdown.
+ *   Unknown tools and internal failures are `isError` results, never protocol errors.
+ * - A call that runs longer than `progressIntervalMs` (1 s) sends
+ *   `notifications/progress` every interval when the request carried
+ *   `_meta.progressToken`.
+ * - `shutdown()` aborts in-flight calls, waits for them, closes the source (sessions,
+ *   extension servers, state) and then the server. Cleanup errors are rethrown.
+ *
+ * @module
+ */
+
+import { Server } from "@modelcontextprotocol/sdk/server";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ListToolsRequestSchema,
+  type ProgressToken,
+  type ServerNotification,
+} from "@modelcontextprotocol/sdk/types.js";
+import { ToolhostError } from "../errors/errors.ts";
+import { errorResult } from "../results/types.ts";
+import { VERSION } from "../version.ts";
+import { toMcpResult } from "./result_mapping.ts";
+import type { ToolSource } from "./tool_source.ts";
+
+/** Options of {@link createMcpServer}. */
+export interface McpServerOptions {
+  /** Interval of progress notifications for long calls, ms. Default 1000. */
+  progressIntervalMs?: number;
+  /** Server `instructions` sent at initialization. Default none. */
+  instructions?: string;
+  /** Where to log (one line, no values). Default: nowhere. */
+  log?: (line: string) => void;
+}
+
+/** A connection's server plus its lifecycle. */
+export interface ToolhostMcpServer {
+  /** The SDK server: `await server.connect(transport)`. */
+  server: Server;
+  /** Number of calls in flight. */
+  readonly inFlight: number;
+  /** Abort in-flight calls, await them, close the source, then the server. Idempotent. */
+  shutdown(): Promise<void>;
+}
+
+/**
+ * Build the MCP server for one tool source (one connection).
+ *
+ * @example
+ * ```ts
+ * import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+ * import { createMcpServer } from "./server.ts";
+ * // const mcp = createMcpServer(source);
+ * // await mcp.server.connect(new StdioServerTransport());
+ * // ... await mcp.shutdown();
+ * ```
+ */
+export function createMcpServer(
+  source: ToolSource,
+  opts: McpServerOptions = {},
+): ToolhostMcpServer {
+  const server = new Server(
+    { name: "toolhost", version: VERSION },
+    { capabilities: { tools: { listChanged: false } }, instructions: opts.instructions },
+  );
+  const stop = new AbortController();
+  const inflight = new Set<Promise<unknown>>();
+  registerHandlers(server, source, { stop: stop.signal, inflight, ...opts });
+
+  let closing: Promise<void> | undefined;
+  return {
+    server,
+    get inFlight() {
+      return inflight.size;
+    },
+    shutdown() {
+      closing ??= (async () => {
+        stop.abort();
+        await Promise.allSettled([...inflight]);
+        try {
+          await source.close();
+        } finally {
+          await server.close().catch(() => {});
+        }
+      })();
+      return closing;
+    },
+  };
+}
+
+interface HandlerContext extends McpServerOptions {
+  stop: AbortSignal;
+  inflight: Set<Promise<unknown>>;
+}
+
+function registerHandlers(server: Server, source: ToolSource, ctx: HandlerContext): void {
+  const interval = ctx.progressIntervalMs ?? 1000;
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const tools = await source.list();
+    return {
+      tools: tools.map((t) => ({
+        name: t.name,
+        description: t.description,
+        inputSchema: t.inputSchema as { type: "object"; [k: string]: unknown },
+      })),
+    };
+  });
+  server.setRequestHandler(CallToolRequestSchema, async (req, extra): Promise<CallToolResult> => {
+    if (ctx.stop.aborted) return toMcpResult(errorResult("The server is shutting down."));
+    const signal = AbortSignal.any([extra.signal, ctx.stop]);
+    const token = req.params._meta?.progressToken;
+    const ticker = token === undefined
+      ? undefined
+      : startProgress(token, interval, (n) => extra.sendNotification(n));
+    const run = callSafely(source, req.params.name, req.params.arguments ?? {}, signal, ctx.log);
+    ctx.inflight.add(run);
+    try {
+      return toMcpResult(await run);
+    } finally {
+      ctx.inflight.delete(run);
+      if (ticker !== undefined) clearInterval(ticker);
+    }
+  });
+}
+
+async function callSafely(
+  source: ToolSource,
+  name: string,
+  args: unknown,
+  signal: AbortSignal,
+  log?: (line: string) => void,
+) {
+  try {
+    return await source.call(name, args, { signal });
+  } catch (e) {
+    if (e instanceof ToolhostError) return errorResult(e.message);
+    log?.(`internal error in tool \`${name}\`: ${e instanceof Error ? e.name : typeof e}`);
+    return errorResult("toolhost could not run the tool (internal error).");
+  }
+}
+
+function startProgress(
+  token: ProgressToken,
+  intervalMs: number,
+  send: (n: ServerNotification) => Promise<void>,
+): ReturnType<typeof setInterval> {
+  let n = 0;
+  return setInterval(() => {
+    n++;
+    const seconds = Math.round((n * intervalMs) / 1000);
+    send({
+      method: "notifications/progress",
+      params: { progressToken: token, progress: n, message: `running for ${seconds} s` },
+    }).catch(() => {});
+  }, intervalMs);
+}

@@ -1,0 +1,80 @@
+/**
+ * `toolhost serve` over stdio: one process, one connection, one tool source. stdout
+ * carries only the protocol; every log line goes to stderr. The connection ends when
+ * stdin closes, the transport closes, or SIGINT/SIGTERM arrives; then in-flight calls are
+ * cancelled, the source is closed (sessions stopped with full cleanup, extension servers
+ * stopped) and the outcome is confirmed before the promise settles.
+ *
+ * @module
+ */
+
+import process from "node:process";
+import type { Readable, Writable } from "node:stream";
+// @ts-types="@modelcontextprotocol/sdk/server/stdio"
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { createMcpServer, type McpServerOptions } from "./server.ts";
+import type { ToolSource } from "./tool_source.ts";
+
+/** Options of {@link serveStdio}. */
+export interface StdioServeOptions extends McpServerOptions {
+  /** Protocol input. Default `process.stdin`. */
+  stdin?: Readable;
+  /** Protocol output. Default `process.stdout`. */
+  stdout?: Writable;
+  /** Stop on SIGINT/SIGTERM. Default true. */
+  handleSignals?: boolean;
+}
+
+/** How a stdio connection ended. */
+export interface StdioOutcome {
+  /** What ended it. */
+  reason: "stdin closed" | "transport closed" | "SIGINT" | "SIGTERM";
+}
+
+/**
+ * Serve `source` on stdio until the connection ends, then clean up. Resolves once the
+ * source is closed (cleanup confirmed); rejects with the cleanup error otherwise.
+ *
+ * @example
+ * ```ts
+ * import { serveStdio } from "./stdio.ts";
+ * // const outcome = await serveStdio(evalToolSource(reg), { log: (l) => console.error(l) });
+ * ```
+ */
+export async function serveStdio(
+  source: ToolSource,
+  opts: StdioServeOptions = {},
+): Promise<StdioOutcome> {
+  const stdin = opts.stdin ?? process.stdin;
+  const stdout = opts.stdout ?? process.stdout;
+  const mcp = createMcpServer(source, opts);
+  let finish!: (r: StdioOutcome["reason"]) => void;
+  const ended = new Promise<StdioOutcome["reason"]>((resolve) => (finish = resolve));
+  const onEnd = () => finish("stdin closed");
+  const onInt = () => finish("SIGINT");
+  const onTerm = () => finish("SIGTERM");
+  stdin.once("end", onEnd);
+  stdin.once("close", onEnd);
+  const signals = opts.handleSignals ?? true;
+  if (signals) {
+    process.on("SIGINT", onInt);
+    process.on("SIGTERM", onTerm);
+  }
+  mcp.server.onclose = () => finish("transport closed");
+  const transport = new StdioServerTransport(stdin, stdout);
+  try {
+    await mcp.server.connect(transport);
+    const reason = await ended;
+    opts.log?.(`connection ended (${reason}); stopping sessions and extensions`);
+    await mcp.shutdown();
+    opts.log?.("cleanup confirmed");
+    return { reason };
+  } finally {
+    stdin.off("end", onEnd);
+    stdin.off("close", onEnd);
+    if (signals) {
+      process.off("SIGINT", onInt);
+      process.off("SIGTERM", onTerm);
+    }
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * What an MCP connection serves: the tools of one eval — its registry, plus the
+ * extensions the eval admits — behind one list/call/close surface.
+ *
+ * @module
+ */
+
+import { ToolhostError } from "../errors/errors.ts";
+import type { CallOptions, Registry, ToolListing } from "../registry/registry.ts";
+import { errorResult, type ToolResult } from "../results/types.ts";
+import { ExtensionHost, type ExtensionHostOptions } from "./extensions/host.ts";
+
+/** A set of tools an MCP server publishes. */
+export interface ToolSource {
+  /** Published tools (may start extension servers on first use). */
+  list(): Promise<ToolListing[]>;
+  /** Call a tool; always resolves to a ToolResult (unknown tools are error results). */
+  call(name: string, args: unknown, opts?: CallOptions): Promise<ToolResult>;
+  /** Stop everything the source owns and confirm cleanup. Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * The tools of an open registry plus the extensions its eval admits. Registry tools are
+ * called through `registry.call` exactly as `tools call` does; extension tools through
+ * the {@link ExtensionHost}. Closing stops extension servers and then the registry
+ * (its sessions and state); both are attempted even when one fails, and the first
+ * failure is rethrown.
+ *
+ * @example
+ * ```ts
+ * import { evalToolSource } from "./tool_source.ts";
+ * // const source = evalToolSource(await Registry.open(ws, "app/review"));
+ * // await source.call("read_app", { path: "README.md" });
+ * // await source.close();
+ * ```
+ */
+export function evalToolSource(reg: Registry, hostOpts: ExtensionHostOptions = {}): ToolSource {
+  const own = new Set(reg.list().map((t) => t.name));
+  const evalId = reg.selection.evalId;
+  const host = evalId === undefined
+    ? new ExtensionHost(reg.workspace, [], hostOpts)
+    : ExtensionHost.forEval(reg.workspace, evalId, { env: reg.env, ...hostOpts, reserved: own });
+  let closing: Promise<void> | undefined;
+  return {
+    async list() {
+      return [...reg.list(), ...(await host.list())];
+    },
+    async call(name, args, opts = {}) {
+      if (own.has(name)) return await reg.call(name, args, opts);
+      if (await host.has(name)) return await host.call(name, args, opts);
+      try {
+        reg.tool(name); // throws the registry's own "no tool" message with a hint
+      } catch (e) {
+        if (e instanceof ToolhostError) return errorResult(e.message);
+        throw e;
+      }
+      return errorResult(`No tool \`${name}\` in this eval.`);
+    },
+    close() {
+      closing ??= closeBoth(host, reg);
+      return closing;
+    },
+  };
+}
+
+async function closeBoth(host: ExtensionHost, reg: Registry): Promise<void> {
+  const results = await Promise.allSettled([host.close(), reg.close()]);
+  const failed = results.find((r) => r.status === "rejected");
+  if (failed) throw (failed as PromiseRejectedResult).reason;
+}

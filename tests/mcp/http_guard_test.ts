@@ -1,0 +1,84 @@
+import assert from "node:assert/strict";
+import {
+  checkBind,
+  checkRequest,
+  isLoopbackHost,
+  loopbackOrigins,
+  parseBind,
+} from "../../lib/mcp/http_guard.ts";
+import { InvocationError } from "../../lib/errors/errors.ts";
+
+Deno.test("parseBind: host:port forms; port 65535 ok, 65536 refused", () => {
+  assert.deepEqual(parseBind("127.0.0.1:8080"), { host: "127.0.0.1", port: 8080 });
+  assert.deepEqual(parseBind("localhost:0"), { host: "localhost", port: 0 });
+  assert.deepEqual(parseBind("[::1]:65535"), { host: "::1", port: 65535 });
+  assert.deepEqual(parseBind("0.0.0.0:65534"), { host: "0.0.0.0", port: 65534 });
+  for (const bad of ["127.0.0.1:65536", "8080", "::1:80", "[nothex]:80", "host:", ":80"]) {
+    assert.throws(() => parseBind(bad), InvocationError, bad);
+  }
+});
+
+Deno.test("isLoopbackHost", () => {
+  for (const h of ["localhost", "127.0.0.1", "127.255.0.9", "::1", "[::1]", "::ffff:127.0.0.1"]) {
+    assert.equal(isLoopbackHost(h), true, h);
+  }
+  for (const h of ["0.0.0.0", "10.0.0.1", "::", "example.com", "128.0.0.1", "::ffff:10.0.0.1"]) {
+    assert.equal(isLoopbackHost(h), false, h);
+  }
+});
+
+Deno.test("checkBind: non-loopback needs --allow-remote and a token", () => {
+  checkBind({ host: "127.0.0.1", port: 1 }, { allowRemote: false, hasToken: false });
+  assert.throws(
+    () => checkBind({ host: "0.0.0.0", port: 1 }, { allowRemote: false, hasToken: true }),
+    /--allow-remote/,
+  );
+  assert.throws(
+    () => checkBind({ host: "0.0.0.0", port: 1 }, { allowRemote: true, hasToken: false }),
+    /requires a bearer token/,
+  );
+  checkBind({ host: "0.0.0.0", port: 1 }, { allowRemote: true, hasToken: true });
+});
+
+Deno.test("checkRequest: Origin, Host and bearer token", () => {
+  const policy = {
+    origins: new Set(loopbackOrigins(9000)),
+    loopbackHostOnly: true,
+    token: "s3cret",
+  };
+  const auth = { authorization: "Bearer s3cret" };
+  assert.equal(checkRequest({ host: "127.0.0.1:9000", ...auth }, policy), undefined);
+  assert.equal(
+    checkRequest({ host: "localhost:9000", origin: "http://localhost:9000", ...auth }, policy),
+    undefined,
+  );
+  assert.equal(checkRequest({ host: "[::1]:9000", ...auth }, policy), undefined);
+  assert.deepEqual(
+    checkRequest({ host: "127.0.0.1:9000", origin: "https://evil.example", ...auth }, policy),
+    {
+      status: 403,
+      message: "Origin not allowed",
+    },
+  );
+  assert.equal(
+    checkRequest({ host: "127.0.0.1:9000", origin: "http://localhost:9001", ...auth }, policy)
+      ?.status,
+    403,
+  );
+  assert.equal(checkRequest({ host: "evil.example:9000", ...auth }, policy)?.status, 403);
+  assert.equal(checkRequest({ host: "127.0.0.1:9000" }, policy)?.status, 401);
+  assert.equal(
+    checkRequest({ host: "127.0.0.1:9000", authorization: "Bearer s3cre" }, policy)?.status,
+    401,
+  );
+  assert.equal(
+    checkRequest({ host: "127.0.0.1:9000", authorization: "Bearer s3cret2" }, policy)?.status,
+    401,
+  );
+  assert.equal(
+    checkRequest({ host: "127.0.0.1:9000", authorization: "Basic s3cret" }, policy)?.status,
+    401,
+  );
+  const open = { origins: new Set<string>(), loopbackHostOnly: false };
+  assert.equal(checkRequest({ host: "example.com" }, open), undefined);
+});

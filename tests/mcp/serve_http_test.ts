@@ -1,0 +1,252 @@
+/**
+ * End to end over Streamable HTTP with the SDK's own `Client`: one registry per
+ * `Mcp-Session-Id` (independent tool sessions), DELETE ends a session with cleanup,
+ * cancellation, Origin/Host/token guards, the loopback-only default, and SIGTERM.
+ */
+import assert from "node:assert/strict";
+import { request } from "node:http";
+import { Client } from "@modelcontextprotocol/sdk/client";
+// @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { tempWorkspace } from "../helpers/workspace.ts";
+import {
+  alive,
+  E2E_EVAL,
+  E2E_FILES,
+  e2eToml,
+  groupMembers,
+  readPid,
+  serveArgs,
+  waitFor,
+} from "./_helpers.ts";
+
+type Text = { type: string; text: string };
+
+interface Served {
+  url: string;
+  child: Deno.ChildProcess;
+  stderr: () => string;
+  stop(): Promise<Deno.CommandStatus>;
+}
+
+async function serveHttp(
+  root: string,
+  extra: string[] = [],
+  env: Record<string, string> = {},
+): Promise<Served> {
+  const child = new Deno.Command("deno", {
+    args: serveArgs("--eval", E2E_EVAL, "--repo", root, "--http", "127.0.0.1:0", ...extra),
+    env: { TEST_PIDDIR: root, ...env },
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  let text = "";
+  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  const pump = (async () => {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      text += value;
+    }
+  })();
+  await waitFor(() => /on (http:\S+)/.test(text) || /toolhost: /.test(text), 20_000);
+  const m = /on (http:\S+)/.exec(text);
+  if (!m) {
+    child.kill("SIGKILL");
+    throw new Error(`serve did not start:\n${text}`);
+  }
+  return {
+    url: m[1],
+    child,
+    stderr: () => text,
+    async stop() {
+      child.kill("SIGTERM");
+      const status = await child.status;
+      await pump;
+      return status;
+    },
+  };
+}
+
+function rawStatus(url: string, headers: Record<string, string>, body: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: "POST", headers }, (res) => {
+      res.resume();
+      res.on("end", () => resolve(res.statusCode ?? 0));
+      if (res.statusCode === 200) res.destroy(), resolve(200);
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+async function client(url: string, headers: Record<string, string> = {}) {
+  const c = new Client({ name: "e2e-http", version: "1" });
+  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
+  await c.connect(transport);
+  return { c, transport };
+}
+
+Deno.test("serve over HTTP: sessions own registries; list, call, cancel, DELETE, SIGTERM", async () => {
+  await using tmp = await tempWorkspace("", E2E_FILES);
+  Deno.writeTextFileSync(`${tmp.root}/toolhost.toml`, e2eToml(tmp.root));
+  const served = await serveHttp(tmp.root);
+  try {
+    const a = await client(served.url);
+    const names = (await a.c.listTools()).tools.map((t) => t.name);
+    assert.ok(
+      names.includes("info_app") && names.includes("read_app") && names.includes("echo_fx"),
+      `${names}`,
+    );
+    const info = await a.c.callTool({ name: "info_app", arguments: { name: "x" } });
+    assert.deepEqual(info.structuredContent, { greeting: "hello", n: 2 });
+    const read = await a.c.callTool({ name: "read_app", arguments: { path: "README.md" } });
+    assert.match((read.content as Text[]).map((b) => b.text).join(""), /hello/);
+    const env = await a.c.callTool({ name: "envelope_app", arguments: {} });
+    assert.match((env.content as Text[])[0].text, /^built\n\[artifact\] id="r1"/);
+
+    const counts = [];
+    for (let i = 0; i < 2; i++) {
+      counts.push((await a.c.callTool({ name: "count_app", arguments: {} })).structuredContent);
+    }
+    assert.deepEqual(counts, [{ count: 1 }, { count: 2 }]);
+
+    // A second MCP session has its own registry and its own tool session.
+    const b = await client(served.url);
+    assert.notEqual(a.transport.sessionId, b.transport.sessionId);
+    assert.deepEqual((await b.c.callTool({ name: "count_app", arguments: {} })).structuredContent, {
+      count: 1,
+    });
+    const harnesses = Deno.readTextFileSync(`${tmp.root}/harness.pids`).trim().split("\n").map(
+      Number,
+    );
+    assert.equal(harnesses.length, 2);
+
+    // Cancel a long call: its process group is gone.
+    const ctl = new AbortController();
+    const slow = a.c.callTool({ name: "slow_app", arguments: {} }, undefined, {
+      signal: ctl.signal,
+    });
+    const slowPid = await readPid(`${tmp.root}/slow.pid`);
+    ctl.abort();
+    await assert.rejects(slow);
+    assert.equal(await waitFor(() => groupMembers(slowPid).length === 0), true);
+
+    // DELETE ends session a: its harness is stopped, b's still runs.
+    await a.transport.terminateSession();
+    assert.equal(await waitFor(() => !alive(harnesses[0])), true, "session a's harness stopped");
+    assert.equal(alive(harnesses[1]), true);
+    await a.c.close();
+
+    const status = await served.stop();
+    assert.equal(status.code, 0, served.stderr());
+    assert.equal(alive(harnesses[1]), false, "SIGTERM stopped session b's harness");
+    assert.match(served.stderr(), /cleanup confirmed/);
+    await b.c.close().catch(() => {});
+  } finally {
+    try {
+      served.child.kill("SIGKILL");
+    } catch { /* already exited */ }
+    await served.child.status;
+  }
+});
+
+Deno.test("serve over HTTP: bad Origin and Host are refused; unknown sessions get 404", async () => {
+  await using tmp = await tempWorkspace("", E2E_FILES);
+  Deno.writeTextFileSync(`${tmp.root}/toolhost.toml`, e2eToml(tmp.root));
+  const served = await serveHttp(tmp.root);
+  try {
+    const init = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-06-18",
+        capabilities: {},
+        clientInfo: { name: "x", version: "1" },
+      },
+    });
+    const headers = {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    };
+    const post = (h: Record<string, string>) =>
+      fetch(served.url, { method: "POST", headers: { ...headers, ...h }, body: init });
+    const evil = await post({ origin: "https://evil.example" });
+    assert.equal(evil.status, 403);
+    assert.match(await evil.text(), /Origin not allowed/);
+    const port = new URL(served.url).port;
+    const good = await post({ origin: `http://localhost:${port}` });
+    assert.equal(good.status, 200);
+    assert.ok(good.headers.get("mcp-session-id"));
+    await good.body?.cancel();
+    // DNS rebinding: fetch cannot forge Host, node:http can.
+    assert.equal(
+      await rawStatus(served.url, { host: `evil.example:${port}`, ...headers }, init),
+      403,
+    );
+    assert.equal(await rawStatus(served.url, { host: `localhost:${port}`, ...headers }, init), 200);
+    const stale = await fetch(served.url, {
+      method: "POST",
+      headers: { ...headers, "mcp-session-id": "no-such-session" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
+    });
+    assert.equal(stale.status, 404);
+    await stale.body?.cancel();
+    const noInit = await fetch(served.url, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
+    });
+    assert.equal(noInit.status, 400);
+    await noInit.body?.cancel();
+  } finally {
+    await served.stop();
+  }
+});
+
+Deno.test("serve over HTTP: --token-env requires the bearer token", async () => {
+  await using tmp = await tempWorkspace("", E2E_FILES);
+  Deno.writeTextFileSync(`${tmp.root}/toolhost.toml`, e2eToml(tmp.root));
+  const served = await serveHttp(tmp.root, ["--token-env", "E2E_TOKEN"], {
+    E2E_TOKEN: "t0ken-value",
+  });
+  try {
+    await assert.rejects(client(served.url));
+    await assert.rejects(client(served.url, { authorization: "Bearer wrong" }));
+    const raw = await fetch(served.url, { method: "POST", body: "{}" });
+    assert.equal(raw.status, 401);
+    assert.match(raw.headers.get("www-authenticate") ?? "", /^Bearer/);
+    await raw.body?.cancel();
+    const ok = await client(served.url, { authorization: "Bearer t0ken-value" });
+    assert.ok((await ok.c.listTools()).tools.length > 0);
+    await ok.c.close();
+  } finally {
+    await served.stop();
+  }
+  assert.doesNotMatch(served.stderr(), /t0ken-value/);
+});
+
+Deno.test("serve over HTTP: non-loopback binds are refused without --allow-remote", async () => {
+  await using tmp = await tempWorkspace("", E2E_FILES);
+  Deno.writeTextFileSync(`${tmp.root}/toolhost.toml`, e2eToml(tmp.root));
+  const run = (args: string[], env: Record<string, string> = {}) =>
+    new Deno.Command("deno", {
+      args: serveArgs("--eval", E2E_EVAL, "--repo", tmp.root, ...args),
+      env,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+  const refused = await run(["--http", "0.0.0.0:0"]);
+  assert.equal(refused.code, 2);
+  assert.match(new TextDecoder().decode(refused.stderr), /--allow-remote/);
+  const noToken = await run(["--http", "0.0.0.0:0", "--allow-remote"]);
+  assert.equal(noToken.code, 2);
+  assert.match(new TextDecoder().decode(noToken.stderr), /requires a bearer token/);
+  const unset = await run(["--http", "127.0.0.1:0", "--token-env", "E2E_UNSET_TOKEN"]);
+  assert.equal(unset.code, 2);
+  const badSpec = await run(["--http", "127.0.0.1"]);
+  assert.equal(badSpec.code, 2);
+});
