@@ -21,6 +21,10 @@ export const SECTIONS: readonly Section[] = [
   { name: "process", file: "process_bench.ts", fn: "benchProcess" },
   { name: "builtins", file: "builtins_bench.ts", fn: "benchBuiltins" },
   { name: "odek", file: "odek_bench.ts", fn: "benchOdek" },
+  { name: "sessions", file: "sessions_bench.ts", fn: "benchSessions" },
+  { name: "mcp", file: "mcp_bench.ts", fn: "benchMcp" },
+  { name: "native", file: "native_bench.ts", fn: "benchNative" },
+  { name: "cold-start", file: "cold_start_bench.ts", fn: "benchColdStart" },
 ];
 
 /** Command-line options of the runner. */
