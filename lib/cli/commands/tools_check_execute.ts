@@ -6,6 +6,8 @@
  */
 
 import { InvocationError } from "../../errors/errors.ts";
+import { checkExtensions } from "../../mcp/extensions/readiness.ts";
+import type { ExtensionReadiness } from "../../mcp/extensions/extension_server.ts";
 import { findTool, type SelectionSpec, selectTools } from "../../registry/selection.ts";
 import type { ToolResult } from "../../results/types.ts";
 import type { Workspace } from "../../workspace/types.ts";
@@ -15,7 +17,13 @@ import { withRegistry } from "../run_with_registry.ts";
 /** The outcome of an executed check. */
 export interface ExecuteOutcome {
   /** JSON report printed on stdout. */
-  report: { tool: string; audience: string; result: ToolResult; ready: boolean };
+  report: {
+    tool: string;
+    audience: string;
+    result: ToolResult;
+    extensions?: ExtensionReadiness[];
+    ready: boolean;
+  };
   /** Success. */
   ok: boolean;
 }
@@ -51,8 +59,17 @@ export async function executeCheck(
     { stateDir, audience: sel.audience },
     (reg, signal) => reg.call(tool.name, args, { signal }),
   );
+  const extensions = "eval" in spec ? await checkExtensions(ws, spec.eval) : [];
+  const extensionsOk = extensions.every((e) => e.toolsListed);
+  const ok = !result.isError && extensionsOk;
   return {
-    report: { tool: tool.name, audience: sel.audience, result, ready: !result.isError },
-    ok: !result.isError,
+    report: {
+      tool: tool.name,
+      audience: sel.audience,
+      result,
+      ...(extensions.length > 0 ? { extensions } : {}),
+      ready: ok,
+    },
+    ok,
   };
 }
