@@ -14,7 +14,7 @@
 import fs from "node:fs";
 import { Buffer } from "node:buffer";
 import { setImmediate } from "node:timers";
-import { type ByteScanner, createByteScanner } from "../grep/byte_scan.ts";
+import { type ByteScanner, withByteScanner } from "../grep/byte_scan.ts";
 import { CancelledError } from "../paths/walk.ts";
 
 const NL = 10;
@@ -185,9 +185,16 @@ function normalize(request: PageRequest): Required<PageRequest> {
  * if (page.ok) console.log(page.totalLines);
  * ```
  */
-export async function readLinePage(fd: number, request: PageRequest): Promise<PageOutcome> {
+export function readLinePage(fd: number, request: PageRequest): Promise<PageOutcome> {
+  return withByteScanner((s) => readPageWith(s, fd, request));
+}
+
+async function readPageWith(
+  s: ByteScanner,
+  fd: number,
+  request: PageRequest,
+): Promise<PageOutcome> {
   const req = normalize(request);
-  const s = createByteScanner();
   const data = s.reserve(req.chunkBytes);
   const scan = new PageScan(s, req);
   let pos = 0;

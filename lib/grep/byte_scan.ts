@@ -198,3 +198,48 @@ export function createByteScanner(options: ByteScannerOptions = {}): ByteScanner
   const mod = options.forceJs ? null : scanModule();
   return mod ? new WasmScanner(mod) : new JsScanner();
 }
+
+const POOL_LIMIT = 4;
+const pool: ByteScanner[] = [];
+
+/**
+ * Run `use` with a scanner from a small pool: instantiating the wasm module and growing
+ * its memory costs more than a whole small read, so scanners are reused. A scanner is
+ * only ever used by one caller at a time; at most four idle ones are kept.
+ *
+ * @example
+ * ```ts
+ * import { withByteScanner } from "./byte_scan.ts";
+ * const n = await withByteScanner((s) => {
+ *   const data = s.reserve(2);
+ *   data.set([10, 10]);
+ *   return s.count(0, 2, 10);
+ * }); // 2
+ * ```
+ */
+export async function withByteScanner<T>(use: (s: ByteScanner) => T | Promise<T>): Promise<T> {
+  const s = pool.pop() ?? createByteScanner();
+  try {
+    return await use(s);
+  } finally {
+    if (pool.length < POOL_LIMIT) pool.push(s);
+  }
+}
+
+/**
+ * Synchronous form of {@linkcode withByteScanner}.
+ *
+ * @example
+ * ```ts
+ * import { withByteScannerSync } from "./byte_scan.ts";
+ * withByteScannerSync((s) => s.count(0, 0, 10)); // 0
+ * ```
+ */
+export function withByteScannerSync<T>(use: (s: ByteScanner) => T): T {
+  const s = pool.pop() ?? createByteScanner();
+  try {
+    return use(s);
+  } finally {
+    if (pool.length < POOL_LIMIT) pool.push(s);
+  }
+}

@@ -14,7 +14,7 @@ import type { DirHandle, Sandbox } from "../paths/sandbox.ts";
 import { walkTree } from "../paths/walk.ts";
 import { childLogical } from "../paths/logical.ts";
 import type { CompiledGlob } from "../glob/pattern.ts";
-import { type ByteScanner, createByteScanner } from "./byte_scan.ts";
+import { type ByteScanner, withByteScannerSync } from "./byte_scan.ts";
 import type { GrepPattern } from "./regex.ts";
 import { prepareScanner, searchBuffer } from "./search.ts";
 
@@ -217,8 +217,16 @@ export function grepTarget(
   pattern: GrepPattern,
   options: GrepOptions = {},
 ): GrepOutcome {
+  return withByteScannerSync((scanner) => grepWith(scanner, target, pattern, options));
+}
+
+function grepWith(
+  scanner: ByteScanner,
+  target: GrepTarget,
+  pattern: GrepPattern,
+  options: GrepOptions,
+): GrepOutcome {
   const lim = { ...DEFAULT_GREP_LIMITS, ...options.limits };
-  const scanner = createByteScanner();
   prepareScanner(scanner, pattern);
   const st: State = {
     scanner,
