@@ -1,0 +1,385 @@
+/**
+ * One tool session of one registry: lazily started by its first bound call, reused by
+ * later ones, ended by its start process's exit, and stopped and cleaned up by `close()`.
+ *
+ * Phases: `idle` (nothing exists) → `starting` → `ready` → `ended` (start exited) →
+ * `closing` → `closed`; or `starting` → `failed` (sticky startup error, already cleaned).
+ *
+ * @module
+ */
+
+import { CleanupFailed } from "../errors/errors.ts";
+import { terminateGroup } from "../process/kill_group.ts";
+import type { ProcessRecord } from "../process/proc_identity.ts";
+import type { GroupHandle } from "../process/spawn_group.ts";
+import { errorResult, type ToolResult } from "../results/types.ts";
+import type { SessionDecl } from "../workspace/types.ts";
+import { prepareInvocation, type SessionScope } from "./invocation.ts";
+import { runStop, type StopOutcome } from "./stop.ts";
+import { Journal } from "./journal.ts";
+import { type ResolvedOptions, sessionEndedMessage, sessionEnv } from "./options.ts";
+import { joinSafetyNet, leaveSafetyNet, type NetMember } from "./safety_net.ts";
+import type { BoundHooks } from "./session_command.ts";
+import {
+  createSessionRoot,
+  releaseLease,
+  removeSessionRoot,
+  type SessionRoot,
+} from "./session_dir.ts";
+import { readinessFailure, spawnStart } from "./startup.ts";
+import { sweepSessions } from "./sweep.ts";
+
+/** Lifecycle phase of a session. */
+export type SessionPhase =
+  | "idle"
+  | "starting"
+  | "ready"
+  | "failed"
+  | "ended"
+  | "closing"
+  | "closed";
+
+export type { StopOutcome } from "./stop.ts";
+
+/** Whether a bound call may proceed, or the error it returns instead. */
+export type Gate = { ok: true } | { ok: false; result: ToolResult };
+
+/** What a bound call gets from its session. */
+export interface BoundRun {
+  /** ARTIFACTIZE_SESSION_DIR and TOOLHOST_SESSION_DIR. */
+  env: Record<string, string>;
+  /** Aborts when the caller cancels, the session ends or the registry closes. */
+  signal: AbortSignal;
+  /** Where the call's private output/tmp directories go (the session root). */
+  callsDir: string;
+  /** Journal hooks for the call's process group. */
+  hooks: BoundHooks;
+}
+
+const ENDED = "toolhost:session-ended";
+
+/**
+ * A lazily started tool session (see the module documentation).
+ *
+ * @example
+ * ```ts
+ * import { ToolSession } from "./session.ts";
+ * import { resolveOptions } from "./options.ts";
+ * // const s = new ToolSession(decl, "app", stateDir, resolveOptions());
+ * // const gate = await s.ready(scope, signal, Date.now() + 120000, 120000);
+ * // await s.close();
+ * ```
+ */
+export class ToolSession implements NetMember {
+  /** Declared session name. */
+  readonly name: string;
+  /** Declaring Artifact. */
+  readonly artifactId: string;
+  #decl: SessionDecl;
+  #stateDir: string;
+  #opts: ResolvedOptions;
+  #phase: SessionPhase = "idle";
+  #failure = "";
+  #scope?: SessionScope;
+  #startup?: Promise<void>;
+  #startupAbort = new AbortController();
+  #root?: SessionRoot;
+  #journal?: Journal;
+  #start?: GroupHandle;
+  #startRetired = false;
+  #stopNeeded = false;
+  #inflight = new Map<AbortController, Promise<unknown>>();
+  #ending?: Promise<void>;
+  #closing?: Promise<void>;
+  #stopOutcome: StopOutcome = "not run";
+
+  /** Create an idle session: no directory, no process. */
+  constructor(decl: SessionDecl, artifactId: string, stateDir: string, opts: ResolvedOptions) {
+    this.name = decl.name;
+    this.artifactId = artifactId;
+    this.#decl = decl;
+    this.#stateDir = stateDir;
+    this.#opts = opts;
+  }
+
+  /** Current phase. */
+  get phase(): SessionPhase {
+    return this.#phase;
+  }
+
+  /** The private session directory, once it exists. */
+  get sessionDir(): string | undefined {
+    return this.#root?.dir;
+  }
+
+  /** How the stop command went (`not run` until close). */
+  get stopOutcome(): StopOutcome {
+    return this.#stopOutcome;
+  }
+
+  /** The session root (safety net). */
+  root(): string | undefined {
+    return this.#root?.root;
+  }
+
+  /** Admitted groups not yet retired (safety net, tests). */
+  liveGroups(): ProcessRecord[] {
+    return this.#journal?.live().map((e) => e.record) ?? [];
+  }
+
+  #ended(): { ok: false; result: ToolResult } {
+    return { ok: false, result: errorResult(sessionEndedMessage(this.name)) };
+  }
+
+  #gate(): Gate | undefined {
+    switch (this.#phase) {
+      case "ready":
+        return { ok: true };
+      case "failed":
+        return { ok: false, result: errorResult(this.#failure) };
+      case "ended":
+      case "closing":
+      case "closed":
+        return this.#ended();
+      default:
+        return undefined;
+    }
+  }
+
+  /**
+   * Wait until the session is ready, starting it on first use. Waiting ends early (for
+   * this call only) when `signal` aborts or `deadlineAt` passes; the start keeps going.
+   */
+  async ready(
+    scope: SessionScope,
+    signal: AbortSignal | undefined,
+    deadlineAt: number,
+    timeoutMs: number,
+  ): Promise<Gate> {
+    const now = this.#gate();
+    if (now !== undefined) return now;
+    if (this.#phase === "idle") {
+      this.#phase = "starting";
+      this.#scope = scope;
+      this.#startup = this.#launch(scope).catch(() =>
+        this.#fail(`The tool session \`${this.name}\` could not start: an internal error occurred.`)
+      );
+    }
+    const waited = await raceStartup(this.#startup!, signal, deadlineAt);
+    if (waited === "cancelled") {
+      const text = `The call was cancelled while the tool session \`${this.name}\` was starting.`;
+      return { ok: false, result: errorResult(text) };
+    }
+    if (waited === "timeout") {
+      return { ok: false, result: errorResult(this.deadlineMessage(timeoutMs)) };
+    }
+    return this.#gate() ?? this.#ended();
+  }
+
+  /** The error of a call whose deadline passed while its session was starting. */
+  deadlineMessage(timeoutMs: number): string {
+    return `The tool session \`${this.name}\` was not ready within the call's deadline of ${timeoutMs} ms.`;
+  }
+
+  async #launch(s: SessionScope): Promise<void> {
+    joinSafetyNet(this);
+    const swept = await sweepSessions(this.#stateDir, this.#opts.sweep)
+      .catch(() => ({ failed: 1 }));
+    if (swept.failed > 0) {
+      return await this.#fail(
+        `The tool session \`${this.name}\` was refused: earlier tool sessions in the state directory could not be cleaned up; run \`toolhost sweep\` and end the processes it reports.`,
+      );
+    }
+    const cannot = (why: string) =>
+      this.#fail(`The tool session \`${this.name}\` could not start: ${why}.`);
+    if (this.#startupAbort.signal.aborted) return;
+    try {
+      this.#root = await createSessionRoot(this.#stateDir);
+      this.#journal = Journal.open(this.#root.journalPath);
+    } catch {
+      return await cannot(
+        "its private session directory could not be prepared in the state directory",
+      );
+    }
+    if (this.#startupAbort.signal.aborted) return;
+    const root = this.#root;
+    const prep = prepareInvocation(s, this.#decl.start, {
+      outputDir: root.startOutput,
+      tmpDir: root.startTmp,
+    }, root.dir);
+    if (!prep.ok) return await cannot(prep.reason);
+    const spawned = await spawnStart(prep.invocation, this.#journal, this.#startupAbort.signal);
+    if (!spawned.ok) return await cannot(spawned.reason);
+    this.#start = spawned.handle;
+    this.#stopNeeded = true;
+    const r = await spawned.readiness;
+    if (r.kind === "aborted") return;
+    if (r.kind !== "ready") return await cannot(readinessFailure(r));
+    if (this.#phase !== "starting") return;
+    this.#phase = "ready";
+    spawned.handle.exited.then(() => this.#onStartExit());
+  }
+
+  /** Startup failed: remember the error (sticky) and clean up at once. */
+  async #fail(message: string): Promise<void> {
+    this.#failure = message;
+    this.#stopNeeded = false;
+    if (this.#phase === "starting") this.#phase = "failed";
+    await this.#reap(this.#opts.graceMs).catch(() => []);
+  }
+
+  #onStartExit(): void {
+    if (this.#phase !== "ready") return;
+    this.#phase = "ended";
+    for (const c of this.#inflight.keys()) c.abort(ENDED);
+    const start = this.#start!;
+    this.#ending = start.terminate({ graceMs: 0 }).then((rep) => {
+      if (!rep.confirmed) return; // the final cleanup retries and reports it
+      this.#startRetired = true;
+      this.#journal?.retire(start.record);
+    });
+  }
+
+  /**
+   * Run one bound call inside the ready session. The call is cancelled when the caller
+   * aborts, when the start process exits (then it returns the session-ended error) and
+   * when the session closes.
+   */
+  async run(
+    fn: (b: BoundRun) => Promise<ToolResult>,
+    callerSignal?: AbortSignal,
+  ): Promise<ToolResult> {
+    const gate = this.#gate();
+    if (gate === undefined) return this.#ended().result;
+    if (!gate.ok) return gate.result;
+    const journal = this.#journal!;
+    const root = this.#root!;
+    const ctl = new AbortController();
+    const onAbort = () => ctl.abort(callerSignal?.reason);
+    callerSignal?.addEventListener("abort", onAbort, { once: true });
+    if (callerSignal?.aborted) onAbort();
+    const p = fn({
+      env: sessionEnv(root.dir),
+      signal: ctl.signal,
+      callsDir: root.root,
+      hooks: { onSpawn: (r) => journal.admit("call", r), onSettled: (r) => journal.retire(r) },
+    });
+    this.#inflight.set(ctl, p);
+    try {
+      const result = await p;
+      return ctl.signal.aborted && ctl.signal.reason === ENDED ? this.#ended().result : result;
+    } finally {
+      this.#inflight.delete(ctl);
+      callerSignal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /**
+   * Stop and clean up: cancel and await in-flight calls, run stop (own cancellation,
+   * bounded), end every recorded group and confirm via `/proc`, then remove the root.
+   * Idempotent; rejects with `CleanupFailed` when cleanup could not be confirmed (the
+   * journal is then kept and the lease released for a later sweep).
+   */
+  close(): Promise<void> {
+    return (this.#closing ??= this.#close());
+  }
+
+  async #close(): Promise<void> {
+    if (this.#phase === "idle") {
+      this.#phase = "closed";
+      return;
+    }
+    this.#phase = "closing";
+    this.#startupAbort.abort();
+    await this.#startup?.catch(() => {});
+    for (const c of this.#inflight.keys()) c.abort(ENDED);
+    await Promise.allSettled(this.#inflight.values());
+    await this.#ending;
+    if (this.#stopNeeded) await this.#runStop();
+    const problems = await this.#reap(this.#opts.graceMs);
+    this.#phase = "closed";
+    if (problems.length > 0) {
+      throw new CleanupFailed(
+        `The tool session \`${this.name}\` was not cleaned up: ${
+          problems.join("; ")
+        }. Run \`toolhost sweep\` to finish.`,
+      );
+    }
+  }
+
+  async #runStop(): Promise<void> {
+    const root = this.#root;
+    const journal = this.#journal;
+    if (root === undefined || journal === undefined || this.#scope === undefined) return;
+    this.#stopOutcome = await runStop({
+      scope: this.#scope,
+      command: this.#decl.stop,
+      root,
+      journal,
+      timeoutMs: this.#opts.stopTimeoutMs,
+      graceMs: this.#opts.graceMs,
+    });
+  }
+
+  /** End every owned group, then remove the root; returns value-free problems. */
+  async #reap(graceMs: number): Promise<string[]> {
+    const problems: string[] = [];
+    const journal = this.#journal;
+    const start = this.#start;
+    if (start !== undefined && !this.#startRetired) {
+      const rep = await start.terminate({ graceMs });
+      if (rep.confirmed) {
+        this.#startRetired = true;
+        journal?.retire(start.record);
+      }
+    }
+    const live = journal?.live() ?? [];
+    const reports = await Promise.all(live.map((e) => terminateGroup(e.record, { graceMs })));
+    for (let i = 0; i < live.length; i++) {
+      if (reports[i].confirmed) journal!.retire(live[i].record);
+    }
+    const unconfirmed = reports.filter((r) => !r.confirmed).length;
+    if (unconfirmed > 0) {
+      problems.push(`${unconfirmed} of its process groups could not be confirmed gone`);
+    }
+    try {
+      journal?.close();
+    } catch {
+      // Closing a journal cannot lose data: every admission was synced.
+    }
+    const root = this.#root;
+    if (root !== undefined && problems.length === 0) {
+      try {
+        await removeSessionRoot(root.root);
+        this.#root = undefined;
+      } catch {
+        problems.push("its directory could not be removed");
+      }
+    }
+    if (root !== undefined && problems.length > 0) await releaseLease(root.root).catch(() => {});
+    if (problems.length === 0) leaveSafetyNet(this);
+    return problems;
+  }
+}
+
+/** Wait for `startup`, or stop waiting on abort or deadline. */
+async function raceStartup(
+  startup: Promise<void>,
+  signal: AbortSignal | undefined,
+  deadlineAt: number,
+): Promise<"done" | "cancelled" | "timeout"> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let onAbort: (() => void) | undefined;
+  const stops = new Promise<"cancelled" | "timeout">((resolve) => {
+    timer = setTimeout(() => resolve("timeout"), Math.max(0, deadlineAt - Date.now()));
+    onAbort = () => resolve("cancelled");
+    signal?.addEventListener("abort", onAbort, { once: true });
+    if (signal?.aborted) resolve("cancelled");
+  });
+  try {
+    return await Promise.race([startup.then(() => "done" as const), stops]);
+  } finally {
+    clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener("abort", onAbort);
+  }
+}

@@ -1,0 +1,307 @@
+/**
+ * A session's private directory and its ownership records, under
+ * `<stateDir>/sessions/<16 hex>/`:
+ *
+ * ```
+ * owner.json      the owning toolhost process: pid, start time, boot id
+ * lease           present while the session lives or its cleanup is in progress
+ * journal.jsonl   every start, stop and bound-call process group (see journal.ts)
+ * d/              the session directory handed to the harness (ARTIFACTIZE_SESSION_DIR)
+ * start/output    the start invocation's private output directory
+ * start/tmp       the start invocation's private TMPDIR
+ * calls/<random>  per-invocation output/tmp of bound calls and stop
+ * ```
+ *
+ * A root is built as `<name>.tmp` (owner, lease and empty journal written and synced)
+ * and renamed into place, so a final-named root always has its owner and lease. Removal
+ * deletes the journal and records last, after everything else.
+ *
+ * @module
+ */
+
+import { randomBytes } from "node:crypto";
+import {
+  chmod,
+  lstat,
+  mkdir,
+  open,
+  readFile,
+  realpath,
+  rename,
+  rm,
+  unlink,
+} from "node:fs/promises";
+import { join, resolve } from "node:path";
+import process from "node:process";
+import { CleanupFailed } from "../errors/errors.ts";
+import { removeTree } from "../process/call_dirs.ts";
+import { currentBootId, readProcStat } from "../process/proc_identity.ts";
+
+/** The process that owns a session directory. */
+export interface OwnerRecord {
+  /** Process id. */
+  pid: number;
+  /** Start time in clock ticks since boot (`/proc/<pid>/stat` field 22), or null. */
+  startTime: number | null;
+  /** Kernel boot id, or null where unavailable. */
+  bootId: string | null;
+}
+
+/** A created session root. */
+export interface SessionRoot {
+  /** `<stateDir>/sessions/<name>` (canonical). */
+  root: string;
+  /** The private session directory handed to the harness. */
+  dir: string;
+  /** The journal file. */
+  journalPath: string;
+  /** The start invocation's output directory. */
+  startOutput: string;
+  /** The start invocation's TMPDIR. */
+  startTmp: string;
+}
+
+/** Names of the records inside a root. */
+export const RECORD_FILES = {
+  owner: "owner.json",
+  lease: "lease",
+  journal: "journal.jsonl",
+} as const;
+
+/** Root names: 16 lowercase hex digits, optionally `.tmp` while being built. */
+export const ROOT_NAME = /^[0-9a-f]{16}(\.tmp)?$/;
+
+const PRIVATE = 0o700;
+
+/**
+ * The folder holding every session root of a state directory.
+ *
+ * @example
+ * ```ts
+ * import { sessionsRoot } from "./session_dir.ts";
+ * sessionsRoot("/state"); // "/state/sessions"
+ * ```
+ */
+export function sessionsRoot(stateDir: string): string {
+  return join(resolve(stateDir), "sessions");
+}
+
+/**
+ * This process as an owner (pid and start time from `/proc/self/stat`).
+ *
+ * @example
+ * ```ts
+ * import { currentOwner } from "./session_dir.ts";
+ * import process from "node:process";
+ * console.log(currentOwner().pid === process.pid); // true
+ * ```
+ */
+export function currentOwner(): OwnerRecord {
+  const stat = readProcStat(process.pid);
+  return { pid: process.pid, startTime: stat?.startTime ?? null, bootId: currentBootId() };
+}
+
+/**
+ * Is the recorded owner still running? Same boot, same pid, same start time, and not a
+ * zombie (an owner that exited but was never waited for counts as exited).
+ *
+ * @example
+ * ```ts
+ * import { currentOwner, ownerIsAlive } from "./session_dir.ts";
+ * ownerIsAlive(currentOwner()); // true
+ * ```
+ */
+export function ownerIsAlive(owner: OwnerRecord): boolean {
+  if (owner.bootId !== null && owner.bootId !== currentBootId()) return false;
+  const stat = readProcStat(owner.pid);
+  if (stat === null || owner.startTime === null) return false;
+  if (stat.startTime !== owner.startTime) return false;
+  return stat.state !== "Z" && stat.state !== "X";
+}
+
+/**
+ * Parse an owner record; null when malformed.
+ *
+ * @example
+ * ```ts
+ * import { parseOwner } from "./session_dir.ts";
+ * parseOwner('{"pid":1,"startTime":5,"bootId":null}')?.pid; // 1
+ * ```
+ */
+export function parseOwner(text: string): OwnerRecord | null {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (typeof v !== "object" || v === null) return null;
+  const o = v as Record<string, unknown>;
+  const intOrNull = (x: unknown) => x === null || (Number.isSafeInteger(x) && (x as number) >= 0);
+  if (!Number.isSafeInteger(o.pid) || (o.pid as number) <= 0 || !intOrNull(o.startTime)) {
+    return null;
+  }
+  if (o.bootId !== null && typeof o.bootId !== "string") return null;
+  return {
+    pid: o.pid as number,
+    startTime: o.startTime as number | null,
+    bootId: o.bootId as string | null,
+  };
+}
+
+/**
+ * Read a root's owner record; null when missing or malformed.
+ *
+ * @example
+ * ```ts
+ * import { readOwner } from "./session_dir.ts";
+ * await readOwner("/nonexistent"); // null
+ * ```
+ */
+export async function readOwner(root: string): Promise<OwnerRecord | null> {
+  try {
+    return parseOwner(await readFile(join(root, RECORD_FILES.owner), "utf8"));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Does the root hold an active lease?
+ *
+ * @example
+ * ```ts
+ * import { hasLease } from "./session_dir.ts";
+ * await hasLease("/nonexistent"); // false
+ * ```
+ */
+export async function hasLease(root: string): Promise<boolean> {
+  try {
+    return (await lstat(join(root, RECORD_FILES.lease))).isFile();
+  } catch {
+    return false;
+  }
+}
+
+async function writeSynced(path: string, text: string): Promise<void> {
+  const fh = await open(path, "wx", 0o600);
+  try {
+    await fh.writeFile(text);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
+async function privateDir(path: string): Promise<void> {
+  await mkdir(path, { mode: PRIVATE });
+  await chmod(path, PRIVATE);
+}
+
+async function syncDir(path: string): Promise<void> {
+  try {
+    const fh = await open(path, "r");
+    try {
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+  } catch {
+    // Directory fsync is best effort (not every platform allows it).
+  }
+}
+
+/**
+ * Create a session root owned by `owner` (default: this process), with an active lease,
+ * an empty journal and the private directories. Creates `<stateDir>/sessions` if needed.
+ *
+ * @example
+ * ```ts
+ * import { createSessionRoot, removeSessionRoot } from "./session_dir.ts";
+ * const r = await createSessionRoot("/tmp/toolhost-state");
+ * await removeSessionRoot(r.root);
+ * ```
+ */
+export async function createSessionRoot(
+  stateDir: string,
+  owner: OwnerRecord = currentOwner(),
+): Promise<SessionRoot> {
+  const parent = sessionsRoot(stateDir);
+  await mkdir(parent, { recursive: true, mode: PRIVATE });
+  if (!(await lstat(parent)).isDirectory()) {
+    throw new CleanupFailed(
+      "The state directory's `sessions` folder is not a directory; remove it.",
+    );
+  }
+  const canonical = await realpath(parent);
+  const name = randomBytes(8).toString("hex");
+  const building = join(canonical, `${name}.tmp`);
+  await privateDir(building);
+  try {
+    await writeSynced(join(building, RECORD_FILES.owner), `${JSON.stringify(owner)}\n`);
+    await writeSynced(join(building, RECORD_FILES.lease), "active\n");
+    await writeSynced(join(building, RECORD_FILES.journal), "");
+    for (const d of ["d", "start", "start/output", "start/tmp"]) {
+      await privateDir(join(building, d));
+    }
+    await syncDir(building);
+    const root = join(canonical, name);
+    await rename(building, root);
+    await syncDir(canonical);
+    return {
+      root,
+      dir: join(root, "d"),
+      journalPath: join(root, RECORD_FILES.journal),
+      startOutput: join(root, "start", "output"),
+      startTmp: join(root, "start", "tmp"),
+    };
+  } catch (e) {
+    await rm(building, { recursive: true, force: true }).catch(() => {});
+    throw e;
+  }
+}
+
+/**
+ * Release a root's lease (after a failed cleanup): a later sweep may then clean it even
+ * while its owner lives. Idempotent.
+ *
+ * @example
+ * ```ts
+ * import { releaseLease } from "./session_dir.ts";
+ * await releaseLease("/nonexistent");
+ * ```
+ */
+export async function releaseLease(root: string): Promise<void> {
+  try {
+    await unlink(join(root, RECORD_FILES.lease));
+  } catch (e) {
+    if ((e as { code?: string }).code !== "ENOENT") throw e;
+  }
+}
+
+/**
+ * Remove a root: its contents first, then the journal, lease and owner record, then the
+ * folder. Only call this once every owned process is confirmed gone. Idempotent;
+ * rejects with `CleanupFailed` when something cannot be removed.
+ *
+ * @example
+ * ```ts
+ * import { removeSessionRoot } from "./session_dir.ts";
+ * await removeSessionRoot("/tmp/does-not-exist");
+ * ```
+ */
+export async function removeSessionRoot(root: string): Promise<void> {
+  const fail = () =>
+    new CleanupFailed(
+      "A tool session's directory could not be removed; check the state directory's permissions and run `toolhost sweep`.",
+    );
+  try {
+    for (const sub of ["d", "start", "calls"]) await removeTree(join(root, sub));
+    for (const f of [RECORD_FILES.journal, RECORD_FILES.lease, RECORD_FILES.owner]) {
+      await rm(join(root, f), { force: true });
+    }
+    await removeTree(root);
+  } catch {
+    throw fail();
+  }
+}

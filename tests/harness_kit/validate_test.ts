@@ -1,0 +1,98 @@
+import assert from "node:assert/strict";
+import { handleRequest, validateArgs } from "../../harness-kit/mod.ts";
+import { socketPath } from "../../harness-kit/socket_rpc.ts";
+
+const SCHEMA = {
+  type: "object",
+  properties: {
+    name: { type: "string", minLength: 1, maxLength: 3, pattern: "^[a-z]+$" },
+    n: { type: "integer", minimum: 1, maximum: 5 },
+    tags: { type: "array", items: { enum: ["a", "b"] }, maxItems: 2 },
+  },
+  required: ["name"],
+  additionalProperties: false,
+};
+
+Deno.test("the schema subset accepts valid arguments", () => {
+  assert.deepEqual(validateArgs(SCHEMA, { name: "abc", n: 5, tags: ["a", "b"] }), []);
+  assert.deepEqual(validateArgs(SCHEMA, { name: "a", n: 1 }), []);
+});
+
+Deno.test("the schema subset reports paths and rules, never values", () => {
+  const secret = "SECRET-VALUE-123";
+  const problems = validateArgs(SCHEMA, { name: secret, n: 6, tags: ["c", "a", "b"], [secret]: 1 });
+  assert.deepEqual(problems, [
+    "/name: must have at most 3 characters",
+    "/name: must match the pattern",
+    "/n: must be <= 5",
+    "/tags: must have at most 2 items",
+    "/tags/0: must be one of the allowed values",
+  ]);
+  assert.equal(problems.join(" ").includes("SECRET"), false);
+  assert.deepEqual(validateArgs(SCHEMA, {}), ["/name: is required"]);
+  assert.deepEqual(validateArgs(SCHEMA, { name: "a", x: 1 }), [
+    "/: has a property that is not allowed",
+  ]);
+  assert.deepEqual(validateArgs(SCHEMA, { name: 1.5 }), ["/name: must be string"]);
+  assert.deepEqual(validateArgs({ type: "number" }, 2), []);
+});
+
+const REQUEST = (args: unknown) =>
+  JSON.stringify({
+    version: 1,
+    context: {
+      artifactId: "app",
+      artifactPath: "/w/app",
+      outputDir: "/o",
+      tmpDir: "/t",
+      scope: {},
+    },
+    args,
+  });
+
+Deno.test("handleRequest: typed context, validation, thrown errors, invalid requests", async () => {
+  const seen: unknown[] = [];
+  const options = {
+    schema: SCHEMA,
+    handler: (
+      args: { name: string },
+      ctx: { artifactId: string; executionPaths: unknown; sessionDir?: string },
+    ) => {
+      seen.push([args.name, ctx.artifactId, ctx.executionPaths, ctx.sessionDir]);
+      if (args.name === "bom") throw new Error("Boom, try again.");
+      return `hi ${args.name}`;
+    },
+  };
+  const ok = await handleRequest(REQUEST({ name: "ann" }), options, { TOOLHOST_SESSION_DIR: "/s" });
+  assert.deepEqual(ok, { result: { content: [{ type: "text", text: "hi ann" }] }, exitCode: 0 });
+  assert.deepEqual(seen, [["ann", "app", {}, "/s"]]);
+  const bad = await handleRequest(REQUEST({ name: "SECRET-VALUE" }), options, {});
+  assert.equal(bad.result?.isError, true);
+  assert.match(
+    JSON.stringify(bad.result),
+    /The arguments were invalid: \/name: must have at most 3 characters/,
+  );
+  assert.equal(JSON.stringify(bad.result).includes("SECRET"), false);
+  const thrown = await handleRequest(REQUEST({ name: "bom" }), options, {});
+  assert.deepEqual(thrown.result, {
+    isError: true,
+    content: [{ type: "text", text: "Boom, try again." }],
+  });
+  assert.equal((await handleRequest("nope", options, {})).exitCode, 2);
+  assert.equal(
+    (await handleRequest('{"version":2,"context":{},"args":{}}', options, {})).exitCode,
+    2,
+  );
+});
+
+Deno.test("socketPath: absolute when it fits 107 bytes, else relative to the cwd", () => {
+  const short = "/s/d";
+  assert.equal(socketPath(short, "/w/app"), "/s/d/harness.sock");
+  const project = `/${"p".repeat(60)}`;
+  const deep = `${project}/.toolhost/state/sessions/0123456789abcdef/d`;
+  assert.equal(
+    socketPath(deep, `${project}/app`),
+    "../.toolhost/state/sessions/0123456789abcdef/d/harness.sock",
+  );
+  assert.throws(() => socketPath(`/${"y".repeat(200)}/d`, "/w/app"), /too long for a Unix socket/);
+});
