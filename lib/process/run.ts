@@ -8,6 +8,7 @@
 
 import { InvocationError } from "../errors/errors.ts";
 import { LIMITS } from "../results/types.ts";
+import type { Readable } from "node:stream";
 import { type BoundedCollector, collectBounded } from "./bounded_collect.ts";
 import type { ProcessRecord } from "./proc_identity.ts";
 import { type GroupHandle, spawnGroup } from "./spawn_group.ts";
@@ -141,20 +142,57 @@ export async function runBounded(opts: RunBoundedOptions): Promise<RunOutcome> {
   const out = baseOutcome(checkTimeoutMs(opts.timeoutMs), opts);
   if (opts.signal?.aborted) return { ...out, cancelled: true };
   let handle: GroupHandle;
+  let streams: Streams | undefined;
+  const early: { stop?: (why: StopReason) => void; pending?: StopReason } = {};
+  const overflow = (why: StopReason) => early.stop ? early.stop(why) : (early.pending ??= why);
   try {
-    handle = await spawnGroup(opts);
+    handle = await spawnGroup({
+      ...opts,
+      onStreams: (
+        stdout,
+        stderr,
+      ) => (streams = collectStreams(stdout, stderr, opts, out, overflow)),
+    });
   } catch (e) {
     if (e instanceof SpawnError) return { ...out, spawnError: e.reason };
     throw e;
   }
   out.record = handle.record;
-  return await supervise(handle, opts, out);
+  return await supervise(handle, opts, out, streams!, early);
+}
+
+interface Streams {
+  stdout: BoundedCollector;
+  stderr: BoundedCollector;
+}
+
+function collectStreams(
+  stdout: Readable,
+  stderr: Readable,
+  opts: RunBoundedOptions,
+  out: RunOutcome,
+  overflow: (why: StopReason) => void,
+): Streams {
+  return {
+    stdout: collectBounded(stdout, {
+      maxBytes: out.maxStdoutBytes,
+      retainBytes: opts.retainStdoutBytes,
+      onOverflow: () => overflow("stdout"),
+    }),
+    stderr: collectBounded(stderr, {
+      maxBytes: out.maxStderrBytes,
+      retainBytes: 0,
+      onOverflow: () => overflow("stderr"),
+    }),
+  };
 }
 
 async function supervise(
   h: GroupHandle,
   opts: RunBoundedOptions,
   out: RunOutcome,
+  { stdout, stderr }: Streams,
+  early: { stop?: (why: StopReason) => void; pending?: StopReason },
 ): Promise<RunOutcome> {
   const graceMs = opts.graceMs ?? 2000;
   let reason: StopReason | null = null;
@@ -165,16 +203,8 @@ async function supervise(
     reason = why;
     h.terminate({ graceMs }).then((r) => r.confirmed || failedStop(), failedStop);
   };
-  const stdout = collectBounded(h.stdout, {
-    maxBytes: out.maxStdoutBytes,
-    retainBytes: opts.retainStdoutBytes,
-    onOverflow: () => stop("stdout"),
-  });
-  const stderr = collectBounded(h.stderr, {
-    maxBytes: out.maxStderrBytes,
-    retainBytes: 0,
-    onOverflow: () => stop("stderr"),
-  });
+  early.stop = stop;
+  if (early.pending) stop(early.pending);
   const timer = setTimeout(() => stop("timeout"), out.timeoutMs);
   const onAbort = () => stop("cancel");
   opts.signal?.addEventListener("abort", onAbort, { once: true });

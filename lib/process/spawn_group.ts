@@ -44,6 +44,12 @@ export interface SpawnGroupOptions {
    * the group is terminated and `spawnGroup` rejects with that error.
    */
   onSpawn?: (record: ProcessRecord) => void | Promise<void>;
+  /**
+   * Called synchronously with the output streams right after the spawn, before
+   * `onSpawn` is awaited, so readers are attached before the child can exit (a child that
+   * exits with nobody reading has its unread output discarded by child_process).
+   */
+  onStreams?: (stdout: Readable, stderr: Readable) => void;
 }
 
 /** How the leader ended. */
@@ -185,6 +191,7 @@ export async function spawnGroup(options: SpawnGroupOptions): Promise<GroupHandl
   const handle = new GroupHandleImpl(record, child.stdout!, stderr, exited);
   installExitHook();
   unconfirmed.add(handle);
+  options.onStreams?.(handle.stdout, handle.stderr);
   const stdin = child.stdin!;
   stdin.on("error", () => {}); // EPIPE when the tool does not read its input
   if (options.onSpawn !== undefined) {

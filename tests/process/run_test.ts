@@ -198,3 +198,19 @@ Deno.test("onSpawn sees the identity before stdin is written; a throwing onSpawn
   );
   assertGroupGone(journaled!);
 });
+
+Deno.test("a child that exits while onSpawn is still awaiting keeps its output", async () => {
+  // Regression: readers used to be attached only after onSpawn resolved, and
+  // child_process discards the unread output of a child that already exited.
+  for (let i = 0; i < 20; i++) {
+    const r = await runBounded({
+      command: "/bin/echo",
+      args: ["hi"],
+      cwd: "/",
+      env: {},
+      onSpawn: () => new Promise<void>((resolve) => setTimeout(resolve, 20)),
+    });
+    assert.equal(new TextDecoder().decode(r.stdout), "hi\n", `round ${i}`);
+    assert.equal(r.exitCode, 0);
+  }
+});
