@@ -12,6 +12,7 @@ import { demoCommand } from "./commands/demo.ts";
 import { serveCommand } from "./commands/serve.ts";
 import { artifactCommand } from "./commands/artifact_validate.ts";
 import { graphCommand } from "./commands/graph.ts";
+import { sweepCommand } from "./commands/sweep.ts";
 import { type CliIo, EXIT, processIo, reportError } from "./exit.ts";
 import { VERSION } from "../version.ts";
 
@@ -45,6 +46,7 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
   tools.addCommand(toolsCallCommand(io, done));
   program.addCommand(tools);
   program.addCommand(artifactCommand(io, done));
+  program.addCommand(sweepCommand(io, done));
   program.addCommand(graphCommand(io, done));
   program.addCommand(demoCommand(io, done));
   program.addCommand(serveCommand(io, done));

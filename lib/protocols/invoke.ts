@@ -10,7 +10,7 @@
 import { type CallDirs, createCallDirs } from "../process/call_dirs.ts";
 import { toolEnvironment } from "../process/env.ts";
 import type { ProcessRecord } from "../process/proc_identity.ts";
-import { runBounded } from "../process/run.ts";
+import { runBounded, type RunOutcome } from "../process/run.ts";
 import { errorResult, type ToolResult } from "../results/types.ts";
 import { buildJsonRequest, type JsonContext } from "./json_request.ts";
 import { normalizeJsonOutput } from "./json_output.ts";
@@ -37,6 +37,8 @@ export interface CommandCallBase {
   onSpawn?: (record: ProcessRecord) => void | Promise<void>;
   /** SIGTERM→SIGKILL grace. Default 2000 ms. */
   graceMs?: number;
+  /** Called with the finished run (e.g. to retire a journaled group once confirmed gone). */
+  onSettled?: (run: RunOutcome) => void;
 }
 
 /** A json-protocol call. */
@@ -113,6 +115,7 @@ export async function invokeJsonCommand(call: JsonCommandCall): Promise<ToolResu
       args: call.argv,
       stdin: buildJsonRequest(context, call.args),
     });
+    call.onSettled?.(run);
     return await normalizeJsonOutput(run, dirs.outputDir);
   });
 }
@@ -141,6 +144,7 @@ export async function invokePlainCommand(call: PlainCommandCall): Promise<ToolRe
       args: argv,
       retainStdoutBytes: PLAIN_RETAIN_BYTES,
     });
+    call.onSettled?.(run);
     return normalizePlainOutput(run);
   });
 }

@@ -9,6 +9,7 @@
 import { join } from "node:path";
 import { ToolhostError } from "../errors/errors.ts";
 import type { ProcessRecord } from "../process/proc_identity.ts";
+import type { RunOutcome } from "../process/run.ts";
 import { invokeJsonCommand, invokePlainCommand } from "../protocols/invoke.ts";
 import { errorResult, type ToolResult } from "../results/types.ts";
 import { resolveProgram } from "../workspace/program_path.ts";
@@ -47,6 +48,8 @@ export interface CommandSpec {
   signal?: AbortSignal;
   /** Called with the process group's identity before it is admitted (session journals). */
   onSpawn?: (record: ProcessRecord) => void | Promise<void>;
+  /** Called with the finished run (sessions retire journaled groups). */
+  onSettled?: (run: RunOutcome) => void;
 }
 
 /**
@@ -70,6 +73,7 @@ export async function runCommand(spec: CommandSpec): Promise<ToolResult> {
     timeoutMs: spec.timeoutMs,
     signal: spec.signal,
     onSpawn: spec.onSpawn,
+    onSettled: spec.onSettled,
   };
   if (spec.protocol === "json") {
     return await invokeJsonCommand({

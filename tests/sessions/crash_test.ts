@@ -117,3 +117,14 @@ Deno.test("after kill -9 of toolhost, the next `toolhost tools call` leaves noth
     assertStateClean(state);
   });
 });
+
+Deno.test("after kill -9 of toolhost, `toolhost sweep` ends the old session and exits 0", async () => {
+  await afterCrash(async (root, state, crashed) => {
+    const r = await runCapture(["sweep", "--repo", root, "--state-dir", state, "--json"]);
+    assert.equal(r.code, 0, r.err);
+    assert.equal(JSON.parse(r.out).swept, 1);
+    for (const pid of crashed.pids) assert.equal(isRunning(pid), false, `process ${pid} survived`);
+    assertGroupsGone(crashed.groups);
+    assertStateClean(state);
+  });
+});

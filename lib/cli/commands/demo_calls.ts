@@ -5,6 +5,8 @@
  * @module
  */
 
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
 import { Registry } from "../../registry/registry.ts";
 import type { Block } from "../../results/types.ts";
 import type { Workspace } from "../../workspace/types.ts";
@@ -33,6 +35,10 @@ const CALLS: DemoCall[] = [
     args: { path: "../docs/unrelated.txt" },
     expectError: true,
   },
+  // Session-bound: the first call starts the `web` harness lazily; the next ones reuse it.
+  { eval: "app/review", tool: "counter_add_app", args: { by: 2 } },
+  { eval: "app/review", tool: "counter_add_app", args: { by: 3 } },
+  { eval: "app/review", tool: "counter_get_app", args: {} },
 ];
 
 function preview(block: Block): string {
@@ -62,6 +68,9 @@ export async function demoCalls(ws: Workspace, stateDir: string, io: CliIo): Pro
   let ok = true;
   try {
     for (const c of calls.filter((c) => reg.list().some((t) => t.name === c.tool))) {
+      if (c.tool.startsWith("counter_") && sessionDirs(stateDir).length === 0) {
+        io.out("  (no tool session is running yet: the next call starts `web` lazily)\n");
+      }
       const result = await reg.call(c.tool, c.args);
       const good = result.isError === (c.expectError ?? false);
       ok &&= good;
@@ -70,7 +79,15 @@ export async function demoCalls(ws: Workspace, stateDir: string, io: CliIo): Pro
       for (const b of result.content) io.out(`      ${b.type}: ${preview(b)}\n`);
     }
   } finally {
+    const started = [...sessionDirs(stateDir)].length;
     await reg.close();
+    if (started > 0) {
+      io.out(
+        `  session directories while open: ${started}; after close: ${
+          [...sessionDirs(stateDir)].length
+        } (stopped and cleaned)\n`,
+      );
+    }
   }
   const pins = reg.provenance().executionPaths;
   for (const [tool, paths] of Object.entries(pins)) {
@@ -79,4 +96,12 @@ export async function demoCalls(ws: Workspace, stateDir: string, io: CliIo): Pro
     }
   }
   return ok;
+}
+
+function sessionDirs(stateDir: string): string[] {
+  try {
+    return readdirSync(join(stateDir, "sessions")).filter((n) => !n.startsWith("."));
+  } catch {
+    return [];
+  }
 }

@@ -1,0 +1,48 @@
+/**
+ * `toolhost sweep`: clean the session directories of toolhost processes that ended
+ * without cleaning up (killed, crashed), killing their recorded process groups only while
+ * pid and start time still match. Sessions of running toolhost processes are left alone.
+ *
+ * @module
+ */
+
+import { Command } from "commander";
+import { sweepSessions } from "../../sessions/sweep.ts";
+import { type CommonOptions, openWorkspace, withCommon } from "../common_options.ts";
+import { type CliIo, EXIT } from "../exit.ts";
+
+/**
+ * Build the `sweep` command.
+ *
+ * @example
+ * ```ts
+ * import { processIo } from "../exit.ts";
+ * import { sweepCommand } from "./sweep.ts";
+ * sweepCommand(processIo, () => {});
+ * ```
+ */
+export function sweepCommand(io: CliIo, done: (code: number) => void): Command {
+  const cmd = new Command("sweep")
+    .description(
+      "Clean stale tool-session directories left by a toolhost that was killed or crashed.\n" +
+        "Kills their recorded process groups (only while pid and start time still match).",
+    )
+    .option("--json", "print the report as JSON")
+    .addHelpText(
+      "after",
+      "\nExample:\n  toolhost sweep --repo examples\n\nExit codes: 0 clean, 1 some directory could not be cleaned (its journal is kept).",
+    );
+  withCommon(cmd).action(async (o: CommonOptions) => {
+    const { stateDir } = await openWorkspace(o);
+    const report = await sweepSessions(stateDir);
+    if (o.json) io.out(`${JSON.stringify(report, null, 2)}\n`);
+    else {
+      io.out(
+        `swept ${report.swept} stale session(s); ${report.active} active left alone; ${report.failed} failed\n`,
+      );
+      for (const p of report.problems) io.out(`  ${p}\n`);
+    }
+    done(report.failed > 0 ? EXIT.failure : EXIT.ok);
+  });
+  return cmd;
+}
