@@ -5,8 +5,7 @@
  * @module
  */
 
-import { lstatSync } from "node:fs";
-import { join } from "node:path";
+import { lstatPath } from "../workspace/lstat_path.ts";
 import { relPathProblem } from "../workspace/rel_path.ts";
 import { resolveProgram } from "../workspace/program_path.ts";
 import type { ArgvElement, Artifact, Workspace } from "../workspace/types.ts";
@@ -110,27 +109,19 @@ function checkNoSymlinkPath(
   rel: string,
   want: "file" | "folder" | "either",
 ): { ok: boolean; detail: string } {
-  let cur = base;
-  const parts = rel.split("/");
-  for (let i = 0; i < parts.length; i++) {
-    cur = join(cur, parts[i]);
-    let st;
-    try {
-      st = lstatSync(cur);
-    } catch {
-      return { ok: false, detail: `\`${rel}\` is missing` };
-    }
-    if (st.isSymbolicLink()) return { ok: false, detail: `\`${rel}\` goes through a symlink` };
-    if (i < parts.length - 1 && !st.isDirectory()) {
-      return { ok: false, detail: `\`${parts.slice(0, i + 1).join("/")}\` is not a folder` };
-    }
-    if (i === parts.length - 1) {
-      const isFile = st.isFile();
-      const isDir = st.isDirectory();
-      if (!isFile && !isDir) return { ok: false, detail: `\`${rel}\` is a special file` };
-      if (want === "file" && !isFile) return { ok: false, detail: `\`${rel}\` is not a file` };
-      if (want === "folder" && !isDir) return { ok: false, detail: `\`${rel}\` is not a folder` };
-    }
+  const r = lstatPath(base, rel);
+  if (!r.ok) {
+    const detail = {
+      missing: `\`${rel}\` is missing`,
+      symlink: `\`${rel}\` goes through a symlink`,
+      "not-folder": `\`${r.at}\` is not a folder`,
+    }[r.reason];
+    return { ok: false, detail };
   }
+  const isFile = r.stat.isFile();
+  const isDir = r.stat.isDirectory();
+  if (!isFile && !isDir) return { ok: false, detail: `\`${rel}\` is a special file` };
+  if (want === "file" && !isFile) return { ok: false, detail: `\`${rel}\` is not a file` };
+  if (want === "folder" && !isDir) return { ok: false, detail: `\`${rel}\` is not a folder` };
   return { ok: true, detail: `\`${rel}\` present` };
 }

@@ -6,8 +6,7 @@
  * @module
  */
 
-import { lstatSync } from "node:fs";
-import { join } from "node:path";
+import { lstatPath } from "../workspace/lstat_path.ts";
 import type { Workspace } from "../workspace/types.ts";
 
 /**
@@ -22,24 +21,15 @@ import type { Workspace } from "../workspace/types.ts";
 export function fileTargetProblem(ws: Workspace, artifactId: string): string | undefined {
   const a = ws.artifacts.get(artifactId);
   if (!a || a.kind !== "file") return undefined;
-  let cur = ws.root;
-  const parts = a.relPath.split("/");
-  for (let i = 0; i < parts.length; i++) {
-    cur = join(cur, parts[i]);
-    let st;
-    try {
-      st = lstatSync(cur);
-    } catch {
-      return `the file Artifact \`${a.id}\` is missing`;
-    }
-    if (st.isSymbolicLink()) return `the file Artifact \`${a.id}\` was replaced by a symlink`;
-    if (i < parts.length - 1 && !st.isDirectory()) {
-      return `the file Artifact \`${a.id}\` is no longer reachable`;
-    }
-    if (i === parts.length - 1 && !st.isFile()) {
-      return `the file Artifact \`${a.id}\` is no longer a regular file`;
-    }
+  const r = lstatPath(ws.root, a.relPath);
+  if (!r.ok) {
+    return {
+      missing: `the file Artifact \`${a.id}\` is missing`,
+      symlink: `the file Artifact \`${a.id}\` was replaced by a symlink`,
+      "not-folder": `the file Artifact \`${a.id}\` is no longer reachable`,
+    }[r.reason];
   }
+  if (!r.stat.isFile()) return `the file Artifact \`${a.id}\` is no longer a regular file`;
   return undefined;
 }
 

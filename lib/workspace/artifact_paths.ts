@@ -5,8 +5,8 @@
  * @module
  */
 
-import { lstatSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname } from "node:path";
+import { lstatPath } from "./lstat_path.ts";
 import type { Problems } from "./problems.ts";
 import { relPathProblem } from "./rel_path.ts";
 import type { Artifact, ArtifactKind } from "./types.ts";
@@ -33,33 +33,19 @@ export function resolveArtifactPath(
     p.add(at, `must be a workspace-relative path (or "."): it ${why}`);
     return undefined;
   }
-  let cur = root;
-  const parts = rel.split("/");
-  for (let i = 0; i < parts.length; i++) {
-    cur = join(cur, parts[i]);
-    let st;
-    try {
-      st = lstatSync(cur);
-    } catch {
-      p.add(at, `does not exist (\`${parts.slice(0, i + 1).join("/")}\` is missing)`);
-      return undefined;
-    }
-    if (st.isSymbolicLink()) {
-      p.add(at, `must not go through a symlink (\`${parts.slice(0, i + 1).join("/")}\` is one)`);
-      return undefined;
-    }
-    const last = i === parts.length - 1;
-    if (!last && !st.isDirectory()) {
-      p.add(at, `\`${parts.slice(0, i + 1).join("/")}\` is not a folder`);
-      return undefined;
-    }
-    if (last) {
-      if (st.isDirectory()) return { kind: "folder", physicalPath: cur, cwd: cur };
-      if (st.isFile()) return { kind: "file", physicalPath: cur, cwd: dirname(cur) };
-      p.add(at, "must name a folder or a regular file");
-      return undefined;
-    }
+  const r = lstatPath(root, rel);
+  if (!r.ok) {
+    const why = {
+      missing: `does not exist (\`${r.at}\` is missing)`,
+      symlink: `must not go through a symlink (\`${r.at}\` is one)`,
+      "not-folder": `\`${r.at}\` is not a folder`,
+    }[r.reason];
+    p.add(at, why);
+    return undefined;
   }
+  if (r.stat.isDirectory()) return { kind: "folder", physicalPath: r.path, cwd: r.path };
+  if (r.stat.isFile()) return { kind: "file", physicalPath: r.path, cwd: dirname(r.path) };
+  p.add(at, "must name a folder or a regular file");
   return undefined;
 }
 
