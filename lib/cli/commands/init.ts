@@ -1,0 +1,92 @@
+/**
+ * `toolhost init json-tool|plain-tool|harness NAME`: scaffold a working tool or tool-session
+ * harness — its program, a passing `node --test` file and its toolhost.toml declarations —
+ * and print the next steps. Exit 0 created, 1 a file exists or the manifest would become
+ * invalid (rolled back), 2 bad kind, NAME or --artifact.
+ *
+ * @module
+ */
+
+import { realpathSync } from "node:fs";
+import { relative } from "node:path";
+import process from "node:process";
+import { Command } from "commander";
+import { formatScaffoldReport } from "../../init/next_steps.ts";
+import { scaffold, ScaffoldRolledBack } from "../../init/scaffold.ts";
+import { INIT_KINDS } from "../../init/kinds.ts";
+import { type CommonOptions, withCommon } from "../common_options.ts";
+import { type CliIo, EXIT } from "../exit.ts";
+
+const HELP_AFTER = `
+Kinds:
+  json-tool    a json-protocol tool in Node.js (NAME.mjs): one request on stdin, one result out
+  plain-tool   a plain-protocol tool in POSIX sh (NAME.sh): argv in, stdout as text
+  harness      a tool session (NAME.mjs start|stop) with two bound json tools, NAME_set and
+               NAME_get, that share state through the running harness
+
+Each kind gets NAME.test.mjs, a test for \`node --test\` (set TOOLHOST_BIN to the toolhost
+executable to also run the tool through toolhost). The programs need only Node.js (or sh).
+
+Without toolhost.toml in the workspace folder, init creates one with a folder Artifact
+(--artifact, default "tools") and the agent eval <artifact>/agent. With one, the
+declarations are appended to it (your comments and formatting stay) and the workspace is
+validated; if it no longer validates, everything is rolled back. Existing files are never
+overwritten.
+
+Examples:
+  toolhost init json-tool greet
+  toolhost init harness notes --repo my-tools --artifact tools
+
+Exit codes: 0 created, 1 a file exists or the manifest would become invalid, 2 bad invocation.
+`;
+
+/** Options of `init`. */
+interface InitOptions extends CommonOptions {
+  /** The folder Artifact receiving the files. */
+  artifact?: string;
+}
+
+/**
+ * Build the `init` command.
+ *
+ * @example
+ * ```ts
+ * import { processIo } from "../exit.ts";
+ * import { initCommand } from "./init.ts";
+ * initCommand(processIo, () => {});
+ * ```
+ */
+export function initCommand(io: CliIo, done: (code: number) => void): Command {
+  const cmd = new Command("init")
+    .description(
+      "Scaffold a working tool or tool-session harness: its program, a passing test and\n" +
+        "its toolhost.toml declarations.",
+    )
+    .argument("<kind>", INIT_KINDS.join(" | "))
+    .argument("<name>", "tool or session name: [a-z0-9][a-z0-9_-]*, at most 64 characters")
+    .option(
+      "--artifact <id>",
+      'folder Artifact for the files (default: "tools" in a new workspace, else the first folder Artifact)',
+    )
+    .option("--json", "print the report as JSON")
+    .addHelpText("after", HELP_AFTER);
+  withCommon(cmd).action((kind: string, name: string, o: InitOptions) => {
+    let report;
+    try {
+      report = scaffold({ kind, name, repo: o.repo, artifact: o.artifact });
+    } catch (e) {
+      if (e instanceof ScaffoldRolledBack) {
+        io.err(
+          "toolhost init: the new declarations would make toolhost.toml invalid; nothing was changed.\n",
+        );
+      }
+      throw e;
+    }
+    if (o.json) io.out(`${JSON.stringify(report, null, 2)}\n`);
+    else {io.out(
+        formatScaffoldReport(report, { cd: relative(realpathSync(process.cwd()), report.root) }),
+      );}
+    done(EXIT.ok);
+  });
+  return cmd;
+}

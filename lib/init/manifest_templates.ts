@@ -1,0 +1,123 @@
+/**
+ * The `toolhost.toml` text that `toolhost init` writes: a new manifest's head, and the
+ * declarations appended for each kind. TypeScript string constants (see fill.ts for the
+ * placeholders). Values that are TOML strings arrive already quoted (`*_TOML`).
+ *
+ * Placeholders: ARTIFACT, NAME, EVAL_NAME, KIND, ARTIFACT_PATH_TOML, COMMAND_TOML (e.g.
+ * `"./greet.mjs"`), EXEC_PATH_TOML (workspace-relative program path).
+ *
+ * @module
+ */
+
+/**
+ * A new manifest: one folder Artifact and its agent eval.
+ *
+ * @example
+ * ```ts
+ * import { NEW_MANIFEST } from "./manifest_templates.ts";
+ * console.log(NEW_MANIFEST.includes("audience = \"agent\"")); // true
+ * ```
+ */
+export const NEW_MANIFEST: string =
+  `# The toolhost workspace: every tool, session and eval is declared in this file.
+# Check it with \`toolhost tools check\`; see \`toolhost --help\` for the other commands.
+
+# A folder Artifact: its tools run in this folder.
+[artifacts.{{ARTIFACT}}]
+path = {{ARTIFACT_PATH_TOML}}
+
+# The eval "{{ARTIFACT}}/{{EVAL_NAME}}": what an agent sees (\`toolhost tools list --eval {{ARTIFACT}}/{{EVAL_NAME}}\`).
+[artifacts.{{ARTIFACT}}.evals.{{EVAL_NAME}}]
+audience = "agent"
+`;
+
+/**
+ * An agent eval appended to an existing manifest whose evals do not cover the Artifact.
+ *
+ * @example
+ * ```ts
+ * import { EVAL_DECLARATION } from "./manifest_templates.ts";
+ * console.log(EVAL_DECLARATION.includes("{{EVAL_NAME}}")); // true
+ * ```
+ */
+export const EVAL_DECLARATION: string = `
+# Added by \`toolhost init {{KIND}} {{NAME}}\`: the eval "{{ARTIFACT}}/{{EVAL_NAME}}" publishes
+# the agent tools of Artifact {{ARTIFACT}} (no agent eval covered it).
+[artifacts.{{ARTIFACT}}.evals.{{EVAL_NAME}}]
+audience = "agent"
+`;
+
+/**
+ * The declaration of a json-protocol tool.
+ *
+ * @example
+ * ```ts
+ * import { JSON_TOOL_DECLARATION } from "./manifest_templates.ts";
+ * console.log(JSON_TOOL_DECLARATION.includes('protocol = "json"')); // true
+ * ```
+ */
+export const JSON_TOOL_DECLARATION: string = `
+# Added by \`toolhost init {{KIND}} {{NAME}}\`.
+[artifacts.{{ARTIFACT}}.views.agent_tools.{{NAME}}]
+description = "Greet someone by name, from {artifactName}."
+protocol = "json"
+command = {{COMMAND_TOML}}
+args = []
+execution_paths = [{{EXEC_PATH_TOML}}]
+input_schema = { type = "object", properties = { who = { type = "string", minLength = 1, maxLength = 100 } }, required = ["who"], additionalProperties = false }
+`;
+
+/**
+ * The declaration of a plain-protocol tool.
+ *
+ * @example
+ * ```ts
+ * import { PLAIN_TOOL_DECLARATION } from "./manifest_templates.ts";
+ * console.log(PLAIN_TOOL_DECLARATION.includes('protocol = "plain"')); // true
+ * ```
+ */
+export const PLAIN_TOOL_DECLARATION: string = `
+# Added by \`toolhost init {{KIND}} {{NAME}}\`.
+[artifacts.{{ARTIFACT}}.views.agent_tools.{{NAME}}]
+description = "Find the lines of {artifactName}'s files that contain a fixed text."
+protocol = "plain"
+command = {{COMMAND_TOML}}
+args = ["{text}"]
+execution_paths = [{{EXEC_PATH_TOML}}]
+input_schema = { type = "object", properties = { text = { type = "string", minLength = 1, maxLength = 200 } }, required = ["text"], additionalProperties = false }
+`;
+
+/**
+ * The declarations of a tool session and its two bound json tools.
+ *
+ * @example
+ * ```ts
+ * import { HARNESS_DECLARATION } from "./manifest_templates.ts";
+ * console.log(HARNESS_DECLARATION.includes("agent_sessions")); // true
+ * ```
+ */
+export const HARNESS_DECLARATION: string = `
+# Added by \`toolhost init {{KIND}} {{NAME}}\`: a tool session and the tools bound to it.
+# The session starts on the first call of a bound tool and is stopped when the eval ends.
+[artifacts.{{ARTIFACT}}.views.agent_sessions.{{NAME}}]
+start = { command = {{COMMAND_TOML}}, args = ["start"], execution_paths = [{{EXEC_PATH_TOML}}] }
+stop = { command = {{COMMAND_TOML}}, args = ["stop"], execution_paths = [{{EXEC_PATH_TOML}}] }
+
+[artifacts.{{ARTIFACT}}.views.agent_tools.{{NAME}}_set]
+session = "{{NAME}}"
+description = "Store a text value under a key in {artifactName}'s {{NAME}} session."
+protocol = "json"
+command = {{COMMAND_TOML}}
+args = ["set"]
+execution_paths = [{{EXEC_PATH_TOML}}]
+input_schema = { type = "object", properties = { key = { type = "string", minLength = 1, maxLength = 100 }, value = { type = "string", minLength = 1, maxLength = 10000 } }, required = ["key", "value"], additionalProperties = false }
+
+[artifacts.{{ARTIFACT}}.views.agent_tools.{{NAME}}_get]
+session = "{{NAME}}"
+description = "Read the value stored under a key in {artifactName}'s {{NAME}} session."
+protocol = "json"
+command = {{COMMAND_TOML}}
+args = ["get"]
+execution_paths = [{{EXEC_PATH_TOML}}]
+input_schema = { type = "object", properties = { key = { type = "string", minLength = 1, maxLength = 100 } }, required = ["key"], additionalProperties = false }
+`;

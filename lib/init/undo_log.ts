@@ -1,0 +1,105 @@
+/**
+ * The undo log of one scaffold: the folders and files it created and its manifest edit,
+ * so a failed scaffold leaves the workspace exactly as it found it. File-system errors
+ * are reported with the workspace-relative path and the error code only.
+ *
+ * @module
+ */
+
+import { chmodSync, existsSync, mkdirSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join, posix } from "node:path";
+import { PathError } from "../errors/errors.ts";
+import type { ManifestEdit } from "./manifest_edit.ts";
+
+function codeOf(e: unknown): string {
+  const code = (e as { code?: unknown }).code;
+  return typeof code === "string" ? code : "error";
+}
+
+/**
+ * Creates folders and files below a root, remembering each, and undoes them.
+ *
+ * @example
+ * ```ts
+ * import { UndoLog } from "./undo_log.ts";
+ * const log = new UndoLog("/tmp/ws");
+ * log.writeFile("tools/greet.mjs", "#!/usr/bin/env node\n", 0o755);
+ * log.rollback(); // removes the file, and tools/ and /tmp/ws if it created them
+ * ```
+ */
+export class UndoLog {
+  /** The root (absolute) that logical paths are relative to. */
+  readonly root: string;
+  #dirs: string[] = [];
+  #files: string[] = [];
+  #manifest: ManifestEdit | undefined;
+
+  /** Start an empty log for `root`. */
+  constructor(root: string) {
+    this.root = root;
+  }
+
+  /** Create folder `rel` (`.` for the root) and its missing parents (the root's too). */
+  makeDirs(rel: string): void {
+    const what = rel === "" || rel === "." ? "the workspace folder" : `the folder \`${rel}\``;
+    this.#mkdirs(join(this.root, rel), what);
+  }
+
+  #mkdirs(abs: string, label: string): void {
+    if (existsSync(abs)) return;
+    this.#mkdirs(dirname(abs), label);
+    try {
+      mkdirSync(abs);
+    } catch (e) {
+      throw new PathError(`could not create ${label} (${codeOf(e)})`);
+    }
+    this.#dirs.push(abs);
+  }
+
+  /** Create file `rel` with `text` and exactly `mode`; never replaces an existing file. */
+  writeFile(rel: string, text: string, mode: number): void {
+    this.makeDirs(posix.dirname(rel));
+    const abs = join(this.root, rel);
+    try {
+      writeFileSync(abs, text, { flag: "wx", mode });
+    } catch (e) {
+      if (codeOf(e) === "EEXIST") throw existsError(rel);
+      throw new PathError(`could not create \`${rel}\` (${codeOf(e)})`);
+    }
+    this.#files.push(abs);
+    chmodSync(abs, mode); // exactly this mode, whatever the umask
+  }
+
+  /** Remember a manifest edit (undone first on rollback). */
+  recordManifest(edit: ManifestEdit): void {
+    this.#manifest = edit;
+  }
+
+  /** Undo everything: the manifest edit, the files, then the folders that are empty. */
+  rollback(): void {
+    this.#manifest?.undo();
+    for (const f of this.#files.reverse()) rmSync(f, { force: true });
+    for (const d of this.#dirs.reverse()) {
+      try {
+        rmdirSync(d); // only while empty: never remove what someone else put there
+      } catch {
+        // not empty, or already gone
+      }
+    }
+  }
+}
+
+/**
+ * The error for a file `toolhost init` would have to overwrite.
+ *
+ * @example
+ * ```ts
+ * import { existsError } from "./undo_log.ts";
+ * existsError("tools/greet.mjs").message;
+ * ```
+ */
+export function existsError(rel: string): PathError {
+  return new PathError(
+    `\`${rel}\` already exists; toolhost init never overwrites a file: choose another NAME or move that file away`,
+  );
+}
