@@ -26,7 +26,7 @@ interface DenoJson {
 
 /** Map deno.json's `npm:` import map onto package.json dependencies (build-only ones skipped). */
 function dependenciesOf(deno: DenoJson): Record<string, string> {
-  const buildOnly = new Set(["typescript", "hash-wasm"]);
+  const buildOnly = new Set(["typescript", "hash-wasm", "postject", "yaml"]);
   const deps: Record<string, string> = {};
   for (const spec of Object.values(deno.imports)) {
     const m = /^npm:\/?((?:@[^/@]+\/)?[^/@]+)@([^/]+)/.exec(spec);
@@ -59,6 +59,25 @@ function writePackageJson(deno: DenoJson): void {
   writeFileSync(join(OUT, "package.json"), `${JSON.stringify(pkg, null, 2)}\n`);
 }
 
+/**
+ * A compiler host that resolves bare (package) specifiers as if they were imported from
+ * inside dist/npm, so dist/npm/node_modules serves them with their `exports` maps (the
+ * sources live outside that folder); relative specifiers resolve as usual.
+ */
+function compilerHost(options: ts.CompilerOptions): ts.CompilerHost {
+  const host = ts.createCompilerHost(options);
+  const fromPackage = join(OUT, "resolve_from_here.ts");
+  host.resolveModuleNameLiterals = (literals, containingFile, _ref, opts) =>
+    literals.map((lit) => {
+      const name = lit.text;
+      const own = name.startsWith(".") || name.startsWith("/") ||
+        containingFile.includes("/node_modules/");
+      const from = own ? containingFile : fromPackage;
+      return ts.resolveModuleName(name, from, opts, host);
+    });
+  return host;
+}
+
 function compile(): void {
   const nm = join(OUT, "node_modules");
   const options: ts.CompilerOptions = {
@@ -74,13 +93,15 @@ function compile(): void {
     lib: ["lib.es2022.d.ts", "lib.dom.d.ts"],
     types: ["node"],
     typeRoots: [join(nm, "@types")],
-    baseUrl: ROOT,
-    paths: { "*": [`${nm}/*`] },
     rootDir: ROOT,
     outDir: join(OUT, "esm"),
     ignoreDeprecations: "6.0",
   };
-  const program = ts.createProgram(ENTRY_POINTS.map((e) => join(ROOT, e)), options);
+  const program = ts.createProgram({
+    rootNames: ENTRY_POINTS.map((e) => join(ROOT, e)),
+    options,
+    host: compilerHost(options),
+  });
   const emit = program.emit();
   const diags = [...ts.getPreEmitDiagnostics(program), ...emit.diagnostics];
   if (diags.length > 0) {

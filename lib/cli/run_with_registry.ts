@@ -8,10 +8,12 @@
 import { Registry, type RegistryOptions } from "../registry/registry.ts";
 import type { SelectionSpec } from "../registry/selection.ts";
 import type { Workspace } from "../workspace/types.ts";
+import { startProgress } from "./progress.ts";
 
 /**
  * Open a registry, run `work` with an AbortSignal that fires on SIGINT/SIGTERM, and always
- * close the registry (confirming cleanup) before returning.
+ * close the registry (confirming cleanup) before returning. A terminal on stderr shows a
+ * progress line when this takes more than a second (see progress.ts).
  *
  * @example
  * ```ts
@@ -25,16 +27,23 @@ export async function withRegistry<T>(
   opts: RegistryOptions,
   work: (reg: Registry, signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
-  const reg = await Registry.openSelection(ws, spec, opts);
-  const ctl = new AbortController();
-  const onSignal = () => ctl.abort();
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
+  const progress = startProgress("pinning execution paths");
   try {
-    return await work(reg, ctl.signal);
+    const reg = await Registry.openSelection(ws, spec, opts);
+    progress.update("running the tool");
+    const ctl = new AbortController();
+    const onSignal = () => ctl.abort();
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+    try {
+      return await work(reg, ctl.signal);
+    } finally {
+      progress.update("stopping sessions and cleaning up");
+      await reg.close();
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+    }
   } finally {
-    await reg.close();
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
+    progress.stop();
   }
 }

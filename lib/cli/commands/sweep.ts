@@ -10,6 +10,7 @@ import { Command } from "commander";
 import { sweepSessions } from "../../sessions/sweep.ts";
 import { type CommonOptions, openWorkspace, withCommon } from "../common_options.ts";
 import { type CliIo, EXIT } from "../exit.ts";
+import { withProgress } from "../progress.ts";
 
 /**
  * Build the `sweep` command.
@@ -34,7 +35,7 @@ export function sweepCommand(io: CliIo, done: (code: number) => void): Command {
     );
   withCommon(cmd).action(async (o: CommonOptions) => {
     const { stateDir } = await openWorkspace(o);
-    const report = await sweepSessions(stateDir);
+    const report = await withProgress("sweeping stale sessions", () => sweepSessions(stateDir));
     if (o.json) io.out(`${JSON.stringify(report, null, 2)}\n`);
     else {
       io.out(

@@ -1,0 +1,242 @@
+/**
+ * Build `dist/bin/toolhost-sea`: the toolhost CLI as a Node single-executable application
+ * (SEA), a standalone binary that needs neither Deno nor Node on the machine that runs it.
+ * It exists because `deno compile` needs Deno's `denort` runtime, which these build
+ * machines cannot download; the SEA is built and tested end to end here instead.
+ *
+ * Steps: `deno bundle --platform node --format cjs` bundles scripts/sea_entry.ts with every
+ * dependency (the same import map and deno.lock as `deno run`/`deno compile`, so no
+ * node_modules and no second resolver); `node --experimental-sea-config` turns the bundle
+ * into a SEA blob (with V8 code cache); `postject` (npm, pinned in deno.json) injects the
+ * blob into a copy of the `node` binary (`NODE_BIN`, else `node` on PATH, Node >= 20).
+ * The result is then run once (`--version`) to prove it starts as toolhost.
+ *
+ * An unchanged bundle reuses the existing binary (the injection is the slow step);
+ * `--force` rebuilds. Run with `deno task build:sea`.
+ *
+ * @module
+ */
+
+import { execFileSync } from "node:child_process";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { inject } from "postject";
+
+/** The repository root. */
+export const ROOT: string = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const SENTINEL = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
+
+/** Options of {@linkcode buildSea}. */
+export interface BuildSeaOptions {
+  /** Where the binary goes. Default `<repo>/dist/bin/toolhost-sea` (`.exe` on Windows). */
+  output?: string;
+  /** Work folder for the bundle, blob and config. Default `<repo>/dist/sea`. */
+  workDir?: string;
+  /** Rebuild even when the bundle is unchanged. Default false. */
+  force?: boolean;
+  /** The node binary to copy. Default `NODE_BIN`, else `node` on PATH. */
+  nodeBin?: string;
+  /** Progress lines (default: none). */
+  log?: (line: string) => void;
+}
+
+/** What {@linkcode buildSea} produced. */
+export interface BuiltSea {
+  /** Absolute path of the binary. */
+  binary: string;
+  /** Size of the binary in bytes. */
+  bytes: number;
+  /** Size of the JavaScript bundle in bytes. */
+  bundleBytes: number;
+  /** False when an unchanged bundle reused the existing binary. */
+  rebuilt: boolean;
+}
+
+/** The default output path of the SEA binary. */
+export function defaultSeaPath(): string {
+  return join(
+    ROOT,
+    "dist",
+    "bin",
+    process.platform === "win32" ? "toolhost-sea.exe" : "toolhost-sea",
+  );
+}
+
+/**
+ * Bundle the CLI for Node as one CommonJS file (every dependency inlined: a SEA cannot
+ * load files or packages at run time).
+ *
+ * @example
+ * ```ts
+ * import { bundleCli } from "./build_sea.ts";
+ * bundleCli("/tmp/toolhost.cjs");
+ * ```
+ */
+export function bundleCli(outFile: string): void {
+  execFileSync(process.execPath, [
+    "bundle",
+    "--quiet",
+    "--platform",
+    "node",
+    "--format",
+    "cjs",
+    "--packages",
+    "bundle",
+    "-o",
+    outFile,
+    join(ROOT, "scripts", "sea_entry.ts"),
+  ], { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"] });
+}
+
+/**
+ * The absolute path and version of the node binary to copy; throws when it is older than
+ * Node 20 or lacks the SEA fuse.
+ *
+ * @example
+ * ```ts
+ * import { findNode } from "./build_sea.ts";
+ * const { path, version } = findNode();
+ * ```
+ */
+export function findNode(nodeBin?: string): { path: string; version: string } {
+  const bin = nodeBin ?? process.env.NODE_BIN ?? "node";
+  const [path, version] = execFileSync(bin, ["-p", "process.execPath + '\\n' + process.version"], {
+    encoding: "utf8",
+  }).trim().split("\n");
+  if (Number(/^v(\d+)/.exec(version)?.[1] ?? 0) < 20) {
+    throw new Error(`Node >= 20 is needed for a single-executable build (found ${version})`);
+  }
+  if (!readFileSync(path).includes(SENTINEL)) {
+    throw new Error("this node binary was built without single-executable support");
+  }
+  return { path, version };
+}
+
+function sameFile(a: string, b: string): boolean {
+  return existsSync(a) && existsSync(b) && readFileSync(a).equals(readFileSync(b));
+}
+
+async function injectBlob(binary: string, blob: string): Promise<void> {
+  const mac = process.platform === "darwin";
+  if (mac) execFileSync("codesign", ["--remove-signature", binary]);
+  // postject's wasm reports harmless ELF notes ("Can't find string offset ...") on the
+  // console; keep them out of build and test logs. Failures still throw.
+  const saved = { log: console.log, warn: console.warn, error: console.error };
+  const quiet = (...a: unknown[]) => void a;
+  Object.assign(console, { log: quiet, warn: quiet, error: quiet });
+  try {
+    await inject(binary, "NODE_SEA_BLOB", readFileSync(blob), {
+      sentinelFuse: SENTINEL,
+      machoSegmentName: mac ? "NODE_SEA" : undefined,
+    });
+  } finally {
+    Object.assign(console, saved);
+  }
+  if (mac) execFileSync("codesign", ["--sign", "-", binary]);
+}
+
+/** Make the blob from `bundle` and inject it into a copy of node at `output` (atomically). */
+async function assemble(
+  node: { path: string; version: string },
+  bundle: string,
+  output: string,
+  log: (line: string) => void,
+): Promise<void> {
+  const tag = `${process.pid}`;
+  const blob = `${bundle}.${tag}.blob`;
+  const config = `${bundle}.${tag}.json`;
+  const tmp = `${output}.${tag}.tmp`;
+  try {
+    writeFileSync(
+      config,
+      JSON.stringify({
+        main: bundle,
+        output: blob,
+        disableExperimentalSEAWarning: true,
+        useCodeCache: true,
+      }),
+    );
+    log(`making the SEA blob (node ${node.version})`);
+    execFileSync(node.path, ["--experimental-sea-config", config], { stdio: "ignore" });
+    copyFileSync(node.path, tmp);
+    log("injecting the blob into a copy of node (postject)");
+    await injectBlob(tmp, blob);
+    renameSync(tmp, output); // atomic: a binary being run elsewhere is never half-written
+  } finally {
+    for (const f of [blob, config, tmp]) rmSync(f, { force: true });
+  }
+}
+
+/**
+ * Build (or reuse) the SEA binary and check that it starts as toolhost. Concurrent builds
+ * use their own temporary files, and the binary is replaced by a rename.
+ *
+ * @example
+ * ```ts
+ * import { buildSea } from "./build_sea.ts";
+ * const { binary, bytes } = await buildSea({ log: console.log });
+ * ```
+ */
+export async function buildSea(options: BuildSeaOptions = {}): Promise<BuiltSea> {
+  const log = options.log ?? (() => {});
+  const output = resolve(options.output ?? defaultSeaPath());
+  const work = resolve(options.workDir ?? join(ROOT, "dist", "sea"));
+  mkdirSync(work, { recursive: true });
+  mkdirSync(dirname(output), { recursive: true });
+  const node = findNode(options.nodeBin);
+  const bundle = join(work, "toolhost.cjs");
+  const fresh = join(work, `toolhost.${process.pid}.cjs`);
+  const stamp = join(work, "node-version.txt");
+  const nodeId = `${node.path}\n${node.version}`;
+  log("bundling the CLI for Node (deno bundle)");
+  try {
+    bundleCli(fresh);
+    const bundleBytes = readFileSync(fresh).byteLength;
+    const unchanged = !options.force && sameFile(fresh, bundle) && existsSync(output) &&
+      existsSync(stamp) && readFileSync(stamp, "utf8") === nodeId;
+    if (unchanged) {
+      log("bundle unchanged: reusing the existing binary");
+    } else {
+      await assemble(node, fresh, output, log);
+      renameSync(fresh, bundle);
+      writeFileSync(stamp, nodeId);
+    }
+    verify(output);
+    return { binary: output, bytes: statSync(output).size, bundleBytes, rebuilt: !unchanged };
+  } finally {
+    rmSync(fresh, { force: true });
+  }
+}
+
+function verify(binary: string): void {
+  const deno = JSON.parse(readFileSync(join(ROOT, "deno.json"), "utf8")) as { version: string };
+  const got = execFileSync(binary, ["--version"], {
+    encoding: "utf8",
+    env: { PATH: "/nonexistent" },
+  })
+    .trim();
+  if (got !== deno.version) {
+    throw new Error(`the SEA binary printed version "${got}", expected "${deno.version}"`);
+  }
+}
+
+if (import.meta.main) {
+  const force = process.argv.includes("--force");
+  const out = await buildSea({ force, log: (l) => console.error(`build:sea: ${l}`) });
+  const mib = (n: number) => `${(n / 1048576).toFixed(1)} MiB`;
+  console.log(
+    `${out.binary} (${mib(out.bytes)}; bundle ${mib(out.bundleBytes)}${
+      out.rebuilt ? "" : ", reused"
+    })`,
+  );
+}

@@ -1,0 +1,30 @@
+/**
+ * The `deno compile` binary end to end. The test compiles cli.ts first (with deno.json's
+ * permission flags, honouring DENORT_BIN); when that succeeds, the binary — copied alone
+ * into a temporary folder — runs the whole suite of _suite.ts with a PATH that holds
+ * neither deno nor node. When it cannot be built (typically: the denort runtime cannot be
+ * downloaded and DENORT_BIN is unset), the suite is registered as ignored and one line
+ * names the reason: it never passes without running.
+ *
+ * @module
+ */
+
+import { copyFileSync } from "node:fs";
+import { join } from "node:path";
+import { compileBinary } from "../../scripts/compile.ts";
+import { registerDistSuite, type Runner } from "./_suite.ts";
+
+const dir = await Deno.makeTempDir({ prefix: "toolhost_compile_" });
+const built = await compileBinary({ output: join(dir, "toolhost"), timeoutMs: 120_000 });
+if (!built.ok) await Deno.remove(dir, { recursive: true });
+
+registerDistSuite(
+  "deno compile binary",
+  built.ok ? { program: built.binary, prefix: [] } : { skip: built.reason },
+  async (ws): Promise<Runner> => {
+    const copy = join(ws.bin, "toolhost");
+    copyFileSync((built as { binary: string }).binary, copy);
+    await Deno.remove(dir, { recursive: true });
+    return { program: copy, prefix: [] };
+  },
+);
