@@ -12,7 +12,8 @@ import AjvDraft07Module from "ajv";
 import AjvDraft04Module from "ajv-draft-04";
 import addFormatsModule from "ajv-formats";
 import type { AnySchema, ValidateFunction } from "ajv";
-import { createRequire } from "node:module";
+// A static import, so the binaries and the npm build carry it (no require at run time).
+import DRAFT_06_META from "ajv/dist/refs/json-schema-draft-06.json" with { type: "json" };
 import { RE2JS } from "re2js";
 import { LIMITS } from "../results/types.ts";
 
@@ -74,15 +75,9 @@ function draftOf(schema: Record<string, unknown>): AjvCtor {
   return ctor;
 }
 
-/** ajv bundles no draft-06 meta-schema by default; load it from ajv only when asked. */
+/** ajv's default instance bundles no draft-06 meta-schema; add it when a schema asks. */
 function addDraft06MetaSchema(ajv: { addMetaSchema(s: AnySchema): unknown }): void {
-  let meta: AnySchema;
-  try {
-    meta = createRequire(import.meta.url)("ajv/dist/refs/json-schema-draft-06.json");
-  } catch {
-    throw new SchemaCompileError("draft-06 is not available in this build; use draft-07");
-  }
-  ajv.addMetaSchema(meta);
+  ajv.addMetaSchema(DRAFT_06_META as AnySchema);
 }
 
 function newAjv(ctor: AjvCtor, draft06: boolean) {
