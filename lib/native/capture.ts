@@ -1,0 +1,145 @@
+/**
+ * Running a process to completion with both streams captured (bounded), for `shell_exec`
+ * and the git tools: its own process group (lib/process `spawnGroup`), a deadline and
+ * cancellation that end the whole group with SIGTERM then SIGKILL, 16 MiB stream caps
+ * (the group is ended early beyond them), and at most `retainBytes` kept per stream.
+ *
+ * @module
+ */
+
+import { type BoundedCollector, collectBounded } from "../process/bounded_collect.ts";
+import { type GroupHandle, spawnGroup } from "../process/spawn_group.ts";
+import { SpawnError, type SpawnFailure } from "../process/spawn_error.ts";
+import { LIMITS } from "../results/types.ts";
+
+/** Options of {@link runCaptured}. */
+export interface CaptureOptions {
+  /** Absolute executable path. */
+  command: string;
+  /** Arguments. */
+  args: string[];
+  /** Working directory (physical). */
+  cwd: string;
+  /** Complete environment. */
+  env: Record<string, string>;
+  /** Deadline in ms. */
+  timeoutMs: number;
+  /** Bytes kept per stream. */
+  retainBytes: number;
+  /** Cancellation. */
+  signal?: AbortSignal;
+  /** SIGTERM→SIGKILL grace in ms. Default 2000. */
+  graceMs?: number;
+}
+
+/** How it ended. */
+export interface CaptureOutcome {
+  /** Exit status, or null (signal, not started). */
+  exitCode: number | null;
+  /** Signal that ended the leader, or null. */
+  signal: string | null;
+  /** The deadline ended it. */
+  timedOut: boolean;
+  /** The AbortSignal ended it. */
+  cancelled: boolean;
+  /** A stream passed 16 MiB and the group was ended. */
+  overflow: boolean;
+  /** Set when it could not be started. */
+  spawnFailure?: SpawnFailure;
+  /** Kept stdout bytes. */
+  stdout: Uint8Array;
+  /** Total stdout bytes. */
+  stdoutBytes: number;
+  /** Kept stderr bytes. */
+  stderr: Uint8Array;
+  /** Total stderr bytes. */
+  stderrBytes: number;
+  /** Every process of the group was confirmed gone. */
+  cleanupConfirmed: boolean;
+  /** Wall time in ms. */
+  durationMs: number;
+}
+
+function empty(started: number): CaptureOutcome {
+  return {
+    exitCode: null,
+    signal: null,
+    timedOut: false,
+    cancelled: false,
+    overflow: false,
+    stdout: new Uint8Array(0),
+    stdoutBytes: 0,
+    stderr: new Uint8Array(0),
+    stderrBytes: 0,
+    cleanupConfirmed: true,
+    durationMs: Date.now() - started,
+  };
+}
+
+async function settle(h: GroupHandle, cs: BoundedCollector[], ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([
+    Promise.all(cs.map((c) => c.done)),
+    new Promise((r) => (timer = setTimeout(r, ms))),
+  ]);
+  clearTimeout(timer);
+  h.stdout.destroy();
+  h.stderr.destroy();
+}
+
+/**
+ * Run a command with both streams captured. Never rejects for the command's behaviour.
+ *
+ * @example
+ * ```ts
+ * import { runCaptured } from "./capture.ts";
+ * const r = await runCaptured({ command: "/bin/sh", args: ["-c", "echo hi; echo oops >&2"], cwd: "/", env: {}, timeoutMs: 5000, retainBytes: 1024 });
+ * console.log(new TextDecoder().decode(r.stderr)); // "oops\n"
+ * ```
+ */
+export async function runCaptured(o: CaptureOptions): Promise<CaptureOutcome> {
+  const started = Date.now();
+  if (o.signal?.aborted) return { ...empty(started), cancelled: true };
+  let h: GroupHandle;
+  try {
+    h = await spawnGroup({ command: o.command, args: o.args, cwd: o.cwd, env: o.env });
+  } catch (e) {
+    if (e instanceof SpawnError) return { ...empty(started), spawnFailure: e.reason };
+    throw e;
+  }
+  const graceMs = o.graceMs ?? 2000;
+  let why: "timeout" | "cancel" | "overflow" | null = null;
+  const stop = (w: "timeout" | "cancel" | "overflow") => {
+    if (why !== null) return;
+    why = w;
+    h.terminate({ graceMs }).catch(() => {});
+  };
+  const cap = {
+    maxBytes: LIMITS.maxStreamBytes,
+    retainBytes: o.retainBytes,
+    onOverflow: () => stop("overflow"),
+  };
+  const out = collectBounded(h.stdout, cap);
+  const err = collectBounded(h.stderr, cap);
+  const timer = setTimeout(() => stop("timeout"), o.timeoutMs);
+  const onAbort = () => stop("cancel");
+  o.signal?.addEventListener("abort", onAbort, { once: true });
+  const status = await h.exited;
+  clearTimeout(timer);
+  o.signal?.removeEventListener("abort", onAbort);
+  const report = await h.terminate({ graceMs });
+  await settle(h, [out, err], report.confirmed ? 1000 : 0);
+  return {
+    exitCode: status.exitCode,
+    signal: status.signal,
+    timedOut: why === "timeout",
+    cancelled: why === "cancel",
+    overflow: why === "overflow",
+    stdout: out.bytes(),
+    stdoutBytes: out.total,
+    stderr: err.bytes(),
+    stderrBytes: err.total,
+    cleanupConfirmed: report.confirmed,
+    durationMs: Date.now() - started,
+  };
+}

@@ -1,0 +1,228 @@
+/**
+ * `git_status` and `git_diff`: git run with argument arrays (never a shell) in the
+ * declaring Artifact's folder, limited by pathspec to that Artifact (descendants the eval
+ * does not admit excluded; a file Artifact limited to its file), with paths reported
+ * relative to the Artifact. Repository configuration that would run programs is disabled
+ * (`core.fsmonitor`, external diff, textconv); output is bounded (256 KiB kept).
+ *
+ * @module
+ */
+
+import path from "node:path";
+import { ToolhostError } from "../errors/errors.ts";
+import { createCallDirs } from "../process/call_dirs.ts";
+import type { Block, ToolResult } from "../results/types.ts";
+import { validateLogicalPath } from "../paths/logical.ts";
+import { resolveProgram } from "../workspace/program_path.ts";
+import { runCaptured } from "./capture.ts";
+import type { NativeEnv } from "./context.ts";
+import { NATIVE_LIMITS } from "./limits.ts";
+import { textBlocks } from "./text.ts";
+
+const SAFE_CONFIG = [
+  "-c",
+  "core.fsmonitor=false",
+  "-c",
+  "core.quotepath=false",
+  "-c",
+  "core.untrackedCache=false",
+  "-c",
+  "color.ui=false",
+  "-c",
+  "diff.external=",
+];
+
+interface GitRun {
+  stdout: string;
+  truncated: boolean;
+}
+
+async function git(env: NativeEnv, args: string[]): Promise<GitRun> {
+  const exe = resolveProgram("git", "/", "/", { PATH: env.baseEnv.PATH });
+  if (!exe.ok) throw new ToolhostError("TOOL_ERROR", "git was not found on PATH.");
+  const dirs = await createCallDirs(env.stateDir);
+  try {
+    const run = await runCaptured({
+      command: exe.path,
+      args: ["--no-pager", ...SAFE_CONFIG, ...args],
+      cwd: env.declaring.cwd,
+      env: {
+        ...(env.baseEnv.PATH ? { PATH: env.baseEnv.PATH } : {}),
+        ...(env.baseEnv.HOME ? { HOME: env.baseEnv.HOME } : {}),
+        GIT_TERMINAL_PROMPT: "0",
+        GIT_OPTIONAL_LOCKS: "0",
+        GIT_CONFIG_NOSYSTEM: "1",
+        LC_ALL: "C",
+        TMPDIR: dirs.tmpDir,
+      },
+      timeoutMs: NATIVE_LIMITS.gitTimeoutMs,
+      retainBytes: NATIVE_LIMITS.gitMaxOutputBytes,
+      signal: env.signal,
+    });
+    if (run.spawnFailure) throw new ToolhostError("TOOL_ERROR", "git could not be started.");
+    if (run.cancelled) throw new ToolhostError("TOOL_ERROR", "The call was cancelled.");
+    if (run.timedOut) {
+      throw new ToolhostError(
+        "TOOL_ERROR",
+        `git timed out after ${NATIVE_LIMITS.gitTimeoutMs} ms.`,
+      );
+    }
+    if (run.exitCode === 128) {
+      throw new ToolhostError(
+        "TOOL_ERROR",
+        `\`${env.declaring.id}\` is not inside a git repository (or git refused it).`,
+      );
+    }
+    if (run.exitCode !== 0 && !run.overflow) {
+      throw new ToolhostError("TOOL_ERROR", `git exited with status ${run.exitCode}.`);
+    }
+    return {
+      stdout: new TextDecoder("utf-8", { fatal: false }).decode(run.stdout),
+      truncated: run.stdoutBytes > run.stdout.length,
+    };
+  } finally {
+    await dirs.remove().catch(() => {});
+  }
+}
+
+/** Pathspecs confining git to the Artifact: its files, minus non-admitted descendants. */
+function scopeSpecs(env: NativeEnv, paths?: string[]): string[] {
+  const own = env.declaring.kind === "file"
+    ? [path.basename(env.declaring.physicalPath)]
+    : undefined;
+  const include = (paths && paths.length > 0 ? paths : own ?? ["."]).map((p) => `:(literal)${p}`);
+  const exclude: string[] = [];
+  for (const [logical, d] of env.descendants) {
+    if (!d.admitted) exclude.push(`:(exclude,literal)${logical}`);
+  }
+  return ["--", ...include, ...exclude];
+}
+
+function checkPaths(env: NativeEnv, paths: string[] | undefined): void {
+  for (const p of paths ?? []) validateLogicalPath(p, { label: "paths entry" });
+  if (env.declaring.kind === "file" && paths && paths.length > 0) {
+    const name = path.basename(env.declaring.physicalPath);
+    if (paths.some((p) => p !== name)) {
+      throw new ToolhostError("PATH_ERROR", "A file Artifact exposes only its own file.");
+    }
+  }
+}
+
+/** One status entry. */
+export interface StatusEntry {
+  /** Path relative to the Artifact. */
+  path: string;
+  /** Index status letter (porcelain v1 X). */
+  index: string;
+  /** Work-tree status letter (porcelain v1 Y). */
+  worktree: string;
+  /** Original path of a rename or copy. */
+  from?: string;
+}
+
+/**
+ * Parse `git status --porcelain=v1 -z --branch` output; paths have `prefix` stripped.
+ *
+ * @example
+ * ```ts
+ * import { parsePorcelain } from "./git.ts";
+ * parsePorcelain("## main\0 M app/a.ts\0", "app/").entries; // [{ path: "a.ts", index: " ", worktree: "M" }]
+ * ```
+ */
+export function parsePorcelain(
+  out: string,
+  prefix: string,
+): { branch: string | null; entries: StatusEntry[] } {
+  const parts = out.split("\0");
+  let branch: string | null = null;
+  const entries: StatusEntry[] = [];
+  const rel = (p: string) => (p.startsWith(prefix) ? p.slice(prefix.length) : p);
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i];
+    if (p === "") continue;
+    if (p.startsWith("## ")) {
+      branch = p.slice(3);
+      continue;
+    }
+    const e: StatusEntry = { path: rel(p.slice(3)), index: p[0], worktree: p[1] };
+    if (p[0] === "R" || p[0] === "C") e.from = rel(parts[++i] ?? "");
+    entries.push(e);
+  }
+  return { branch, entries };
+}
+
+/**
+ * Run `git_status`: `{artifactId, branch, entries, truncated}`.
+ *
+ * @example
+ * ```ts
+ * import { runGitStatus } from "./git.ts";
+ * // await runGitStatus({}, env);
+ * ```
+ */
+export async function runGitStatus(
+  a: { untracked?: boolean },
+  env: NativeEnv,
+): Promise<ToolResult> {
+  const prefix = (await git(env, ["rev-parse", "--show-prefix"])).stdout.replace(/\n$/, "");
+  const untracked = a.untracked === false ? "no" : "all";
+  const run = await git(env, [
+    "status",
+    "--porcelain=v1",
+    "-z",
+    "--branch",
+    `--untracked-files=${untracked}`,
+    ...scopeSpecs(env),
+  ]);
+  const parsed = parsePorcelain(run.stdout, prefix);
+  if (run.truncated && parsed.entries.length > 0) parsed.entries.pop(); // possibly cut
+  return {
+    content: [{
+      type: "json",
+      data: {
+        artifactId: env.declaring.id,
+        branch: parsed.branch,
+        entries: parsed.entries,
+        truncated: run.truncated,
+      },
+    }],
+    isError: false,
+  };
+}
+
+/**
+ * Run `git_diff`: a json block `{artifactId, staged, bytes, truncated, empty}` then the
+ * diff text (paths relative to the Artifact) in text blocks.
+ *
+ * @example
+ * ```ts
+ * import { runGitDiff } from "./git.ts";
+ * // await runGitDiff({ staged: true, paths: ["src"] }, env);
+ * ```
+ */
+export async function runGitDiff(
+  a: { staged?: boolean; paths?: string[]; contextLines?: number },
+  env: NativeEnv,
+): Promise<ToolResult> {
+  checkPaths(env, a.paths);
+  await git(env, ["rev-parse", "--show-prefix"]); // outside a repository git diff would run --no-index
+  const args = [
+    "diff",
+    "--no-color",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--relative",
+    `-U${a.contextLines ?? 3}`,
+  ];
+  if (a.staged) args.push("--cached");
+  const run = await git(env, [...args, ...scopeSpecs(env, a.paths)]);
+  const meta = {
+    artifactId: env.declaring.id,
+    staged: a.staged === true,
+    bytes: new TextEncoder().encode(run.stdout).length,
+    truncated: run.truncated,
+    empty: run.stdout === "",
+  };
+  const content: Block[] = [{ type: "json", data: meta }, ...textBlocks(run.stdout)];
+  return { content, isError: false };
+}

@@ -1,0 +1,75 @@
+/**
+ * `files_read`: a byte range of a file (`offsetBytes`, `maxBytes` default 512,000),
+ * reporting total size, offset, returned bytes, `truncated` and the next offset. The range
+ * never ends inside a UTF-8 character; text comes in ≤ 64 KiB text blocks after the json
+ * block, and content that is not UTF-8 text (or holds NUL) comes base64-encoded.
+ *
+ * @module
+ */
+
+import fs from "node:fs";
+import { Buffer } from "node:buffer";
+import { PathError } from "../errors/errors.ts";
+import type { Block, ToolResult } from "../results/types.ts";
+import { resolveLogicalPath } from "../paths/resolve.ts";
+import { ownership, withSandbox } from "../builtins/common.ts";
+import type { BuiltinEnv } from "../builtins/context.ts";
+import { NATIVE_LIMITS } from "./limits.ts";
+import { decodeText, preadFully, textBlocks, utf8Boundary } from "./text.ts";
+
+/** Arguments of `files_read`. */
+export interface FilesReadArgs {
+  /** Logical file path. */
+  path: string;
+  /** First byte (default 0). */
+  offsetBytes?: number;
+  /** Bytes at most (default 512,000). */
+  maxBytes?: number;
+}
+
+/**
+ * Run `files_read`.
+ *
+ * @example
+ * ```ts
+ * import { runFilesRead } from "./read.ts";
+ * // const r = await runFilesRead({ path: "src/big.log", offsetBytes: 512000 }, env);
+ * ```
+ */
+export async function runFilesRead(args: FilesReadArgs, env: BuiltinEnv): Promise<ToolResult> {
+  const r = resolveLogicalPath(env, args.path);
+  const offset = args.offsetBytes ?? 0;
+  const max = args.maxBytes ?? NATIVE_LIMITS.readDefaultBytes;
+  return await withSandbox(r, env, (box) => {
+    const f = box.openFile(r.components, r.path);
+    try {
+      const size = fs.fstatSync(f.fd).size;
+      if (offset > size) {
+        throw new PathError(
+          `offsetBytes is past the end of \`${r.path}\`, which has ${size} bytes.`,
+        );
+      }
+      const want = Math.min(max, size - offset);
+      let bytes = preadFully((b, o, l, p) => fs.readSync(f.fd, b, o, l, p), offset, want);
+      const more = offset + bytes.length < size;
+      if (more) bytes = bytes.subarray(0, utf8Boundary(bytes, bytes.length) || bytes.length);
+      const text = decodeText(bytes);
+      const returned = bytes.length;
+      const truncated = offset + returned < size;
+      const meta = {
+        ...ownership(r),
+        totalBytes: size,
+        offset,
+        returnedBytes: returned,
+        truncated,
+        nextOffset: truncated ? offset + returned : null,
+        encoding: text === undefined ? "base64" : "utf-8",
+      };
+      const content: Block[] = [{ type: "json", data: meta }];
+      content.push(...textBlocks(text ?? Buffer.from(bytes).toString("base64")));
+      return { content, isError: false };
+    } finally {
+      fs.closeSync(f.fd);
+    }
+  });
+}

@@ -1,0 +1,361 @@
+/**
+ * Safe writes beneath the logical-path sandbox. Every folder on the way is entered
+ * through its pinned parent descriptor with `O_NOFOLLOW|O_DIRECTORY` (missing ones are
+ * created there with `mkdir`, which never follows a link), so no write ever follows a
+ * symlink in any component. New content goes to a temporary file created with
+ * `O_CREAT|O_EXCL|O_NOFOLLOW` in the same verified folder and is renamed over the target
+ * (atomic; a symlink or hard link at the target is replaced, never written through).
+ * A file Artifact's own file is rewritten in place, so nothing is ever created outside
+ * the Artifact. Errors name logical paths only.
+ *
+ * @module
+ */
+
+import fs from "node:fs";
+import { randomBytes } from "node:crypto";
+import { PathError } from "../errors/errors.ts";
+import { pathErrorFor } from "../paths/errno.ts";
+import type { ResolvedPath } from "../paths/resolve.ts";
+import type { DirHandle, Sandbox } from "../paths/sandbox.ts";
+import { NATIVE_LIMITS } from "./limits.ts";
+
+const C = fs.constants;
+
+/** Where a write lands: an open, verified parent folder and the entry name. */
+export interface WriteTarget {
+  /** The sandbox (owned by the caller). */
+  box: Sandbox;
+  /** The parent folder (close with {@link closeTarget}). */
+  dir: DirHandle;
+  /** Entry name in `dir`. */
+  name: string;
+  /** Logical path (for messages). */
+  logical: string;
+  /** Rewrite in place (a file Artifact's own file) instead of renaming a temporary file. */
+  inPlace: boolean;
+  /** Folders this target created, outermost first (parent handle base + name). */
+  created: { base: string; name: string }[];
+}
+
+/** A regular file's current state. */
+export interface CurrentFile {
+  /** Its bytes. */
+  bytes: Uint8Array;
+  /** Permission bits. */
+  mode: number;
+  /** `dev:ino`, to detect a swap before committing. */
+  id: string;
+}
+
+function siblingLogical(logical: string, depth: number): string {
+  const parts = logical.split("/");
+  return parts.slice(0, parts.length - depth).join("/") || ".";
+}
+
+/** Throw unless `fd` (a folder) still lies inside the sandbox root (procfs only). */
+export function confirmInside(box: Sandbox, fd: number, logical: string): void {
+  if (!box.procfs) return;
+  let target: string;
+  try {
+    target = fs.readlinkSync(`/proc/self/fd/${fd}`);
+  } catch (e) {
+    throw pathErrorFor(e, logical);
+  }
+  const prefix = box.real === "/" ? "/" : `${box.real}/`;
+  if (target !== box.real && !target.startsWith(prefix)) {
+    throw new PathError(`\`${logical}\` moved outside its Artifact; the write was refused.`);
+  }
+}
+
+function enterChild(
+  box: Sandbox,
+  cur: DirHandle,
+  name: string,
+  shown: string,
+  create: boolean,
+  t: WriteTarget,
+): DirHandle {
+  const child = box.childDir(cur, name);
+  if (child !== null) return child;
+  const st = fs.lstatSync(`${cur.base}/${name}`, { throwIfNoEntry: false });
+  if (st?.isSymbolicLink()) {
+    throw new PathError(`\`${shown}\` is a symlink; native tools never follow symlinks.`);
+  }
+  if (st && !st.isDirectory()) throw new PathError(`\`${shown}\` is not a folder.`);
+  if (st) {
+    throw new PathError(
+      `\`${shown}\` cannot be entered: it belongs to an Artifact this eval does not admit, or it changed.`,
+    );
+  }
+  if (!create) throw new PathError(`The folder \`${shown}\` does not exist.`);
+  try {
+    fs.mkdirSync(`${cur.base}/${name}`, { mode: 0o755 });
+  } catch (e) {
+    throw pathErrorFor(e, shown);
+  }
+  t.created.push({ base: cur.base, name });
+  const made = box.childDir(cur, name);
+  if (made === null) {
+    throw new PathError(`\`${shown}\` changed while it was being created; try again.`);
+  }
+  return made;
+}
+
+/**
+ * Open the parent folder of a resolved path for writing, creating missing folders when
+ * `createParents`. The caller closes it with {@link closeTarget}.
+ *
+ * @throws {PathError} for symlinks, non-folders, refused Artifacts, or a missing parent.
+ * @example
+ * ```ts
+ * import { openWriteTarget } from "./write_fs.ts";
+ * // const t = openWriteTarget(box, resolved, true);
+ * ```
+ */
+export function openWriteTarget(
+  box: Sandbox,
+  r: ResolvedPath,
+  createParents: boolean,
+): WriteTarget {
+  const comps = r.components;
+  if (comps.length === 0) throw new PathError(`\`${r.path}\` is a folder, not a file.`);
+  const t: WriteTarget = {
+    box,
+    dir: box.root,
+    name: comps[comps.length - 1],
+    logical: r.path,
+    inPlace: r.fileOnly !== undefined,
+    created: [],
+  };
+  let cur = box.root;
+  try {
+    for (let i = 0; i < comps.length - 1; i++) {
+      const shown = siblingLogical(r.path, comps.length - 1 - i);
+      const next = enterChild(box, cur, comps[i], shown, createParents, t);
+      box.closeDir(cur);
+      cur = next;
+    }
+    if (cur.fd !== box.root.fd) confirmInside(box, cur.fd, r.path);
+  } catch (e) {
+    box.closeDir(cur);
+    removeCreated(t);
+    throw e;
+  }
+  t.dir = cur;
+  return t;
+}
+
+/**
+ * Close a target's folder (not the sandbox).
+ *
+ * @example
+ * ```ts
+ * import { closeTarget } from "./write_fs.ts";
+ * // closeTarget(t);
+ * ```
+ */
+export function closeTarget(t: WriteTarget): void {
+  t.box.closeDir(t.dir);
+}
+
+/**
+ * Remove the folders a target created (innermost first), ignoring non-empty ones.
+ *
+ * @example
+ * ```ts
+ * import { removeCreated } from "./write_fs.ts";
+ * // removeCreated(t); // after a failed transaction
+ * ```
+ */
+export function removeCreated(t: WriteTarget): void {
+  for (const c of [...t.created].reverse()) {
+    try {
+      fs.rmdirSync(`${c.base}/${c.name}`);
+    } catch { /* not empty or gone */ }
+  }
+  t.created = [];
+}
+
+/**
+ * The target's current regular file, or null when it does not exist.
+ *
+ * @throws {PathError} when it is a symlink, a folder or a special file, or too large.
+ * @example
+ * ```ts
+ * import { readCurrent } from "./write_fs.ts";
+ * // const cur = readCurrent(t); // null → a new file
+ * ```
+ */
+export function readCurrent(t: WriteTarget): CurrentFile | null {
+  const p = `${t.dir.base}/${t.name}`;
+  const st = fs.lstatSync(p, { bigint: true, throwIfNoEntry: false });
+  if (!st) return null;
+  if (st.isSymbolicLink()) {
+    throw new PathError(`\`${t.logical}\` is a symlink; native tools never follow symlinks.`);
+  }
+  if (st.isDirectory()) throw new PathError(`\`${t.logical}\` is a folder, not a file.`);
+  if (!st.isFile()) {
+    throw new PathError(`\`${t.logical}\` is a special file and cannot be written.`);
+  }
+  if (st.size > BigInt(NATIVE_LIMITS.writeMaxFileBytes)) {
+    throw new PathError(
+      `\`${t.logical}\` is larger than ${NATIVE_LIMITS.writeMaxFileBytes} bytes; it cannot be changed with this tool.`,
+    );
+  }
+  let fd: number;
+  try {
+    fd = fs.openSync(p, C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK);
+  } catch (e) {
+    throw pathErrorFor(e, t.logical);
+  }
+  try {
+    const f = fs.fstatSync(fd, { bigint: true });
+    if (f.dev !== st.dev || f.ino !== st.ino || !f.isFile()) {
+      throw new PathError(`\`${t.logical}\` changed while it was being opened; try again.`);
+    }
+    return { bytes: fs.readFileSync(fd), mode: Number(f.mode & 0o7777n), id: `${f.dev}:${f.ino}` };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** The identity of the target's current entry (`dev:ino`), or null when missing. */
+export function currentId(t: WriteTarget): string | null {
+  const st = fs.lstatSync(`${t.dir.base}/${t.name}`, { bigint: true, throwIfNoEntry: false });
+  return st ? `${st.dev}:${st.ino}` : null;
+}
+
+function writeAll(fd: number, bytes: Uint8Array): void {
+  let at = 0;
+  while (at < bytes.length) at += fs.writeSync(fd, bytes, at, bytes.length - at);
+}
+
+/**
+ * Write `bytes` to a new temporary file in the target's folder (`O_EXCL|O_NOFOLLOW`,
+ * mode `mode`); returns its name. Nothing is visible under the target's name yet.
+ *
+ * @example
+ * ```ts
+ * import { stageTemp } from "./write_fs.ts";
+ * // const tmp = stageTemp(t, bytes, 0o644);
+ * ```
+ */
+export function stageTemp(t: WriteTarget, bytes: Uint8Array, mode: number): string {
+  const tmp = `.toolhost-${randomBytes(8).toString("hex")}.tmp`;
+  let fd: number;
+  try {
+    fd = fs.openSync(
+      `${t.dir.base}/${tmp}`,
+      C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW,
+      0o600,
+    );
+  } catch (e) {
+    throw pathErrorFor(e, t.logical);
+  }
+  try {
+    writeAll(fd, bytes);
+    fs.fchmodSync(fd, mode);
+  } catch (e) {
+    fs.closeSync(fd);
+    discardTemp(t, tmp);
+    throw pathErrorFor(e, t.logical);
+  }
+  fs.closeSync(fd);
+  return tmp;
+}
+
+/**
+ * Remove a staged temporary file (best effort).
+ *
+ * @example
+ * ```ts
+ * import { discardTemp } from "./write_fs.ts";
+ * // discardTemp(t, tmp);
+ * ```
+ */
+export function discardTemp(t: WriteTarget, tmp: string): void {
+  try {
+    fs.unlinkSync(`${t.dir.base}/${tmp}`);
+  } catch { /* gone */ }
+}
+
+/**
+ * Rename entry `from` to `to` within the target's folder, after re-confirming the folder
+ * is still inside the Artifact.
+ *
+ * @example
+ * ```ts
+ * import { renameIn } from "./write_fs.ts";
+ * // renameIn(t, tmp, t.name);
+ * ```
+ */
+export function renameIn(t: WriteTarget, from: string, to: string): void {
+  if (t.dir.fd !== t.box.root.fd) confirmInside(t.box, t.dir.fd, t.logical);
+  try {
+    fs.renameSync(`${t.dir.base}/${from}`, `${t.dir.base}/${to}`);
+  } catch (e) {
+    throw pathErrorFor(e, t.logical);
+  }
+}
+
+/**
+ * Rewrite the target's existing regular file in place (file Artifacts): opened with
+ * `O_NOFOLLOW`, checked to be the same file as `expectId`, truncated and written.
+ *
+ * @example
+ * ```ts
+ * import { rewriteInPlace } from "./write_fs.ts";
+ * // rewriteInPlace(t, bytes, cur.id);
+ * ```
+ */
+export function rewriteInPlace(t: WriteTarget, bytes: Uint8Array, expectId: string): void {
+  let fd: number;
+  try {
+    fd = fs.openSync(`${t.dir.base}/${t.name}`, C.O_WRONLY | C.O_NOFOLLOW | C.O_NONBLOCK);
+  } catch (e) {
+    throw pathErrorFor(e, t.logical);
+  }
+  try {
+    const f = fs.fstatSync(fd, { bigint: true });
+    if (!f.isFile() || `${f.dev}:${f.ino}` !== expectId) {
+      throw new PathError(`\`${t.logical}\` changed while it was being written; try again.`);
+    }
+    fs.ftruncateSync(fd, 0);
+    writeAll(fd, bytes);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * Replace the target's content with `bytes` — atomically by rename in a folder Artifact,
+ * in place for a file Artifact. `expectId` (from {@link readCurrent}) guards against a
+ * swap since it was read; `null` means the file must still not exist.
+ *
+ * @example
+ * ```ts
+ * import { replaceContent } from "./write_fs.ts";
+ * // replaceContent(t, new TextEncoder().encode("hi\n"), cur?.mode ?? 0o644, cur?.id ?? null);
+ * ```
+ */
+export function replaceContent(
+  t: WriteTarget,
+  bytes: Uint8Array,
+  mode: number,
+  expectId: string | null,
+): void {
+  if (t.inPlace) {
+    if (expectId === null) throw new PathError(`\`${t.logical}\` does not exist.`);
+    return rewriteInPlace(t, bytes, expectId);
+  }
+  const tmp = stageTemp(t, bytes, mode);
+  try {
+    if (currentId(t) !== expectId) {
+      throw new PathError(`\`${t.logical}\` changed while it was being written; try again.`);
+    }
+    renameIn(t, tmp, t.name);
+  } catch (e) {
+    discardTemp(t, tmp);
+    throw e;
+  }
+}

@@ -1,0 +1,396 @@
+/**
+ * The plugin host of one registry: runs every call through the `beforeCall` hooks (in
+ * manifest order; the first denial wins), the executor, the `afterCall` hooks (each may
+ * replace the result, which is re-validated), redaction, and the `callEnded` observers.
+ * Hooks that throw or time out fail closed; their details go to the operator log.
+ *
+ * @module
+ */
+
+import { randomBytes } from "node:crypto";
+import { Buffer } from "node:buffer";
+import { errorResult, type ToolResult } from "../results/types.ts";
+import type {
+  AfterCallHook,
+  BeforeCallHook,
+  CallEndedHook,
+  CallEndedInfo,
+  CallInfo,
+  HookContext,
+  PluginTool,
+  SessionHook,
+  SessionInfo,
+} from "./api.ts";
+import { withDeadline } from "./deadline.ts";
+import { frozenCopy } from "./freeze.ts";
+import { matchesAny } from "./name_glob.ts";
+import { PluginLog } from "./plugin_log.ts";
+import { Redactor } from "./redact.ts";
+import { checkReplacement } from "./result_check.ts";
+
+/** A hook with its owner, matcher and deadline. */
+export interface HookEntry<F> {
+  /** Plugin name or manifest key path (`hooks.before_call[0]`). */
+  source: string;
+  /** The hook. */
+  fn: F;
+  /** Published tool-name globs; absent = every tool. */
+  tools?: readonly string[];
+  /** Deadline in ms. */
+  timeoutMs: number;
+}
+
+/** What the executor receives from the hooks: environment contributions. */
+export interface CallGrant {
+  /** Variables for the process the call starts (command tools, `shell_exec`). */
+  env: Record<string, string>;
+  /** The call's id (as hooks saw it). */
+  callId: string;
+}
+
+/** A call as the host sees it: who is called, with which admitted arguments. */
+export interface CallSubject {
+  /** Published tool name. */
+  tool: string;
+  /** Declaring Artifact. */
+  artifactId?: string;
+  /** Built-in, native or plugin tool name. */
+  builtin?: string;
+  /** Bound session. */
+  session?: string;
+  /** Admitted arguments (copied and frozen for hooks). */
+  args: Record<string, unknown>;
+}
+
+/** Deadline of observers (`callEnded`, sessions) and of `setup`. */
+export const OBSERVER_TIMEOUT_MS = 10_000;
+/** Longest deny reason passed to the model (UTF-16 code units). */
+export const MAX_REASON_UNITS = 1000;
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** The mutable parts a host is built from (see `openPluginHost`). */
+export interface HostParts {
+  /** Eval id. */
+  evalId?: string;
+  /** State directory (log file). */
+  stateDir: string;
+  /** Hooks in run order. */
+  before: HookEntry<BeforeCallHook>[];
+  /** Hooks in run order. */
+  after: HookEntry<AfterCallHook>[];
+  /** Observers. */
+  ended: HookEntry<CallEndedHook>[];
+  /** Observers. */
+  sessionStarted: HookEntry<SessionHook>[];
+  /** Observers. */
+  sessionEnded: HookEntry<SessionHook>[];
+  /** Teardown callbacks. */
+  closers: { source: string; fn: () => void | Promise<void> }[];
+  /** Shared redactor. */
+  redactor: Redactor;
+  /** Tools of the active plugins, by tool name. */
+  tools: Map<string, ActiveTool>;
+}
+
+/** A tool of an active plugin. */
+export interface ActiveTool {
+  /** The providing plugin's name. */
+  plugin: string;
+  /** The tool. */
+  tool: PluginTool;
+  /** The plugin's configuration (frozen). */
+  config: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Empty host parts for a state directory.
+ *
+ * @example
+ * ```ts
+ * import { emptyParts } from "./host.ts";
+ * emptyParts("/tmp/state").before.length; // 0
+ * ```
+ */
+export function emptyParts(stateDir: string, evalId?: string): HostParts {
+  return {
+    evalId,
+    stateDir,
+    before: [],
+    after: [],
+    ended: [],
+    sessionStarted: [],
+    sessionEnded: [],
+    closers: [],
+    redactor: new Redactor(),
+    tools: new Map(),
+  };
+}
+
+/**
+ * Hooks, observers and redaction around every call of one registry.
+ *
+ * @example
+ * ```ts
+ * import { PluginHost } from "./host.ts";
+ * import { textResult } from "../results/types.ts";
+ * const host = PluginHost.empty();
+ * const r = await host.runCall({ tool: "x", args: {} }, undefined, () => Promise.resolve(textResult("ok")));
+ * ```
+ */
+export class PluginHost {
+  readonly #p: HostParts;
+  /** The operator log (`<stateDir>/plugins.log`). */
+  readonly log: PluginLog;
+  #closed = false;
+
+  /** Build a host from parts (see `openPluginHost`). */
+  constructor(parts: HostParts) {
+    this.#p = parts;
+    this.log = new PluginLog(parts.stateDir, parts.redactor);
+  }
+
+  /** A host with no plugins and no hooks (calls pass straight through). */
+  static empty(): PluginHost {
+    return new PluginHost(emptyParts("."));
+  }
+
+  /** Whether any hook, observer or redaction is registered. */
+  get active(): boolean {
+    const p = this.#p;
+    return p.before.length + p.after.length + p.ended.length > 0 || p.redactor.active;
+  }
+
+  /** The state directory. */
+  get stateDir(): string {
+    return this.#p.stateDir;
+  }
+
+  /** The eval id, when opened for an eval. */
+  get evalId(): string | undefined {
+    return this.#p.evalId;
+  }
+
+  /** A tool of an active plugin, by tool name. */
+  tool(name: string): ActiveTool | undefined {
+    return this.#p.tools.get(name);
+  }
+
+  /** The always-listed tools of the active plugins, in plugin order. */
+  listedTools(): { name: string; description: string; inputSchema: Record<string, unknown> }[] {
+    return [...this.#p.tools.values()]
+      .filter((t) => t.tool.alwaysListed === true)
+      .map(({ tool }) => ({
+        name: tool.name,
+        description: tool.description,
+        inputSchema: tool.inputSchema,
+      }));
+  }
+
+  /** The redactor every result, error and log line passes through. */
+  get redactor(): Redactor {
+    return this.#p.redactor;
+  }
+
+  /**
+   * Run one call through the hooks: `exec` runs only when every matching `beforeCall`
+   * hook allowed it, and receives their environment contributions.
+   */
+  async runCall(
+    subject: CallSubject,
+    signal: AbortSignal | undefined,
+    exec: (grant: CallGrant) => Promise<ToolResult>,
+  ): Promise<ToolResult> {
+    if (!this.active) return await exec({ env: {}, callId: randomBytes(8).toString("hex") });
+    const startedAt = new Date();
+    const info: CallInfo = Object.freeze({
+      callId: randomBytes(8).toString("hex"),
+      ...(this.#p.evalId ? { eval: this.#p.evalId } : {}),
+      tool: subject.tool,
+      ...(subject.artifactId ? { artifactId: subject.artifactId } : {}),
+      ...(subject.builtin ? { builtin: subject.builtin } : {}),
+      ...(subject.session ? { session: subject.session } : {}),
+      args: frozenCopy(subject.args),
+    });
+    const gate = await this.#before(info, signal);
+    let result: ToolResult;
+    if (!gate.ok) result = gate.result;
+    else {
+      result = this.redactor.result(await exec(gate.grant));
+      result = this.redactor.result(await this.#after(result, info, signal));
+    }
+    const outcome = !gate.ok ? "denied" : result.isError ? "error" : "ok";
+    await this.#ended({
+      ...info,
+      outcome,
+      startedAt: startedAt.toISOString(),
+      durationMs: Date.now() - startedAt.getTime(),
+      resultBytes: Buffer.byteLength(JSON.stringify(result)),
+    });
+    return result;
+  }
+
+  async #before(
+    info: CallInfo,
+    signal: AbortSignal | undefined,
+  ): Promise<{ ok: true; grant: CallGrant } | { ok: false; result: ToolResult }> {
+    const env: Record<string, string> = {};
+    for (const h of this.#p.before) {
+      if (!matchesAny(h.tools, info.tool)) continue;
+      const out = await withDeadline((s) => h.fn(ctx(info, s)), h.timeoutMs, signal);
+      if (!out.ok) {
+        if (out.why === "cancelled") {
+          return { ok: false, result: errorResult("The call was cancelled.") };
+        }
+        this.log.write(h.source, "before_call", `${info.tool}: ${out.detail}; the call was denied`);
+        return { ok: false, result: errorResult(beforeFailed(h.source)) };
+      }
+      const d = out.value;
+      if (d === undefined || d === null) continue;
+      if (d.decision === "deny" && typeof d.reason === "string" && d.reason.trim() !== "") {
+        return { ok: false, result: errorResult(this.#denied(h.source, d.reason)) };
+      }
+      if (d.decision === "allow" && (d.env === undefined || mergeEnv(env, d.env))) continue;
+      this.log.write(
+        h.source,
+        "before_call",
+        `${info.tool}: invalid decision; the call was denied`,
+      );
+      return { ok: false, result: errorResult(beforeFailed(h.source)) };
+    }
+    return { ok: true, grant: { env, callId: info.callId } };
+  }
+
+  #denied(source: string, reason: string): string {
+    // deno-lint-ignore no-control-regex
+    const clean = this.redactor.text(reason).replace(/[\u0000-\u001f\u007f]+/g, " ").trim();
+    const short = clean.length > MAX_REASON_UNITS ? `${clean.slice(0, MAX_REASON_UNITS)}…` : clean;
+    return `The call was denied by \`${source}\`: ${short}`;
+  }
+
+  async #after(
+    result: ToolResult,
+    info: CallInfo,
+    signal: AbortSignal | undefined,
+  ): Promise<ToolResult> {
+    let current = result;
+    for (const h of this.#p.after) {
+      if (!matchesAny(h.tools, info.tool)) continue;
+      const seen = frozenCopy(current);
+      const out = await withDeadline((s) => h.fn(seen, ctx(info, s)), h.timeoutMs, signal);
+      if (!out.ok) {
+        if (out.why === "cancelled") return errorResult("The call was cancelled.");
+        this.log.write(
+          h.source,
+          "after_call",
+          `${info.tool}: ${out.detail}; the result was withheld`,
+        );
+        return errorResult(afterFailed(h.source));
+      }
+      if (out.value === undefined || out.value === null) continue;
+      const checked = await checkReplacement(out.value);
+      if (!checked.ok) {
+        this.log.write(h.source, "after_call", `${info.tool}: invalid result: ${checked.rule}`);
+        return errorResult(
+          `The call's result was withheld: the after_call hook \`${h.source}\` returned an ` +
+            `invalid result (${checked.rule}).`,
+        );
+      }
+      current = checked.result;
+    }
+    return current;
+  }
+
+  async #ended(info: CallEndedInfo): Promise<void> {
+    await this.#observe(this.#p.ended, "call_ended", info);
+  }
+
+  async #observe<T>(
+    hooks: HookEntry<(x: T) => void | Promise<void>>[],
+    event: string,
+    value: T,
+  ): Promise<void> {
+    await Promise.all(hooks.map(async (h) => {
+      const out = await withDeadline(() => h.fn(value), h.timeoutMs);
+      if (!out.ok) this.log.write(h.source, event, out.detail);
+    }));
+  }
+
+  /**
+   * Tell plugins a tool session started. For the session supervisor; never throws.
+   *
+   * @example
+   * ```ts
+   * // await reg.plugins.emitSessionStarted({ artifactId: "app", session: "web" });
+   * ```
+   */
+  async emitSessionStarted(info: SessionInfo): Promise<void> {
+    const v = Object.freeze({ ...(this.#p.evalId ? { eval: this.#p.evalId } : {}), ...info });
+    await this.#observe(this.#p.sessionStarted, "session_started", v);
+  }
+
+  /**
+   * Tell plugins a tool session ended (`reason`: stopped, exited, failed, ...). Never throws.
+   *
+   * @example
+   * ```ts
+   * // await reg.plugins.emitSessionEnded({ artifactId: "app", session: "web", reason: "stopped" });
+   * ```
+   */
+  async emitSessionEnded(info: SessionInfo): Promise<void> {
+    const v = Object.freeze({ ...(this.#p.evalId ? { eval: this.#p.evalId } : {}), ...info });
+    await this.#observe(this.#p.sessionEnded, "session_ended", v);
+  }
+
+  /** Run every plugin's `onClose` callbacks (errors are logged), then close the log. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const c of this.#p.closers) {
+      const out = await withDeadline(() => c.fn(), OBSERVER_TIMEOUT_MS);
+      if (!out.ok) this.log.write(c.source, "close", out.detail);
+    }
+    this.log.close();
+  }
+}
+
+function ctx(info: CallInfo, signal: AbortSignal): HookContext {
+  return Object.freeze({ ...info, signal });
+}
+
+function mergeEnv(into: Record<string, string>, add: unknown): boolean {
+  if (typeof add !== "object" || add === null || Array.isArray(add)) return false;
+  for (const [k, v] of Object.entries(add)) {
+    if (!ENV_NAME.test(k) || typeof v !== "string" || v.includes("\0")) return false;
+    into[k] = v;
+  }
+  return true;
+}
+
+/**
+ * The generic denial when a `beforeCall` hook fails.
+ *
+ * @example
+ * ```ts
+ * import { beforeFailed } from "./host.ts";
+ * beforeFailed("policy");
+ * ```
+ */
+export function beforeFailed(source: string): string {
+  return `The call was refused: the before_call hook \`${source}\` failed or timed out ` +
+    "(details are in the operator log).";
+}
+
+/**
+ * The generic error when an `afterCall` hook fails.
+ *
+ * @example
+ * ```ts
+ * import { afterFailed } from "./host.ts";
+ * afterFailed("hooks.after_call[0]");
+ * ```
+ */
+export function afterFailed(source: string): string {
+  return `The call's result was withheld: the after_call hook \`${source}\` failed or timed ` +
+    "out (details are in the operator log).";
+}

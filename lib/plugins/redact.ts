@@ -1,0 +1,75 @@
+/**
+ * Redaction of registered values (protected values and anything else a plugin marks) from
+ * results, error texts and log lines. Longer values are replaced first, so a value that
+ * contains another is never partly revealed.
+ *
+ * @module
+ */
+
+import type { Block, ToolResult } from "../results/types.ts";
+
+/** What a redacted value is replaced with. */
+export const REDACTED = "[protected]";
+
+/**
+ * A set of values to redact.
+ *
+ * @example
+ * ```ts
+ * import { Redactor } from "./redact.ts";
+ * const r = new Redactor();
+ * r.add("s3cr3t-token");
+ * r.text("token=s3cr3t-token"); // "token=[protected]"
+ * ```
+ */
+export class Redactor {
+  #values: string[] = [];
+
+  /** Add a value (empty strings are ignored). */
+  add(value: string): void {
+    if (typeof value !== "string" || value === "" || this.#values.includes(value)) return;
+    this.#values.push(value);
+    this.#values.sort((a, b) => b.length - a.length);
+  }
+
+  /** Whether any value is registered. */
+  get active(): boolean {
+    return this.#values.length > 0;
+  }
+
+  /** Whether `s` contains a registered value. */
+  leaks(s: string): boolean {
+    return this.#values.some((v) => s.includes(v));
+  }
+
+  /** `s` with every registered value replaced. */
+  text(s: string): string {
+    if (!this.active) return s;
+    let out = s;
+    for (const v of this.#values) if (out.includes(v)) out = out.split(v).join(REDACTED);
+    return out;
+  }
+
+  /** A JSON value with every string (keys included) redacted. */
+  json(v: unknown): unknown {
+    if (typeof v === "string") return this.text(v);
+    if (Array.isArray(v)) return v.map((x) => this.json(x));
+    if (typeof v === "object" && v !== null) {
+      const out: Record<string, unknown> = {};
+      for (const [k, x] of Object.entries(v)) out[this.text(k)] = this.json(x);
+      return out;
+    }
+    return v;
+  }
+
+  /** A result with text and json blocks redacted (images are left as they are). */
+  result(r: ToolResult): ToolResult {
+    if (!this.active || !this.leaks(JSON.stringify(r))) return r;
+    const content = r.content.map((b): Block => {
+      if (b.type === "text") return { type: "text", text: this.text(b.text) };
+      if (b.type === "json") return { type: "json", data: this.json(b.data) };
+      return b;
+    });
+    return { content, isError: r.isError };
+  }
+}
