@@ -29,5 +29,31 @@ export type { SelectionReport, ToolReport } from "./lib/check/check_report.ts";
 export type { ReadinessCheck } from "./lib/check/static_checks.ts";
 export { compileSchema } from "./lib/schema/compile_schema.ts";
 export { admitArgs, InvalidArguments } from "./lib/schema/admit_args.ts";
+export {
+  countRendered,
+  MAX_ARTIFACT_BYTES,
+  MAX_ARTIFACTS_PER_ENVELOPE,
+  parseEnvelope,
+  removeSessionSubtree,
+  renderEnvelope,
+  SCHEMA_ARTIFACT_REF,
+  SCHEMA_TOOL_RESULT,
+  validateArtifactRef,
+  validateEnvelope,
+} from "./lib/odek/mod.ts";
+export type { ArtifactRef, Envelope, ValidatedArtifact } from "./lib/odek/mod.ts";
+export { ArtifactRefError, InvalidEnvelopeError } from "./lib/odek/mod.ts";
+export { ArtifactStore } from "./lib/artifacts/mod.ts";
+export { sweepSessions } from "./lib/sessions/sweep.ts";
+export type { SweepReport } from "./lib/sessions/sweep.ts";
 export { runCli } from "./lib/cli/main.ts";
 export { VERSION } from "./lib/version.ts";
+// plugins and the native catalog (issue 8)
+export * from "./lib/plugins/mod.ts";
+export type { PluginHost } from "./lib/plugins/host.ts";
+export { FIRST_PARTY_PLUGINS } from "./plugins/mod.ts";
+export { NATIVE_LIMITS, NATIVE_NAMES } from "./lib/native/mod.ts";
+// trust (issue 10): toolhost.lock, resource limits, spill-to-artifact
+export * from "./lib/lock/mod.ts";
+export * from "./lib/limits/mod.ts";
+export * from "./lib/spill/mod.ts";

@@ -3,7 +3,7 @@
  * benchmark section present in bench/ and print its ratio lines.
  *
  * Usage: `deno run -A bench/run.ts [--only NAME] [--no-install]`
- * (NAME: pins, process, builtins, odek). Env: BENCH_QUICK=1 for smaller inputs.
+ * (NAME: pins, process, builtins, odek, ..., trust). Env: BENCH_QUICK=1 for smaller inputs.
  *
  * @module
  */
@@ -25,6 +25,7 @@ export const SECTIONS: readonly Section[] = [
   { name: "mcp", file: "mcp_bench.ts", fn: "benchMcp" },
   { name: "native", file: "native_bench.ts", fn: "benchNative" },
   { name: "cold-start", file: "cold_start_bench.ts", fn: "benchColdStart" },
+  { name: "trust", file: "trust_bench.ts", fn: "benchTrust" }, // issue 10
 ];
 
 /** Command-line options of the runner. */

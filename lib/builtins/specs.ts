@@ -7,6 +7,7 @@
  */
 
 import type { BuiltinName } from "../workspace/types.ts";
+import { NATIVE_SPECS } from "../native/specs.ts";
 
 /** How a built-in treats the declaration's `args`. */
 export type TargetRule =
@@ -140,6 +141,8 @@ export const BUILTIN_SPECS: Record<BuiltinName, BuiltinSpec> = {
     modelSchema: EMPTY_OBJECT_SCHEMA,
     description: "Show the structure of the current project.",
   },
+  // The native catalog (issue 8): declared like built-ins, run by lib/native.
+  ...NATIVE_SPECS,
 };
 
 /**
@@ -158,6 +161,8 @@ export function builtinInputSchema(
   args: string[] | undefined,
 ): Record<string, unknown> {
   const spec = BUILTIN_SPECS[builtin];
+  // A plugin tool's name is not a built-in; its schema comes from the declaration.
+  if (spec === undefined) return EMPTY_OBJECT_SCHEMA;
   if (spec.target === "model") return spec.modelSchema;
   if (spec.target === "model-or-fixed" && args === undefined) return spec.modelSchema;
   return EMPTY_OBJECT_SCHEMA;

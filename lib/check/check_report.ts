@@ -15,6 +15,8 @@ import {
   checkTarget,
   type ReadinessCheck,
 } from "./static_checks.ts";
+import { limitsCheck, type LimitsInfo, limitsInfo } from "../limits/report.ts"; // trust (issue 10)
+import type { LockSection } from "../lock/check_lock.ts";
 
 /** Readiness of one tool. */
 export interface ToolReport {
@@ -32,6 +34,8 @@ export interface ToolReport {
   inputSchema: Record<string, unknown>;
   /** Session binding, if any. */
   session?: string;
+  /** Declared resource limits and the enforcement in effect (issue 10), if any. */
+  limits?: LimitsInfo;
   /** Checks run. */
   checks: ReadinessCheck[];
   /** All checks passed. */
@@ -51,7 +55,15 @@ export interface SelectionReport {
   /** Tools. */
   tools: ToolReport[];
   /** Sessions used by the listed tools. */
-  sessions: { name: string; artifactId: string; checks: ReadinessCheck[]; ready: boolean }[];
+  sessions: {
+    name: string;
+    artifactId: string;
+    limits?: LimitsInfo;
+    checks: ReadinessCheck[];
+    ready: boolean;
+  }[];
+  /** `toolhost.lock` verification (issue 10), when the workspace has a lock file. */
+  lock?: LockSection;
   /** Everything ready. */
   ready: boolean;
 }
@@ -82,6 +94,8 @@ export function buildSelectionReport(
     const checks = t.decl.type === "builtin"
       ? builtinChecks(ws, a, t.decl.builtin, t.decl.args, env)
       : commandChecks(ws, a, t.decl, scopeSet, env);
+    const limits = t.decl.type === "command" ? t.decl.limits : undefined; // trust (issue 10)
+    if (limits) checks.push(limitsCheck());
     return {
       name: t.name,
       artifactId: t.artifactId,
@@ -90,6 +104,7 @@ export function buildSelectionReport(
       description: t.description,
       inputSchema: t.inputSchema,
       ...(t.decl.type === "command" && t.decl.session ? { session: t.decl.session } : {}),
+      ...(limits ? { limits: limitsInfo(limits) } : {}),
       checks,
       ready: checks.every((c) => c.ok),
     };
@@ -171,8 +186,16 @@ function sessionReports(
         ...c,
         check: `stop.${c.check}`,
       })),
+      ...(s.limits ? [limitsCheck()] : []), // trust (issue 10)
     ];
-    out.push({ name: s.name, artifactId: a.id, checks, ready: checks.every((c) => c.ok) });
+    const limits = s.limits ? { limits: limitsInfo(s.limits) } : {};
+    out.push({
+      name: s.name,
+      artifactId: a.id,
+      ...limits,
+      checks,
+      ready: checks.every((c) => c.ok),
+    });
   }
   return out;
 }

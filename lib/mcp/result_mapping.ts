@@ -57,6 +57,12 @@ export interface InboundOptions {
    * the whole result (used to fail closed). Default: text unchanged.
    */
   mapText?: (text: string) => Promise<string | ToolResult>;
+  /**
+   * Issue 10: a success's text block beyond 64 KiB is handed here whole (cleaned) instead
+   * of being truncated; it returns the block's replacement (a preview plus an artifact
+   * reference). Default: truncated at 64 KiB.
+   */
+  spillText?: (text: string) => Promise<string>;
 }
 
 /**
@@ -87,13 +93,21 @@ export async function fromMcpResult(
     );
   }
   const blocks: Block[] = [];
+  const spill = isError ? undefined : opts.spillText;
   for (const [i, item] of items.entries()) {
-    const b = inboundBlock(item, i);
+    const b = inboundBlock(item, i, spill !== undefined);
     if ("error" in b) return errorResult(b.error);
-    if (b.type === "text" && opts.mapText && !isError) {
+    if (
+      b.type === "text" && spill &&
+      new TextEncoder().encode(b.text).byteLength > LIMITS.maxTextBytes
+    ) {
+      blocks.push({ type: "text", text: await spill(b.text) });
+    } else if (b.type === "text" && opts.mapText && !isError) {
       const mapped = await opts.mapText(b.text);
       if (typeof mapped !== "string") return mapped;
       blocks.push({ type: "text", text: capText(mapped, LIMITS.maxTextBytes) });
+    } else if (b.type === "text") {
+      blocks.push({ type: "text", text: capText(b.text, LIMITS.maxTextBytes) });
     } else blocks.push(b);
   }
   if (blocks.length === 0 && isJsonObject(raw.structuredContent)) {
@@ -117,21 +131,20 @@ function textOf(b: Block): string {
   return "[image]";
 }
 
-function inboundBlock(item: unknown, i: number): Block | { error: string } {
+function inboundBlock(item: unknown, i: number, whole = false): Block | { error: string } {
+  const text = (t: string) => whole ? cleanText(t) : capText(cleanText(t), LIMITS.maxTextBytes);
   const at = `content block ${i + 1}`;
   if (!isJsonObject(item)) return { error: `The extension server returned an invalid ${at}.` };
   if (item.type === "text") {
     if (typeof item.text !== "string") {
       return { error: `The extension server's ${at} has no text.` };
     }
-    return { type: "text", text: capText(cleanText(item.text), LIMITS.maxTextBytes) };
+    return { type: "text", text: text(item.text) };
   }
   if (item.type === "image") return inboundImage(item, at);
   if (item.type === "resource" && isJsonObject(item.resource)) {
     const r = item.resource;
-    if (typeof r.text === "string") {
-      return { type: "text", text: capText(cleanText(r.text), LIMITS.maxTextBytes) };
-    }
+    if (typeof r.text === "string") return { type: "text", text: text(r.text) };
     return { type: "text", text: "[binary resource omitted]" };
   }
   if (item.type === "resource_link") return { type: "text", text: "[resource link omitted]" };

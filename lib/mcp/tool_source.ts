@@ -9,6 +9,7 @@ import { ToolhostError } from "../errors/errors.ts";
 import type { CallOptions, Registry, ToolListing } from "../registry/registry.ts";
 import { errorResult, type ToolResult } from "../results/types.ts";
 import { ExtensionHost, type ExtensionHostOptions } from "./extensions/host.ts";
+import { registryHostOptions } from "./extensions/trust_options.ts"; // trust (issue 10)
 
 /** A set of tools an MCP server publishes. */
 export interface ToolSource {
@@ -40,7 +41,12 @@ export function evalToolSource(reg: Registry, hostOpts: ExtensionHostOptions = {
   const evalId = reg.selection.evalId;
   const host = evalId === undefined
     ? new ExtensionHost(reg.workspace, [], hostOpts)
-    : ExtensionHost.forEval(reg.workspace, evalId, { env: reg.env, ...hostOpts, reserved: own });
+    : ExtensionHost.forEval(reg.workspace, evalId, {
+      env: reg.env,
+      ...registryHostOptions(reg), // trust (issue 10): lock and artifact spill
+      ...hostOpts,
+      reserved: own,
+    });
   let closing: Promise<void> | undefined;
   return {
     async list() {

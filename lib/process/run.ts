@@ -11,6 +11,7 @@ import { LIMITS } from "../results/types.ts";
 import type { Readable } from "node:stream";
 import { type BoundedCollector, collectBounded } from "./bounded_collect.ts";
 import type { ProcessRecord } from "./proc_identity.ts";
+import type { GuardLimit, RunGuard } from "./run_guard.ts";
 import { type GroupHandle, spawnGroup } from "./spawn_group.ts";
 import { SpawnError, type SpawnFailure } from "./spawn_error.ts";
 
@@ -40,6 +41,13 @@ export interface RunBoundedOptions {
   graceMs?: number;
   /** Called with the group's identity before stdin is written (see `spawnGroup`). */
   onSpawn?: (record: ProcessRecord) => void | Promise<void>;
+  /** Resource limits (lib/limits): wraps the command, watches the group. Default none. */
+  guard?: RunGuard;
+  /**
+   * Also hand stdout to this consumer (e.g. a spill file); it may `pause()`/`resume()`
+   * the stream for backpressure. Default none.
+   */
+  onStdout?: (stdout: Readable) => void;
 }
 
 /** Everything a protocol needs to normalize a finished call. stderr is only counted. */
@@ -74,10 +82,12 @@ export interface RunOutcome {
   maxStdoutBytes: number;
   /** The effective stderr cap (for messages). */
   maxStderrBytes: number;
+  /** Set when a declared resource limit ended the run (see `RunBoundedOptions.guard`). */
+  limitExceeded?: GuardLimit;
 }
 
 /** Why a call was ended early; the first reason wins. */
-type StopReason = "timeout" | "cancel" | "stdout" | "stderr";
+type StopReason = "timeout" | "cancel" | "stdout" | "stderr" | "limit";
 
 /**
  * Validate a deadline: an integer in 1..2147483647 ms.
@@ -145,19 +155,23 @@ export async function runBounded(opts: RunBoundedOptions): Promise<RunOutcome> {
   let streams: Streams | undefined;
   const early: { stop?: (why: StopReason) => void; pending?: StopReason } = {};
   const overflow = (why: StopReason) => early.stop ? early.stop(why) : (early.pending ??= why);
+  const argv = opts.guard?.wrap(opts.command, opts.args ?? []) ?? {};
   try {
     handle = await spawnGroup({
       ...opts,
+      ...argv,
       onStreams: (
         stdout,
         stderr,
       ) => (streams = collectStreams(stdout, stderr, opts, out, overflow)),
     });
   } catch (e) {
+    await opts.guard?.settle({ exitCode: null, signal: null });
     if (e instanceof SpawnError) return { ...out, spawnError: e.reason };
     throw e;
   }
   out.record = handle.record;
+  opts.guard?.watch(handle.record, () => overflow("limit"));
   return await supervise(handle, opts, out, streams!, early);
 }
 
@@ -173,6 +187,7 @@ function collectStreams(
   out: RunOutcome,
   overflow: (why: StopReason) => void,
 ): Streams {
+  opts.onStdout?.(stdout);
   return {
     stdout: collectBounded(stdout, {
       maxBytes: out.maxStdoutBytes,
@@ -201,7 +216,8 @@ async function supervise(
   const stop = (why: StopReason) => {
     if (reason !== null) return;
     reason = why;
-    h.terminate({ graceMs }).then((r) => r.confirmed || failedStop(), failedStop);
+    const grace = why === "limit" ? 0 : graceMs;
+    h.terminate({ graceMs: grace }).then((r) => r.confirmed || failedStop(), failedStop);
   };
   early.stop = stop;
   if (early.pending) stop(early.pending);
@@ -214,8 +230,10 @@ async function supervise(
   opts.signal?.removeEventListener("abort", onAbort);
   const report = await h.terminate({ graceMs });
   await settleStreams(h, [stdout, stderr], report.confirmed ? 1000 : 0);
+  const limit = await opts.guard?.settle(status ?? { exitCode: null, signal: null });
   return {
     ...out,
+    ...(limit ? { limitExceeded: limit } : {}),
     exitCode: status?.exitCode ?? null,
     signal: status?.signal ?? null,
     stdout: stdout.bytes(),

@@ -11,6 +11,8 @@ import { type CallDirs, createCallDirs } from "../process/call_dirs.ts";
 import { toolEnvironment } from "../process/env.ts";
 import type { ProcessRecord } from "../process/proc_identity.ts";
 import { runBounded, type RunOutcome } from "../process/run.ts";
+import type { RunGuard } from "../process/run_guard.ts";
+import type { Readable } from "node:stream";
 import { errorResult, type ToolResult } from "../results/types.ts";
 import { buildJsonRequest, type JsonContext } from "./json_request.ts";
 import { normalizeJsonOutput } from "./json_output.ts";
@@ -39,6 +41,16 @@ export interface CommandCallBase {
   graceMs?: number;
   /** Called with the finished run (e.g. to retire a journaled group once confirmed gone). */
   onSettled?: (run: RunOutcome) => void;
+  /** Resource-limit enforcement (lib/limits). Default none. */
+  guard?: RunGuard;
+}
+
+/** A consumer of a plain call's whole stdout (lib/spill: `overflow = "artifact"`). */
+export interface StdoutSpill {
+  /** Attach to the tool's stdout (called once, at spawn). */
+  attach(stdout: Readable): void;
+  /** Turn the normalized result into its final form. */
+  finish(run: RunOutcome, result: ToolResult): Promise<ToolResult>;
 }
 
 /** A json-protocol call. */
@@ -59,6 +71,8 @@ export interface PlainCommandCall extends CommandCallBase {
   properties: string[];
   /** Admitted tool arguments. */
   args: Record<string, unknown>;
+  /** Where oversized stdout goes instead of being truncated. Default: truncated. */
+  stdoutSpill?: StdoutSpill;
 }
 
 const CANCELLED = "The tool call was cancelled.";
@@ -88,6 +102,7 @@ function runOptions(call: CommandCallBase, dirs: CallDirs) {
     signal: call.signal,
     onSpawn: call.onSpawn,
     graceMs: call.graceMs,
+    guard: call.guard,
   };
 }
 
@@ -143,8 +158,10 @@ export async function invokePlainCommand(call: PlainCommandCall): Promise<ToolRe
       ...runOptions(call, dirs),
       args: argv,
       retainStdoutBytes: PLAIN_RETAIN_BYTES,
+      onStdout: call.stdoutSpill ? (s) => call.stdoutSpill!.attach(s) : undefined,
     });
     call.onSettled?.(run);
-    return normalizePlainOutput(run);
+    const result = normalizePlainOutput(run);
+    return call.stdoutSpill ? await call.stdoutSpill.finish(run, result) : result;
   });
 }

@@ -31,7 +31,8 @@ const SPAWN_TEXT = {
 
 /**
  * The generic error for a run that was not a clean exit (spawn failure, unconfirmed
- * cleanup, cancellation, timeout, stream overflow, or death by signal), else null.
+ * cleanup, a resource limit, cancellation, timeout, stream overflow, or death by
+ * signal), else null.
  * Exit statuses are left to each protocol.
  *
  * @example
@@ -44,6 +45,9 @@ export function runFailure(run: RunOutcome): ToolResult | null {
   if (run.spawnError !== undefined) return errorResult(SPAWN_TEXT[run.spawnError]);
   if (!run.cleanupConfirmed) {
     return errorResult("The tool's processes could not be stopped; some may still be running.");
+  }
+  if (run.limitExceeded !== undefined) {
+    return errorResult(`The tool was stopped: resource limit: ${run.limitExceeded}.`);
   }
   if (run.cancelled) return errorResult("The tool call was cancelled.");
   if (run.timedOut) return errorResult(`The tool timed out after ${run.timeoutMs} ms.`);

@@ -17,6 +17,12 @@ import type { Workspace } from "../workspace/types.ts";
 import { callTool, closeRegistry } from "../runtime/call_tool.ts";
 import { SessionSupervisor } from "../sessions/supervisor.ts"; // sessions (issue 5)
 import { pinSelection } from "../runtime/pin_selection.ts";
+import type { Plugin } from "../plugins/api.ts"; // plugins (issue 8)
+import { PluginHost } from "../plugins/host.ts";
+import { openPluginHost } from "../plugins/open_host.ts";
+import { callListedTool, guardCall } from "../plugins/plugin_tools.ts";
+import { openRegistryLock } from "../lock/open_lock.ts"; // trust (issue 10)
+import type { RegistryLock } from "../lock/registry_lock.ts";
 import {
   findTool,
   type RegisteredTool,
@@ -43,6 +49,18 @@ export interface RegistryOptions {
   audience?: "agent" | "human";
   /** The author's environment for commands. Default: this process's environment. */
   env?: Record<string, string>;
+  /**
+   * TypeScript plugins (`definePlugin`), run after the manifest-enabled first-party ones.
+   * Pass the same list to `loadWorkspace` when the manifest declares their tools.
+   */
+  plugins?: readonly Plugin[];
+  /**
+   * Verify `toolhost.lock` when the workspace has one (issue 10): tools that differ from
+   * it are listed neutrally and refused with `LOCK_MISMATCH`. Default true; `false` skips
+   * verification (development only) and warns on stderr; `"ignore"` skips it silently
+   * (for code that builds the lock itself).
+   */
+  lock?: boolean | "ignore";
 }
 
 /** Options for one call. */
@@ -105,8 +123,14 @@ export class Registry {
   /** Artifacts validated in this registry's conversation (odek refs). */
   readonly artifacts: ArtifactStore = new ArtifactStore();
   #closed = false;
+  /**
+   * Plugins (issue 8): hooks around every call, plugin tools, and the session events the
+   * supervisor reports with `plugins.emitSessionStarted(info)` / `emitSessionEnded(info)`.
+   */
+  readonly plugins: PluginHost;
   // sessions (issue 5): created on first use; creates no directory and runs nothing itself.
   #sessions: SessionSupervisor | undefined;
+  #lock: RegistryLock | undefined; // trust (issue 10)
 
   /** Use {@link Registry.open}. */
   constructor(
@@ -114,7 +138,9 @@ export class Registry {
     selection: Selection,
     opts: Required<Pick<RegistryOptions, "stateDir" | "env">>,
     pins: Record<string, Record<string, string>>,
+    plugins: PluginHost = PluginHost.empty(),
   ) {
+    this.plugins = plugins;
     this.workspace = workspace;
     this.selection = selection;
     this.stateDir = opts.stateDir;
@@ -152,7 +178,20 @@ export class Registry {
     const stateDir = opts.stateDir ?? join(ws.root, ".toolhost", "state");
     const env = opts.env ?? processEnv();
     const pins = await pinSelection(ws, selection);
-    return new Registry(ws, selection, { stateDir, env }, pins);
+    const plugins = await openPluginHost(ws, selection, { stateDir, env, plugins: opts.plugins });
+    const reg = new Registry(ws, selection, { stateDir, env }, pins, plugins);
+    try { // trust (issue 10): compare what this registry exposes and runs with toolhost.lock
+      reg.#lock = await openRegistryLock(ws, { selection, listing: reg.list(), pins }, opts.lock);
+    } catch (e) {
+      await reg.close().catch(() => {});
+      throw e;
+    }
+    return reg;
+  }
+
+  /** The verified lock (issue 10), or undefined when none applies or verification is off. */
+  get lock(): RegistryLock | undefined {
+    return this.#lock;
   }
 
   /** This registry's artifact directory (`<state>/artifacts/<id>`), created on first use. */
@@ -165,7 +204,9 @@ export class Registry {
    * `search_artifact_content`. Creates nothing, runs nothing.
    */
   list(): ToolListing[] {
-    return listTools(this.selection);
+    const listed = this.selection.audience === "agent" ? this.plugins.listedTools() : [];
+    const all = [...listTools(this.selection), ...listed];
+    return this.#lock ? this.#lock.neutralize(all) : all; // trust (issue 10)
   }
 
   /** Execution-path provenance: `{ executionPaths: { TOOL: { PATH: sha256 } } }`. */
@@ -181,8 +222,14 @@ export class Registry {
   /** Call a tool by published name; always resolves to a normalized ToolResult. */
   call(name: string, args: unknown, opts: CallOptions = {}): Promise<ToolResult> {
     if (this.#closed) return Promise.reject(new InvocationError("the registry is closed"));
+    const refused = this.#lock?.refusal(name); // trust (issue 10): LOCK_MISMATCH
+    if (refused) return Promise.resolve(refused);
     if (this.selection.audience === "agent" && isArtifactToolName(name)) {
-      return callArtifactToolAdmitted(name, args, this.artifacts);
+      const exec = () => callArtifactToolAdmitted(name, args, this.artifacts);
+      return guardCall(this.plugins, name, args, opts, exec); // plugins (issue 8)
+    }
+    if (this.selection.audience === "agent" && this.plugins.tool(name)?.tool.alwaysListed) {
+      return callListedTool(this.plugins, name, args, opts);
     }
     return callTool(this, this.tool(name), args, opts);
   }
@@ -209,6 +256,7 @@ export class Registry {
       await closeRegistry(this);
     } finally {
       await removeSessionSubtree(join(this.stateDir, "artifacts"), this.id);
+      await this.plugins.close(); // plugins (issue 8)
     }
   }
 }

@@ -21,6 +21,9 @@ import { artifactRootsFor, renderEnvelopes } from "./artifact_refs.ts";
 import { type CommandSpec, runCommand } from "./command_tool.ts";
 import { callBoundTool } from "../sessions/bound_call.ts"; // sessions (issue 5)
 import { checkFileTargets } from "./file_targets.ts";
+import { callBuiltinLike, isBuiltinLike } from "../plugins/builtin_like.ts"; // plugins (issue 8)
+import type { CallGrant } from "../plugins/host.ts";
+import { trustOptions } from "../spill/command_options.ts"; // trust (issue 10)
 
 const compiled = new WeakMap<ToolDecl, CompiledSchema>();
 const HELP_TIMEOUT_MS = 30_000;
@@ -62,10 +65,22 @@ export async function callTool(
   const targetProblem = checkFileTargets(ws, reg.selection.scope);
   if (targetProblem) return errorResult(`The call was refused: ${targetProblem}.`);
   const artifact = ws.artifacts.get(tool.artifactId)!;
-  const result = tool.decl.type === "builtin"
-    ? await callBuiltin(reg, artifact, tool.decl, admitted, opts)
-    : await callCommand(reg, artifact, tool.decl, admitted, opts);
-  return enforceResultSize(result);
+  const decl = tool.decl;
+  // plugins (issue 8): beforeCall hooks gate the call (a denial never starts anything),
+  // their env grant reaches the process, afterCall hooks and redaction see the result.
+  const subject = {
+    tool: tool.name,
+    artifactId: tool.artifactId,
+    ...(decl.type === "builtin" ? { builtin: decl.builtin } : {}),
+    ...(decl.type === "command" && decl.session ? { session: decl.session } : {}),
+    args: admitted,
+  };
+  return await reg.plugins.runCall(subject, opts.signal, async (grant) => {
+    const result = decl.type === "builtin"
+      ? await callBuiltin(reg, artifact, decl, admitted, opts, grant, tool.name)
+      : await callCommand(reg, artifact, decl, admitted, opts, grant);
+    return enforceResultSize(result);
+  });
 }
 
 function callBuiltin(
@@ -74,7 +89,21 @@ function callBuiltin(
   decl: BuiltinToolDecl,
   args: Record<string, unknown>,
   opts: CallOptions,
+  grant: CallGrant,
+  name: string,
 ): Promise<ToolResult> {
+  if (isBuiltinLike(decl)) {
+    const files = builtinEnv(reg, artifact, opts.signal);
+    return callBuiltinLike(decl, {
+      plugins: reg.plugins,
+      stateDir: reg.stateDir,
+      env: reg.env,
+      tool: name,
+      args,
+      files,
+      grant,
+    });
+  }
   if (decl.builtin === "help") {
     return runCommand({
       ws: reg.workspace,
@@ -129,6 +158,7 @@ async function callCommand(
   decl: CommandToolDecl,
   args: Record<string, unknown>,
   opts: CallOptions,
+  grant: CallGrant,
 ): Promise<ToolResult> {
   const props = decl.inputSchema.properties;
   const roots = artifactRootsFor(reg.workspace, artifact, decl, reg.artifactDir);
@@ -146,8 +176,9 @@ async function callCommand(
     executionPaths: decl.executionPaths,
     stateDir: reg.stateDir,
     env: reg.env,
-    extraEnv: { TOOLHOST_ARTIFACT_DIR: reg.artifactDir },
+    extraEnv: { ...grant.env, TOOLHOST_ARTIFACT_DIR: reg.artifactDir },
     signal: opts.signal,
+    ...trustOptions(reg, artifact.id, decl), // trust (issue 10): limits, overflow spill
   };
   // sessions (issue 5): a bound tool runs inside its lazily started tool session.
   const result = decl.session !== undefined

@@ -10,11 +10,16 @@ import { join } from "node:path";
 import { ToolhostError } from "../errors/errors.ts";
 import type { ProcessRecord } from "../process/proc_identity.ts";
 import type { RunOutcome } from "../process/run.ts";
+import type { RunGuard } from "../process/run_guard.ts";
 import { invokeJsonCommand, invokePlainCommand } from "../protocols/invoke.ts";
 import { errorResult, type ToolResult } from "../results/types.ts";
 import { resolveProgram } from "../workspace/program_path.ts";
 import type { ArgvElement, Artifact, Workspace } from "../workspace/types.ts";
 import { expandArtifactOperands, scopeEntries } from "./scope_context.ts";
+import { openGuard, unenforceableMessage } from "../limits/guard.ts"; // trust (issue 10)
+import { hasLimits, type ResourceLimits } from "../limits/types.ts";
+import { plainSpill } from "../spill/plain_spill.ts";
+import type { SpillTarget } from "../spill/spill_result.ts";
 
 /** What a command invocation needs (tools, help and session commands share it). */
 export interface CommandSpec {
@@ -50,6 +55,10 @@ export interface CommandSpec {
   onSpawn?: (record: ProcessRecord) => void | Promise<void>;
   /** Called with the finished run (sessions retire journaled groups). */
   onSettled?: (run: RunOutcome) => void;
+  /** Declared resource limits (issue 10). Default none. */
+  limits?: ResourceLimits;
+  /** Plain tools with `overflow = "artifact"`: where oversized stdout goes. Default none. */
+  spill?: SpillTarget;
 }
 
 /**
@@ -64,8 +73,22 @@ export interface CommandSpec {
 export async function runCommand(spec: CommandSpec): Promise<ToolResult> {
   const program = resolveProgram(spec.command, spec.artifact.cwd, spec.ws.root, spec.env);
   if (!program.ok) return errorResult(`The tool cannot run: ${program.reason}.`);
+  if (!hasLimits(spec.limits)) return await runResolved(spec, program.path);
+  const opened = await openGuard(spec.limits);
+  if (!opened.ok) return errorResult(unenforceableMessage(opened.reason));
+  try {
+    return await runResolved({ ...spec, guard: opened.guard }, program.path);
+  } finally {
+    await opened.guard.settle({ exitCode: null, signal: null });
+  }
+}
+
+async function runResolved(
+  spec: CommandSpec & { guard?: RunGuard },
+  program: string,
+): Promise<ToolResult> {
   const base = {
-    command: program.path,
+    command: program,
     cwd: spec.artifact.cwd,
     stateDir: spec.stateDir,
     baseEnv: spec.env,
@@ -74,6 +97,7 @@ export async function runCommand(spec: CommandSpec): Promise<ToolResult> {
     signal: spec.signal,
     onSpawn: spec.onSpawn,
     onSettled: spec.onSettled,
+    guard: spec.guard,
   };
   if (spec.protocol === "json") {
     return await invokeJsonCommand({
@@ -94,6 +118,7 @@ export async function runCommand(spec: CommandSpec): Promise<ToolResult> {
       template: spec.args.filter((a): a is string => typeof a === "string"),
       properties: [...spec.properties],
       args: spec.callArgs,
+      stdoutSpill: spec.spill ? plainSpill(spec.spill) : undefined,
     });
   } catch (e) {
     if (e instanceof ToolhostError) return errorResult(e.message);

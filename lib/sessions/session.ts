@@ -17,7 +17,7 @@ import type { SessionDecl } from "../workspace/types.ts";
 import { prepareInvocation, type SessionScope } from "./invocation.ts";
 import { runStop, type StopOutcome } from "./stop.ts";
 import { Journal } from "./journal.ts";
-import { type ResolvedOptions, sessionEndedMessage, sessionEnv } from "./options.ts";
+import { type ResolvedOptions, sessionEnv } from "./options.ts";
 import { joinSafetyNet, leaveSafetyNet, type NetMember } from "./safety_net.ts";
 import type { BoundHooks } from "./session_command.ts";
 import {
@@ -27,6 +27,7 @@ import {
   type SessionRoot,
 } from "./session_dir.ts";
 import { readinessFailure, spawnStart } from "./startup.ts";
+import { HarnessLimits } from "../limits/harness_limits.ts"; // trust (issue 10)
 import { sweepSessions } from "./sweep.ts";
 
 /** Lifecycle phase of a session. */
@@ -92,6 +93,7 @@ export class ToolSession implements NetMember {
   #ending?: Promise<void>;
   #closing?: Promise<void>;
   #stopOutcome: StopOutcome = "not run";
+  #limits: HarnessLimits; // trust (issue 10): the harness's resource limits
 
   /** Create an idle session: no directory, no process. */
   constructor(decl: SessionDecl, artifactId: string, stateDir: string, opts: ResolvedOptions) {
@@ -100,6 +102,7 @@ export class ToolSession implements NetMember {
     this.#decl = decl;
     this.#stateDir = stateDir;
     this.#opts = opts;
+    this.#limits = new HarnessLimits(decl.limits);
   }
 
   /** Current phase. */
@@ -128,7 +131,7 @@ export class ToolSession implements NetMember {
   }
 
   #ended(): { ok: false; result: ToolResult } {
-    return { ok: false, result: errorResult(sessionEndedMessage(this.name)) };
+    return { ok: false, result: errorResult(this.#limits.endedMessage(this.name)) };
   }
 
   #gate(): Gate | undefined {
@@ -208,13 +211,20 @@ export class ToolSession implements NetMember {
       tmpDir: root.startTmp,
     }, root.dir);
     if (!prep.ok) return await cannot(prep.reason);
-    const spawned = await spawnStart(prep.invocation, this.#journal, this.#startupAbort.signal);
+    const refused = await this.#limits.open();
+    if (refused !== undefined) return await this.#fail(refused);
+    const abort = this.#startupAbort.signal;
+    const spawned = await spawnStart(prep.invocation, this.#journal, abort, this.#limits.guard);
     if (!spawned.ok) return await cannot(spawned.reason);
     this.#start = spawned.handle;
     this.#stopNeeded = true;
+    this.#limits.watch(spawned.handle.record);
     const r = await spawned.readiness;
     if (r.kind === "aborted") return;
-    if (r.kind !== "ready") return await cannot(readinessFailure(r));
+    if (r.kind !== "ready") {
+      const hit = await this.#limits.failure(r.kind === "exited" ? r.status : null);
+      return await cannot(hit ?? readinessFailure(r));
+    }
     if (this.#phase !== "starting") return;
     this.#phase = "ready";
     spawned.handle.exited.then(() => this.#onStartExit());
@@ -333,6 +343,7 @@ export class ToolSession implements NetMember {
         journal?.retire(start.record);
       }
     }
+    await this.#limits.settle(start?.exitStatus);
     const live = journal?.live() ?? [];
     const reports = await Promise.all(live.map((e) => terminateGroup(e.record, { graceMs })));
     for (let i = 0; i < live.length; i++) {

@@ -11,6 +11,7 @@
 import type { ExitStatus, GroupHandle } from "../process/spawn_group.ts";
 import { spawnGroup } from "../process/spawn_group.ts";
 import { SpawnError } from "../process/spawn_error.ts";
+import type { RunGuard } from "../process/run_guard.ts";
 import type { Journal } from "./journal.ts";
 import type { Invocation } from "./invocation.ts";
 import { READY_LINE_MAX_BYTES } from "./options.ts";
@@ -95,7 +96,8 @@ export type SpawnStartResult =
 /**
  * Spawn a start invocation and begin watching its readiness at once. Its group is
  * recorded in `journal` (synced, synchronously) before its stdin is written. Returns a
- * value-free reason when it cannot be started or recorded.
+ * value-free reason when it cannot be started or recorded. With a `guard` (the
+ * session's resource limits), the command line is the guard's.
  *
  * @example
  * ```ts
@@ -108,12 +110,15 @@ export async function spawnStart(
   inv: Invocation,
   journal: Journal,
   signal: AbortSignal,
+  guard?: RunGuard,
 ): Promise<SpawnStartResult> {
   let handle: GroupHandle;
+  // trust (issue 10): a session's resource limits wrap its start command.
+  const argv = guard?.wrap(inv.command, inv.args) ?? { command: inv.command, args: inv.args };
   try {
     handle = await spawnGroup({
-      command: inv.command,
-      args: inv.args,
+      command: argv.command,
+      args: argv.args,
       cwd: inv.cwd,
       env: inv.env,
       stdin: inv.stdin,

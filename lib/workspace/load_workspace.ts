@@ -11,11 +11,13 @@ import { readRoots, readString, readStringArray, typeName } from "./fields.ts";
 import { isValidName } from "./names.ts";
 import { parseSession, parseTool, type ToolView } from "./parse_views.ts";
 import { parseExtensions } from "./parse_extensions.ts";
+import { parsePlugins, pluginToolIndex, type PluginToolRef } from "./parse_plugins.ts";
+import type { Plugin } from "../plugins/api.ts";
 import { checkKeys, isTable, Problems, type Table } from "./problems.ts";
 import { checkWorkspaceRules } from "./workspace_rules.ts";
 import type { Artifact, EvalDecl, Workspace } from "./types.ts";
 
-const TOP_KEYS = ["artifacts", "extensions"] as const;
+const TOP_KEYS = ["artifacts", "extensions", "plugins", "hooks"] as const;
 const ARTIFACT_KEYS = ["path", "evals", "views", "artifact_roots"] as const;
 const VIEW_KEYS = ["agent_tools", "human_tools", "agent_sessions"] as const;
 const EVAL_KEYS = ["audience", "references", "extensions"] as const;
@@ -24,6 +26,12 @@ const EVAL_KEYS = ["audience", "references", "extensions"] as const;
 export interface LoadOptions {
   /** Folder to search upward from when `root` is not given. Default: `process.cwd()`. */
   cwd?: string;
+  /**
+   * Library plugins whose tools declarations may name (`builtin = "<tool>"`) and whose
+   * `[plugins.NAME]` tables they validate; pass the same list to `Registry.open`.
+   * Default none (first-party plugins are always known).
+   */
+  plugins?: readonly Plugin[];
 }
 
 /**
@@ -67,12 +75,13 @@ export function loadWorkspaceSync(root?: string, opts: LoadOptions = {}): Worksp
     evals: new Map(),
     extra: {},
   };
+  const pluginTools = pluginToolIndex(manifest.data, opts.plugins); // plugins (issue 8)
   const arts = manifest.data.artifacts;
   if (arts === undefined) p.add("artifacts", "declare at least one `[artifacts.ID]` table");
   else if (!isTable(arts)) p.add("artifacts", `must be a table, not ${typeName(arts)}`);
   else {
     for (const [id, t] of Object.entries(arts)) {
-      const a = parseArtifact(p, dir, id, t);
+      const a = parseArtifact(p, dir, id, t, pluginTools);
       if (a) ws.artifacts.set(id, a);
     }
   }
@@ -82,11 +91,18 @@ export function loadWorkspaceSync(root?: string, opts: LoadOptions = {}): Worksp
   }
   checkWorkspaceRules(p, ws);
   parseExtensions(p, ws, manifest.data);
+  parsePlugins(p, ws, manifest.data, opts.plugins);
   p.throwIfAny();
   return ws;
 }
 
-function parseArtifact(p: Problems, root: string, id: string, t: unknown): Artifact | undefined {
+function parseArtifact(
+  p: Problems,
+  root: string,
+  id: string,
+  t: unknown,
+  pluginTools: ReadonlyMap<string, PluginToolRef>,
+): Artifact | undefined {
   const at = `artifacts.${id}`;
   if (!isValidName(id)) {
     p.add(at, "Artifact IDs must match [a-z0-9][a-z0-9_-]* and be at most 64 characters");
@@ -116,7 +132,7 @@ function parseArtifact(p: Problems, root: string, id: string, t: unknown): Artif
     keyPath: at,
   };
   parseEvals(p, a, t.evals);
-  parseViews(p, a, t.views);
+  parseViews(p, a, t.views, pluginTools);
   return a;
 }
 
@@ -154,7 +170,12 @@ function parseEvals(p: Problems, a: Artifact, raw: unknown): void {
   }
 }
 
-function parseViews(p: Problems, a: Artifact, raw: unknown): void {
+function parseViews(
+  p: Problems,
+  a: Artifact,
+  raw: unknown,
+  pluginTools: ReadonlyMap<string, PluginToolRef>,
+): void {
   if (raw === undefined) return;
   const at = `${a.keyPath}.views`;
   if (!isTable(raw)) return p.add(at, `must be a table, not ${typeName(raw)}`);
@@ -168,7 +189,7 @@ function parseViews(p: Problems, a: Artifact, raw: unknown): void {
     }
     const into = view === "agent_tools" ? a.agentTools : a.humanTools;
     for (const [name, t] of Object.entries(tools as Table)) {
-      const decl = parseTool(p, `${at}.${view}.${name}`, name, t, a.id, view);
+      const decl = parseTool(p, `${at}.${view}.${name}`, name, t, a.id, view, pluginTools);
       if (decl) into[name] = decl;
     }
   }

@@ -11,6 +11,8 @@
  * artifact_roots = ["out"]              # workspace-relative; odek refs must resolve inside
  * timeout_ms = 30000                    # per request (start, list, call); default 120000
  * audience = "agent"                    # "agent" (default) | "human"
+ * max_memory_mb = 512                   # resource limits of the server's process group
+ * overflow = "artifact"                 # oversized results: "artifact" (default) | "truncate"
  *
  * [artifacts.app.evals.review]
  * audience = "agent"
@@ -21,6 +23,13 @@
  */
 
 import { LIMITS } from "../results/types.ts";
+import {
+  type OverflowMode,
+  readLimits,
+  readOverflow,
+  RESOURCE_LIMIT_KEYS,
+} from "../limits/parse_limits.ts"; // trust (issue 10)
+import type { ResourceLimits } from "../limits/types.ts";
 import { readRoots, readString, readStringArray, typeName } from "./fields.ts";
 import { isValidName } from "./names.ts";
 import { checkKeys, isTable, type Problems, type Table } from "./problems.ts";
@@ -35,7 +44,9 @@ export const EXTENSION_KEYS = [
   "artifact_roots",
   "timeout_ms",
   "audience",
-] as const;
+  ...RESOURCE_LIMIT_KEYS,
+  "overflow",
+];
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -57,6 +68,13 @@ export interface ExtensionDecl {
   audience: Audience;
   /** TOML key path (`extensions.NAME`). */
   keyPath: string;
+  /** Limits of the server's process group (issue 10), when any is set. */
+  limits?: ResourceLimits;
+  /**
+   * Text beyond 64 KiB in a result: `"artifact"` (default: written to the registry's
+   * artifact directory, previewed and referenced) or `"truncate"`.
+   */
+  overflow?: OverflowMode;
 }
 
 /** Extensions of a workspace and which evals admit them. */
@@ -126,6 +144,8 @@ function parseExtension(
   if (audience !== "agent" && audience !== "human") {
     p.add(`${at}.audience`, 'must be "agent" or "human"');
   }
+  const limits = readLimits(p, at, t); // trust (issue 10)
+  const overflow = readOverflow(p, at, t, "artifact");
   if (p.list.length > before || command === undefined) return undefined;
   return {
     name,
@@ -136,6 +156,8 @@ function parseExtension(
     timeoutMs,
     audience: audience as Audience,
     keyPath: at,
+    ...(limits ? { limits } : {}),
+    ...(t.overflow !== undefined ? { overflow } : {}),
   };
 }
 

@@ -20,6 +20,8 @@ import {
 } from "./fields.ts";
 import { isValidName } from "./names.ts";
 import { checkKeys, isTable, type Problems, type Table } from "./problems.ts";
+import { pluginToolDecl, type PluginToolRef } from "./parse_plugins.ts"; // plugins (issue 8)
+import { readLimits, readToolOverflow, RESOURCE_LIMIT_KEYS } from "../limits/parse_limits.ts"; // trust (issue 10)
 import type {
   BuiltinName,
   BuiltinToolDecl,
@@ -39,9 +41,11 @@ const COMMAND_KEYS = [
   "session",
   "execution_paths",
   "artifact_roots",
-] as const;
+  ...RESOURCE_LIMIT_KEYS,
+  "overflow",
+];
 const BUILTIN_KEYS = ["builtin", "args", "description"] as const;
-const SESSION_KEYS = ["start", "stop"] as const;
+const SESSION_KEYS = ["start", "stop", ...RESOURCE_LIMIT_KEYS];
 const SESSION_COMMAND_KEYS = ["command", "args", "execution_paths"] as const;
 
 /** Which view a tool table belongs to. */
@@ -65,6 +69,7 @@ export function parseTool(
   t: unknown,
   artifactId: string,
   view: ToolView,
+  pluginTools?: ReadonlyMap<string, PluginToolRef>,
 ): ToolDecl | undefined {
   if (!isValidName(name)) {
     p.add(at, "tool names must match [a-z0-9][a-z0-9_-]* and be at most 64 characters");
@@ -74,7 +79,7 @@ export function parseTool(
     p.add(at, `must be a table, not ${typeName(t)}`);
     return undefined;
   }
-  if ("builtin" in t) return parseBuiltin(p, at, name, t, artifactId, view);
+  if ("builtin" in t) return parseBuiltin(p, at, name, t, artifactId, view, pluginTools);
   return parseCommand(p, at, name, t, artifactId, view);
 }
 
@@ -100,12 +105,16 @@ function parseBuiltin(
   t: Table,
   artifactId: string,
   view: ToolView,
+  pluginTools?: ReadonlyMap<string, PluginToolRef>,
 ): BuiltinToolDecl | undefined {
   // `session` gets its own, clearer problem below rather than "unknown key" as well.
   checkKeys(p, at, t, [...BUILTIN_KEYS, "session"]);
   if ("session" in t) p.add(`${at}.session`, "built-in tools cannot be bound to a session");
   const builtin = readString(p, at, t, "builtin", true);
   if (builtin === undefined) return undefined;
+  // plugins (issue 8): `builtin` may name a tool of an enabled plugin.
+  const ref = builtin in BUILTIN_SPECS ? undefined : pluginTools?.get(builtin);
+  if (ref) return pluginToolDecl(p, { at, name, t, artifactId, view, builtin, ref });
   if (!(builtin in BUILTIN_SPECS)) {
     p.add(
       `${at}.builtin`,
@@ -179,6 +188,8 @@ function parseCommand(
   const executionPaths = readExecutionPaths(p, at, t);
   const artifactRoots = readRoots(p, at, t);
   if (protocol === "plain" && args && inputSchema) checkPlaceholders(p, at, args, inputSchema);
+  const limits = readLimits(p, at, t); // trust (issue 10)
+  const overflow = readToolOverflow(p, at, t, protocol);
   if (p.list.length > before) return undefined;
   return {
     type: "command",
@@ -193,6 +204,8 @@ function parseCommand(
     executionPaths,
     artifactRoots,
     keyPath: at,
+    ...(limits ? { limits } : {}),
+    ...(overflow ? { overflow } : {}),
   };
 }
 
@@ -307,8 +320,9 @@ export function parseSession(
   checkKeys(p, at, t, SESSION_KEYS);
   const start = parseSessionCommand(p, `${at}.start`, t.start);
   const stop = parseSessionCommand(p, `${at}.stop`, t.stop);
+  const limits = readLimits(p, at, t); // trust (issue 10)
   if (!start || !stop) return undefined;
-  return { name, start, stop, keyPath: at };
+  return { name, start, stop, keyPath: at, ...(limits ? { limits } : {}) };
 }
 
 function parseSessionCommand(p: Problems, at: string, t: unknown): SessionCommand | undefined {

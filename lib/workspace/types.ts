@@ -4,6 +4,8 @@
  * @module
  */
 
+import type { ResourceLimits } from "../limits/types.ts"; // trust (issue 10)
+
 /** A folder Artifact or a file Artifact. */
 export type ArtifactKind = "folder" | "file";
 
@@ -13,7 +15,7 @@ export type ArgvElement = string | { artifact: string };
 /** Eval audience. */
 export type Audience = "agent" | "human";
 
-/** Names of the built-in tools. */
+/** Names of the built-in tools (the native catalog included, issue 8). */
 export type BuiltinName =
   | "read"
   | "list"
@@ -22,7 +24,18 @@ export type BuiltinName =
   | "view_image"
   | "section"
   | "help"
-  | "graph";
+  | "graph"
+  | "files_read"
+  | "files_list"
+  | "files_find"
+  | "files_inspect"
+  | "files_search"
+  | "files_write"
+  | "files_edit"
+  | "files_patch"
+  | "shell_exec"
+  | "git_status"
+  | "git_diff";
 
 /** A built-in tool declaration. */
 export interface BuiltinToolDecl {
@@ -38,6 +51,11 @@ export interface BuiltinToolDecl {
   description: string;
   /** TOML key path of the declaration. */
   keyPath: string;
+  /**
+   * Set when `builtin` names a plugin tool rather than a built-in (issue 8): the providing
+   * plugin and the tool's input schema. `builtin` then holds the plugin tool's name.
+   */
+  plugin?: { name: string; inputSchema: Record<string, unknown> };
 }
 
 /** A command tool declaration (json or plain protocol). */
@@ -66,6 +84,10 @@ export interface CommandToolDecl {
   artifactRoots: string[];
   /** TOML key path of the declaration. */
   keyPath: string;
+  /** `max_memory_mb` / `max_cpu_seconds` / `max_processes` (issue 10), when any is set. */
+  limits?: ResourceLimits;
+  /** Plain tools: `overflow` (issue 10). Absent means `"truncate"`. */
+  overflow?: "truncate" | "artifact";
 }
 
 /** Any tool declaration. */
@@ -93,6 +115,8 @@ export interface SessionDecl {
   stop: SessionCommand;
   /** TOML key path. */
   keyPath: string;
+  /** Limits of the harness's process group for the session's life (issue 10). */
+  limits?: ResourceLimits;
 }
 
 /** An eval declared on an Artifact. */

@@ -16,6 +16,7 @@ import { evalToolSource, type ToolSource } from "../../mcp/tool_source.ts";
 import { Registry } from "../../registry/registry.ts";
 import { type CommonOptions, openWorkspace, withCommon } from "../common_options.ts";
 import { type CliIo, EXIT } from "../exit.ts";
+import { warnLockDisabled } from "../../lock/open_lock.ts"; // trust (issue 10)
 
 /** Options of `serve`. */
 interface ServeOptions extends CommonOptions {
@@ -24,6 +25,7 @@ interface ServeOptions extends CommonOptions {
   allowRemote?: boolean;
   allowOrigin?: string[];
   tokenEnv?: string;
+  lock?: boolean;
 }
 
 /**
@@ -54,6 +56,7 @@ export function serveCommand(io: CliIo, done: (code: number) => void): Command {
       "extra accepted Origin values (default: loopback origins)",
     )
     .option("--token-env <name>", "require `Authorization: Bearer <$NAME>` on every HTTP request")
+    .option("--no-lock", "skip toolhost.lock verification (development only; warns loudly)")
     .addHelpText(
       "after",
       "\nExamples:\n  toolhost serve --eval app/review\n" +
@@ -69,8 +72,10 @@ export function serveCommand(io: CliIo, done: (code: number) => void): Command {
     const { ws, stateDir } = await openWorkspace(o);
     const evalId = o.eval;
     const log = (line: string) => io.err(`toolhost serve: ${line}\n`);
+    if (o.lock === false) warnLockDisabled((l) => io.err(l));
+    const lock = o.lock !== false;
     const open = async (): Promise<ToolSource> =>
-      evalToolSource(await Registry.open(ws, evalId, { stateDir }), { log });
+      evalToolSource(await Registry.open(ws, evalId, { stateDir, lock }), { log });
     if (o.http !== undefined) await serveHttp(evalId, o, open, log);
     else await serveOnStdio(evalId, open, log);
     done(EXIT.ok);

@@ -16,6 +16,7 @@ import {
 } from "../common_options.ts";
 import { type CliIo, EXIT } from "../exit.ts";
 import { withRegistry } from "../run_with_registry.ts";
+import { warnLockDisabled } from "../../lock/open_lock.ts"; // trust (issue 10)
 
 /**
  * Build the `tools call` command.
@@ -36,18 +37,21 @@ export function toolsCallCommand(io: CliIo, done: (code: number) => void): Comma
     .argument("<tool>", "published tool name, e.g. read_app")
     .option("--eval <eval>", "the agent eval, e.g. app/review (required)")
     .option("--args <json>", "JSON object of arguments (default {})")
+    .option("--no-lock", "skip toolhost.lock verification (development only; warns loudly)")
     .addHelpText(
       "after",
       `\nExample:\n  toolhost tools call read_app --eval app/review --args '{"path":"README.md"}'\n`,
     );
   withCommon(cmd).action(
-    async (tool: string, o: CommonOptions & { eval?: string; args?: string }) => {
+    async (tool: string, o: CommonOptions & { eval?: string; args?: string; lock?: boolean }) => {
       if (o.eval === undefined) {
         throw new InvocationError("--eval is required, e.g. --eval app/review");
       }
       const args = parseArgsOption(o.args);
       const { ws, stateDir } = await openWorkspace(o);
-      const result = await withRegistry(ws, { eval: o.eval }, { stateDir }, (reg, signal) => {
+      if (o.lock === false) warnLockDisabled((l) => io.err(l));
+      const opts = { stateDir, lock: o.lock !== false };
+      const result = await withRegistry(ws, { eval: o.eval }, opts, (reg, signal) => {
         reg.tool(tool);
         return reg.call(tool, args, { signal });
       });

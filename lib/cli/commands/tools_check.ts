@@ -13,6 +13,8 @@ import type { Workspace } from "../../workspace/types.ts";
 import { type CommonOptions, openWorkspace, withCommon } from "../common_options.ts";
 import { type CliIo, EXIT } from "../exit.ts";
 import { executeCheck } from "./tools_check_execute.ts";
+import { lockSectionFor } from "../../lock/check_lock.ts"; // trust (issue 10)
+import { warnLockDisabled } from "../../lock/open_lock.ts";
 
 /** Options of `tools check`. */
 export interface CheckOptions extends CommonOptions {
@@ -28,6 +30,8 @@ export interface CheckOptions extends CommonOptions {
   tool?: string;
   /** JSON arguments for --execute. */
   args?: string;
+  /** `--no-lock` sets this to false (issue 10). */
+  lock?: boolean;
 }
 
 /**
@@ -83,6 +87,21 @@ function staticReports(ws: Workspace, spec: SelectionSpec | undefined): Selectio
   );
 }
 
+/** Issue 10: each eval's `toolhost.lock` verification; drift makes the eval not ready. */
+async function attachLockSections(
+  ws: Workspace,
+  reports: SelectionReport[],
+  stateDir: string,
+): Promise<void> {
+  for (const r of reports) {
+    if (r.eval === undefined) continue;
+    const lock = await lockSectionFor(ws, r.eval, stateDir);
+    if (lock === undefined) continue;
+    r.lock = lock;
+    if (lock.status !== "verified") r.ready = false;
+  }
+}
+
 /**
  * Build the `tools check` command.
  *
@@ -107,6 +126,7 @@ export function toolsCheckCommand(io: CliIo, done: (code: number) => void): Comm
     .option("--tool <name>", "tool to run: published name, or short name with --artifact")
     .option("--args <json>", "JSON object of arguments for --execute (agent tools only)")
     .option("--json", "JSON output (the report is always JSON)")
+    .option("--no-lock", "skip toolhost.lock verification (development only; warns loudly)")
     .addHelpText(
       "after",
       `
@@ -121,12 +141,14 @@ Exit codes: 0 ready/success, 1 declaration/preflight/tool/cleanup failure, 2 inv
   withCommon(cmd).action(async (positional: string | undefined, o: CheckOptions) => {
     const spec = checkSelection(positional, o);
     const { ws, stateDir } = await openWorkspace(o);
+    if (o.lock === false) warnLockDisabled((l) => io.err(l));
     if (o.execute) {
-      const r = await executeCheck(ws, spec!, o.tool!, o.args, stateDir);
+      const r = await executeCheck(ws, spec!, o.tool!, o.args, stateDir, o.lock !== false);
       io.out(`${JSON.stringify(r.report, null, 2)}\n`);
       return done(r.ok ? EXIT.ok : EXIT.failure);
     }
     const reports = staticReports(ws, spec);
+    if (o.lock !== false) await attachLockSections(ws, reports, stateDir); // trust (issue 10)
     const body = spec ? reports[0] : { evals: reports, ready: reports.every((r) => r.ready) };
     io.out(`${JSON.stringify(body, null, 2)}\n`);
     done(reports.every((r) => r.ready) ? EXIT.ok : EXIT.failure);

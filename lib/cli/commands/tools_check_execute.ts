@@ -6,7 +6,9 @@
  */
 
 import { InvocationError } from "../../errors/errors.ts";
-import { checkExtensions } from "../../mcp/extensions/readiness.ts";
+import { checkExtensionsAndLock } from "../../mcp/extensions/readiness.ts";
+import { extensionLockFor } from "../../lock/extension_lock.ts"; // trust (issue 10)
+import { type LockSection, lockSection } from "../../lock/check_lock.ts";
 import type { ExtensionReadiness } from "../../mcp/extensions/extension_server.ts";
 import { findTool, type SelectionSpec, selectTools } from "../../registry/selection.ts";
 import type { ToolResult } from "../../results/types.ts";
@@ -22,6 +24,7 @@ export interface ExecuteOutcome {
     audience: string;
     result: ToolResult;
     extensions?: ExtensionReadiness[];
+    extensionLock?: LockSection;
     ready: boolean;
   };
   /** Success. */
@@ -44,6 +47,7 @@ export async function executeCheck(
   toolName: string,
   rawArgs: string | undefined,
   stateDir: string,
+  lock = true,
 ): Promise<ExecuteOutcome> {
   const sel = selectTools(ws, spec);
   if (sel.audience === "human" && rawArgs !== undefined) {
@@ -56,11 +60,18 @@ export async function executeCheck(
   const result = await withRegistry(
     ws,
     spec,
-    { stateDir, audience: sel.audience },
+    { stateDir, audience: sel.audience, lock },
     (reg, signal) => reg.call(tool.name, args, { signal }),
   );
-  const extensions = "eval" in spec ? await checkExtensions(ws, spec.eval) : [];
-  const extensionsOk = extensions.every((e) => e.toolsListed);
+  // trust (issue 10): extensions are checked against the eval's toolhost.lock entry too.
+  const lockCheck = lock && "eval" in spec ? await extensionLockFor(ws, spec.eval) : undefined;
+  const ext = "eval" in spec
+    ? await checkExtensionsAndLock(ws, spec.eval, { lock: lockCheck })
+    : { readiness: [], drift: [] };
+  const extensions = ext.readiness;
+  const extensionLock = lockCheck ? lockSection(ext.drift, []) : undefined;
+  const extensionsOk = extensions.every((e) => e.toolsListed) &&
+    extensionLock?.status !== "drift";
   const ok = !result.isError && extensionsOk;
   return {
     report: {
@@ -68,6 +79,7 @@ export async function executeCheck(
       audience: sel.audience,
       result,
       ...(extensions.length > 0 ? { extensions } : {}),
+      ...(extensionLock && extensions.length > 0 ? { extensionLock } : {}),
       ready: ok,
     },
     ok,

@@ -1,27 +1,37 @@
 /**
  * One extension: an MCP server started lazily over stdio in its own process group,
- * initialized with the SDK's `Client`, listed once, called many times, and stopped with
- * confirmed process-group cleanup. A failed start is sticky: later uses report the same
- * error and never restart the server; a server that exits is not restarted either.
+ * initialized with the SDK's `Client`, listed, called many times, and stopped with
+ * confirmed process-group cleanup.
+ *
+ * Self-healing (issue 10): a server that dies after it started is restarted lazily by
+ * the next call that needs it — with exponential backoff and at most
+ * `restart.maxRestarts` restarts per minute (beyond that, calls get an error saying when
+ * a restart is allowed again). A call is retried once, on a fresh server, only when the
+ * server was already gone before the request was written; a request that may have
+ * reached the server is never sent twice. A server whose very first start fails is not
+ * restarted: that error is sticky, as before. After a restart (and on
+ * `notifications/tools/list_changed`) the tool list is fetched again, and a call whose
+ * tool changed meanwhile is not sent.
  *
  * @module
  */
 
-import { Client } from "@modelcontextprotocol/sdk/client";
+import type { Client } from "@modelcontextprotocol/sdk/client";
 // @ts-types="@modelcontextprotocol/sdk/types"
-import { ErrorCode, McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
-import { ToolhostError } from "../../errors/errors.ts";
-import { toolEnvironment } from "../../process/env.ts";
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { ProcessRecord } from "../../process/proc_identity.ts";
-import { resolveProgram } from "../../workspace/program_path.ts";
 import type { ExtensionDecl } from "../../workspace/parse_extensions.ts";
-import { VERSION } from "../../version.ts";
-import { ProcessGroupTransport } from "./group_transport.ts";
+import { toolHashes } from "../../lock/canonical.ts";
+import {
+  ExtensionCallError,
+  ExtensionConnection,
+  extensionMessage,
+  ExtensionStartError,
+  notDelivered,
+} from "./connection.ts";
+import { type RestartOptions, RestartPolicy } from "./restart_policy.ts";
 
-/** Most pages of `tools/list` followed. */
-export const MAX_LIST_PAGES = 16;
-/** Most tools taken from one extension. */
-export const MAX_EXTENSION_TOOLS = 1024;
+export { ExtensionCallError, MAX_EXTENSION_TOOLS, MAX_LIST_PAGES } from "./connection.ts";
 
 /** Readiness of one extension, as `tools check --execute` reports it. */
 export interface ExtensionReadiness {
@@ -35,6 +45,8 @@ export interface ExtensionReadiness {
   toolsListed: boolean;
   /** How many tools it lists. */
   toolCount: number;
+  /** Restarts after the server died (present once it was restarted). */
+  restarts?: number;
   /** Value-free reason when not ready. */
   error?: string;
 }
@@ -47,18 +59,37 @@ export interface ExtensionServerOptions {
   env: Record<string, string>;
   /** SIGTERM → SIGKILL grace on stop, ms. Default 2000. */
   graceMs?: number;
-}
-
-/** A call failed in a way the model should see as an error result. */
-export class ExtensionCallError extends ToolhostError {
-  /** Create a value-free extension error. */
-  constructor(message: string) {
-    super("TOOL_ERROR", message);
-  }
+  /** Restart backoff and cap (default: 5 restarts per minute, backoff from 250 ms). */
+  restart?: RestartOptions;
 }
 
 /**
- * A lazily started extension server.
+ * The fingerprint of a listed tool (description and canonical schema hashes), so a call
+ * can check the server still offers the very tool the host admitted it against.
+ *
+ * @example
+ * ```ts
+ * import { toolFingerprint } from "./extension_server.ts";
+ * toolFingerprint({ description: "Echo.", inputSchema: { type: "object" } }).length; // 129
+ * ```
+ */
+export function toolFingerprint(t: Pick<Tool, "description" | "inputSchema">): string {
+  const h = toolHashes(t.description ?? "", t.inputSchema);
+  return `${h.description}:${h.inputSchema}`;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => {
+      clearTimeout(t);
+      resolve();
+    }, { once: true });
+  });
+}
+
+/**
+ * A lazily started, self-healing extension server.
  *
  * @example
  * ```ts
@@ -73,18 +104,21 @@ export class ExtensionServer {
   readonly decl: ExtensionDecl;
   /** What has happened so far. */
   readonly readiness: ExtensionReadiness;
+  /** Called when the tool list may have changed (list_changed, or a restart). */
+  onToolsChanged?: () => void;
   readonly #opts: ExtensionServerOptions;
-  #transport?: ProcessGroupTransport;
-  #client?: Client;
-  #starting?: Promise<Client>;
+  readonly #policy: RestartPolicy;
+  readonly #stop = new AbortController();
+  #conn?: ExtensionConnection;
+  #opening?: Promise<ExtensionConnection>;
+  #firstFailure?: ExtensionCallError;
   #tools?: Promise<Tool[]>;
-  #ended = false;
-  #closed = false;
 
   /** Create; nothing runs until the first list or call. */
   constructor(decl: ExtensionDecl, opts: ExtensionServerOptions) {
     this.decl = decl;
     this.#opts = opts;
+    this.#policy = new RestartPolicy(opts.restart);
     this.readiness = {
       name: decl.name,
       started: false,
@@ -94,103 +128,152 @@ export class ExtensionServer {
     };
   }
 
-  /** The server's process-group identity once spawned (for cleanup checks). */
+  /** The current server's process-group identity once spawned (for cleanup checks). */
   get record(): ProcessRecord | undefined {
-    return this.#transport?.record;
+    return this.#conn?.transport.record;
   }
 
-  /** Start and initialize once; the same promise (or error) is returned afterwards. */
-  start(): Promise<Client> {
-    this.#starting ??= this.#start().catch(async (e) => {
-      this.readiness.started = this.#transport?.record !== undefined;
-      this.readiness.error = messageOf(e, this.decl);
-      await this.#transport?.close(); // a server that failed its handshake is stopped at once
-      throw new ExtensionCallError(this.readiness.error);
-    });
-    return this.#starting;
+  /** Whether a live server is running now. */
+  get running(): boolean {
+    return this.#conn !== undefined && !this.#conn.dead;
   }
 
-  async #start(): Promise<Client> {
-    if (this.#closed) {
-      throw new ExtensionCallError(`The extension \`${this.decl.name}\` is stopped.`);
-    }
-    const env = toolEnvironment(this.#opts.env, this.decl.env);
-    const prog = resolveProgram(this.decl.command, this.#opts.root, this.#opts.root, env);
-    if (!prog.ok) {
-      throw new ExtensionCallError(
-        `The extension \`${this.decl.name}\` cannot start: ${prog.reason}.`,
+  /** Start (or restart) and initialize; the client of the live server. */
+  async start(): Promise<Client> {
+    return (await this.#connection()).client;
+  }
+
+  #connection(): Promise<ExtensionConnection> {
+    if (this.#stop.signal.aborted) {
+      return Promise.reject(
+        new ExtensionCallError(`The extension \`${this.decl.name}\` is stopped.`),
       );
     }
-    const transport = new ProcessGroupTransport({
-      command: prog.path,
-      args: this.decl.args,
-      cwd: this.#opts.root,
-      env,
-      graceMs: this.#opts.graceMs,
-    });
-    this.#transport = transport;
-    const client = new Client({ name: "toolhost", version: VERSION }, { capabilities: {} });
-    client.onclose = () => {
-      this.#ended = true;
-    };
-    client.onerror = () => {};
-    await client.connect(transport, { timeout: this.decl.timeoutMs });
-    this.readiness.started = true;
-    this.readiness.initialized = true;
-    this.#client = client;
-    return client;
+    if (this.#conn && !this.#conn.dead) return Promise.resolve(this.#conn);
+    if (this.#firstFailure) return Promise.reject(this.#firstFailure);
+    this.#opening ??= this.#open().finally(() => (this.#opening = undefined));
+    return this.#opening;
   }
 
-  /** The server's tools (first call starts it and lists; later calls reuse the answer). */
+  async #restartGate(old: ExtensionConnection): Promise<void> {
+    const d = this.#policy.next();
+    if (!d.ok) {
+      throw new ExtensionCallError(
+        `The extension \`${this.decl.name}\` stopped and was restarted ${d.max} times within a minute; ` +
+          `it is not restarted again for ${
+            Math.ceil(d.retryAfterMs / 1000)
+          } s. Fix the server, or try again later.`,
+      );
+    }
+    if (d.waitMs > 0) await sleep(d.waitMs, this.#stop.signal);
+    await old.close(); // the dead generation's group is confirmed gone first
+    if (this.#stop.signal.aborted) {
+      throw new ExtensionCallError(`The extension \`${this.decl.name}\` is stopped.`);
+    }
+    this.#policy.record();
+    this.readiness.restarts = (this.readiness.restarts ?? 0) + 1;
+  }
+
+  async #open(): Promise<ExtensionConnection> {
+    const old = this.#conn;
+    if (old) await this.#restartGate(old);
+    const holder: { conn?: ExtensionConnection } = {};
+    try {
+      holder.conn = await ExtensionConnection.open({
+        ...this.#opts,
+        decl: this.decl,
+        onToolsChanged: () => {
+          if (holder.conn === this.#conn) this.#toolsChanged();
+        },
+      });
+    } catch (e) {
+      const err = e instanceof ExtensionCallError
+        ? e
+        : new ExtensionCallError(extensionMessage(e, this.decl));
+      if (!old) {
+        this.#firstFailure = err;
+        this.readiness.started = e instanceof ExtensionStartError && e.spawned;
+        this.readiness.error = err.message;
+      }
+      throw err;
+    }
+    this.#conn = holder.conn;
+    this.readiness.started = true;
+    this.readiness.initialized = true;
+    if (old) this.#toolsChanged();
+    return holder.conn;
+  }
+
+  #toolsChanged(): void {
+    this.#tools = undefined;
+    this.onToolsChanged?.();
+  }
+
+  /** The server's tools (listed once per server generation and tool-list change). */
   listTools(): Promise<Tool[]> {
     this.#tools ??= this.#listTools();
     return this.#tools;
   }
 
   async #listTools(): Promise<Tool[]> {
-    const client = await this.start();
-    const out: Tool[] = [];
-    let cursor: string | undefined;
+    const conn = await this.#connection();
     try {
-      for (let page = 0; page < MAX_LIST_PAGES; page++) {
-        const res = await client.listTools(cursor ? { cursor } : undefined, {
-          timeout: this.decl.timeoutMs,
-        });
-        out.push(...res.tools);
-        cursor = res.nextCursor;
-        if (!cursor || out.length >= MAX_EXTENSION_TOOLS) break;
-      }
+      const tools = await conn.listTools();
+      this.readiness.toolsListed = true;
+      this.readiness.toolCount = tools.length;
+      return tools;
     } catch (e) {
-      this.readiness.error = messageOf(e, this.decl);
+      this.readiness.error = extensionMessage(e, this.decl);
       throw new ExtensionCallError(this.readiness.error);
     }
-    this.readiness.toolsListed = true;
-    this.readiness.toolCount = Math.min(out.length, MAX_EXTENSION_TOOLS);
-    return out.slice(0, MAX_EXTENSION_TOOLS);
+  }
+
+  async #checkUnchanged(name: string, expected: string | undefined): Promise<void> {
+    if (expected === undefined) return;
+    const t = (await this.listTools()).find((x) => x.name === name);
+    if (t === undefined || toolFingerprint(t) !== expected) {
+      throw new ExtensionCallError(
+        `The extension \`${this.decl.name}\` no longer offers the tool \`${name}\` as it was listed (it changed when the server restarted or announced a new tool list); the call was not sent.`,
+      );
+    }
   }
 
   /**
    * Call one tool of the server with already-admitted arguments; resolves to the raw MCP
-   * result. Throws {@link ExtensionCallError} (value-free) on timeout, cancellation, a
-   * protocol error or a server that ended.
+   * result. `expected` (see {@link toolFingerprint}) refuses the call if the server now
+   * lists the tool differently. Throws {@link ExtensionCallError} (value-free) on
+   * timeout, cancellation, a protocol error, a server that ended mid-call, or a server
+   * that may not be restarted now.
    */
   async callTool(
     name: string,
     args: Record<string, unknown>,
     signal?: AbortSignal,
+    expected?: string,
   ): Promise<unknown> {
-    const client = await this.start();
-    if (this.#ended || this.#closed) {
-      throw new ExtensionCallError(`The extension \`${this.decl.name}\` ended.`);
-    }
-    try {
-      return await client.callTool({ name, arguments: args }, undefined, {
-        signal,
-        timeout: this.decl.timeoutMs,
-      });
-    } catch (e) {
+    const ext = `\`${this.decl.name}\``;
+    for (let attempt = 0;; attempt++) {
+      const conn = await this.#connection();
+      await this.#checkUnchanged(name, expected);
       if (signal?.aborted) throw new ExtensionCallError("The call was cancelled.");
-      throw new ExtensionCallError(messageOf(e, this.decl));
+      try {
+        return await conn.callTool(name, args, signal);
+      } catch (e) {
+        if (signal?.aborted) throw new ExtensionCallError("The call was cancelled.");
+        if (notDelivered(e)) {
+          if (attempt === 0) continue; // never reached the server: one retry on a fresh one
+          throw new ExtensionCallError(`The extension ${ext} ended before the call could be sent.`);
+        }
+        if (conn.limitMessage) {
+          throw new ExtensionCallError(`The extension ${ext} was stopped: ${conn.limitMessage}.`);
+        }
+        if (conn.dead) {
+          throw new ExtensionCallError(
+            `The extension ${ext} ended while the call was running; it was not retried because it may have run. The next call restarts it.`,
+          );
+        }
+        throw new ExtensionCallError(extensionMessage(e, this.decl));
+      }
     }
   }
 
@@ -199,30 +282,8 @@ export class ExtensionServer {
    * when cleanup could not be confirmed. Idempotent; a server never started is a no-op.
    */
   async close(): Promise<boolean> {
-    this.#closed = true;
-    const t = this.#transport;
-    if (!t) return true;
-    try {
-      await this.#client?.close();
-    } catch { /* the transport is closed below either way */ }
-    await t.close();
-    return t.cleanup?.confirmed ?? t.record === undefined;
+    this.#stop.abort();
+    await this.#opening?.catch(() => {});
+    return this.#conn ? await this.#conn.close() : true;
   }
-}
-
-function messageOf(e: unknown, decl: ExtensionDecl): string {
-  const name = `\`${decl.name}\``;
-  if (e instanceof ExtensionCallError) return e.message;
-  if (e instanceof McpError) {
-    if (e.code === ErrorCode.RequestTimeout) {
-      return `The extension ${name} did not answer within ${decl.timeoutMs} ms.`;
-    }
-    if (e.code === ErrorCode.ConnectionClosed) return `The extension ${name} ended.`;
-    if (e.code === ErrorCode.InvalidParams || e.code === ErrorCode.MethodNotFound) {
-      return `The extension ${name} refused the request (MCP error ${e.code}).`;
-    }
-    return `The extension ${name} failed (MCP error ${e.code}).`;
-  }
-  if (e instanceof ToolhostError) return `The extension ${name} cannot start: ${e.message}`;
-  return `The extension ${name} failed.`;
 }

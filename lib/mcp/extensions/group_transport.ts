@@ -26,6 +26,7 @@ import {
   type TerminateReport,
 } from "../../process/mod.ts";
 import { SpawnError, spawnFailureFromCode } from "../../process/spawn_error.ts";
+import type { GuardLimit, RunGuard } from "../../process/run_guard.ts";
 
 /** Options of {@link ProcessGroupTransport}. */
 export interface GroupTransportOptions {
@@ -43,6 +44,20 @@ export interface GroupTransportOptions {
   graceMs?: number;
   /** Largest message buffered from the server. Default 16 MiB. */
   maxBufferBytes?: number;
+  /** Resource limits of the server's process group (lib/limits). Default none. */
+  guard?: RunGuard;
+}
+
+/**
+ * `send()` refused a message because the server was already gone: it was never written,
+ * so the server cannot have acted on it (a request may be retried).
+ */
+export class NotDeliveredError extends Error {
+  /** Create the error. */
+  constructor() {
+    super("the extension server is not running");
+    this.name = "NotDeliveredError";
+  }
 }
 
 const live = new Set<ProcessRecord>();
@@ -85,6 +100,8 @@ export class ProcessGroupTransport implements Transport {
   #exited?: Promise<void>;
   #closing?: Promise<void>;
   #closedNotified = false;
+  /** The resource limit that stopped the server, if one did. */
+  limitHit?: GuardLimit;
 
   /** Create a transport; nothing runs until `start()`. */
   constructor(opts: GroupTransportOptions) {
@@ -95,7 +112,9 @@ export class ProcessGroupTransport implements Transport {
   /** Spawn the server. Rejects with {@link SpawnError} (generic reason, no paths). */
   async start(): Promise<void> {
     if (this.#child) throw new Error("ProcessGroupTransport already started");
-    const child = spawn(this.#opts.command, this.#opts.args ?? [], {
+    const argv = this.#opts.guard?.wrap(this.#opts.command, this.#opts.args ?? []) ??
+      { command: this.#opts.command, args: this.#opts.args ?? [] };
+    const child = spawn(argv.command, argv.args, {
       cwd: this.#opts.cwd,
       env: this.#opts.env,
       detached: true,
@@ -107,6 +126,7 @@ export class ProcessGroupTransport implements Transport {
       const code = await new Promise<string | undefined>((resolve) => {
         child.once("error", (e: Error & { code?: string }) => resolve(e.code));
       });
+      await this.#opts.guard?.settle({ exitCode: null, signal: null });
       throw new SpawnError(spawnFailureFromCode(code));
     }
     this.record = recordProcess(child.pid);
@@ -114,6 +134,12 @@ export class ProcessGroupTransport implements Transport {
     installExitHook();
     child.on("error", () => {});
     this.#exited = new Promise((resolve) => child.once("exit", () => resolve()));
+    // A leader that exits while a descendant holds stdout open still ends the connection.
+    child.once("exit", () => setTimeout(() => void this.close(), 200).unref?.());
+    this.#opts.guard?.watch(this.record, (kind) => {
+      this.limitHit ??= kind;
+      void this.close();
+    });
     child.stdin!.on("error", () => {});
     child.stderr!.resume(); // never forwarded: may hold values; stdout is the protocol
     child.stdout!.on("data", (chunk: Buffer) => this.#onData(chunk));
@@ -142,12 +168,17 @@ export class ProcessGroupTransport implements Transport {
     }
   }
 
-  /** Write one message to the server. */
+  /** Whether the server may still receive messages. */
+  get alive(): boolean {
+    const c = this.#child;
+    return c !== undefined && !this.#closing && c.exitCode === null && c.signalCode === null &&
+      !(c.stdin?.destroyed ?? true);
+  }
+
+  /** Write one message to the server; rejects with {@link NotDeliveredError} when it is gone. */
   send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.#child?.stdin;
-    if (!stdin || stdin.destroyed || this.#closing) {
-      return Promise.reject(new Error("the extension server is not running"));
-    }
+    if (!stdin || !this.alive) return Promise.reject(new NotDeliveredError());
     return new Promise((resolve) => {
       if (stdin.write(serializeMessage(message))) resolve();
       else stdin.once("drain", resolve);
@@ -176,11 +207,17 @@ export class ProcessGroupTransport implements Transport {
         new Promise<void>((r) => (timer = setTimeout(r, waitMs))),
       ]);
       clearTimeout(timer);
-      this.cleanup = await terminateGroup(this.record, { graceMs: this.#opts.graceMs ?? 2000 });
+      const graceMs = this.limitHit ? 0 : this.#opts.graceMs ?? 2000;
+      this.cleanup = await terminateGroup(this.record, { graceMs });
       if (this.cleanup.confirmed) live.delete(this.record);
+      const hit = await this.#opts.guard?.settle({
+        exitCode: child.exitCode,
+        signal: child.signalCode,
+      });
+      if (hit) this.limitHit ??= hit;
       child.stdout?.destroy();
       child.stderr?.destroy();
-    }
+    } else await this.#opts.guard?.settle({ exitCode: null, signal: null }); // never spawned
     this.#buffer.clear();
     if (!this.#closedNotified) {
       this.#closedNotified = true;

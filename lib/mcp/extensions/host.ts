@@ -6,6 +6,13 @@
  * extension's artifact roots. `close()` stops every started server and confirms that its
  * process group is gone.
  *
+ * Issue 10: with a lock, an extension whose command or args differ from `toolhost.lock`
+ * is not started, and tools it lists that are new or re-described are listed neutrally
+ * and refused with `LOCK_MISMATCH` — at every listing, so a change announced with
+ * `notifications/tools/list_changed` or made across a restart is caught. Text beyond
+ * 64 KiB becomes an artifact (`overflow = "artifact"`, the default) when the host has an
+ * artifact directory. Servers that die are restarted lazily (see `ExtensionServer`).
+ *
  * @module
  */
 
@@ -14,10 +21,14 @@ import process from "node:process";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { CleanupFailed } from "../../errors/errors.ts";
+import type { Drift } from "../../lock/compare.ts";
+import type { ExtensionLockCheck } from "../../lock/extension_lock.ts";
+import { BLOCKED_DESCRIPTION, lockRefusalText } from "../../lock/registry_lock.ts";
 import type { ToolListing } from "../../registry/registry.ts";
 import { errorResult, LIMITS, type ToolResult } from "../../results/types.ts";
 import { admitArgs, InvalidArguments } from "../../schema/admit_args.ts";
 import { type CompiledSchema, compileSchema } from "../../schema/compile_schema.ts";
+import { extensionSpill, type SpillHomeDir } from "../../spill/extension_spill.ts";
 import { evalExtensions, type ExtensionDecl } from "../../workspace/parse_extensions.ts";
 import type { Workspace } from "../../workspace/types.ts";
 import { fromMcpResult } from "../result_mapping.ts";
@@ -26,7 +37,9 @@ import {
   ExtensionCallError,
   type ExtensionReadiness,
   ExtensionServer,
+  toolFingerprint,
 } from "./extension_server.ts";
+import type { RestartOptions } from "./restart_policy.ts";
 
 /** MCP tool names: 1–128 of `[A-Za-z0-9_.-]`. */
 export const MCP_TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -41,6 +54,12 @@ export interface ExtensionHostOptions {
   log?: (line: string) => void;
   /** SIGTERM → SIGKILL grace on stop, ms. Default 2000. */
   graceMs?: number;
+  /** The eval's lock (issue 10). Default: none (nothing is verified). */
+  lock?: ExtensionLockCheck;
+  /** The registry's artifact directory and store, for oversized results (issue 10). */
+  artifacts?: SpillHomeDir;
+  /** Restart backoff and cap of dead servers (issue 10). */
+  restart?: RestartOptions;
 }
 
 interface PublishedTool {
@@ -48,6 +67,8 @@ interface PublishedTool {
   server: ExtensionServer;
   remoteName: string;
   schema: CompiledSchema;
+  fingerprint: string;
+  blocked?: Drift[];
 }
 
 /**
@@ -67,14 +88,22 @@ export class ExtensionHost {
   readonly #opts: ExtensionHostOptions;
   readonly #roots: Map<string, string[]>;
   #listing?: Promise<Map<string, PublishedTool>>;
+  #drift: Drift[] = [];
 
   /** Create a host for `decls`; nothing runs until the first list or call. */
   constructor(ws: Workspace, decls: ExtensionDecl[], opts: ExtensionHostOptions = {}) {
     this.#opts = opts;
     const env = opts.env ?? processEnv();
-    this.servers = decls.map((d) =>
-      new ExtensionServer(d, { root: ws.root, env, graceMs: opts.graceMs })
-    );
+    this.servers = decls.map((d) => {
+      const s = new ExtensionServer(d, {
+        root: ws.root,
+        env,
+        graceMs: opts.graceMs,
+        restart: opts.restart,
+      });
+      s.onToolsChanged = () => (this.#listing = undefined);
+      return s;
+    });
     this.#roots = new Map(decls.map((d) => [d.name, d.artifactRoots.map((r) => join(ws.root, r))]));
   }
 
@@ -94,24 +123,47 @@ export class ExtensionHost {
     return (await this.#tools()).has(name);
   }
 
+  /** Differences from the lock found by the latest listing (starts servers to find out). */
+  async lockDrift(): Promise<Drift[]> {
+    await this.#tools();
+    return [...this.#drift];
+  }
+
   #tools(): Promise<Map<string, PublishedTool>> {
     this.#listing ??= this.#collect();
     return this.#listing;
   }
 
+  /** The server's tools; undefined when the lock forbids starting it or it is unavailable. */
+  async #serverTools(s: ExtensionServer, drift: Drift[]): Promise<Tool[] | undefined> {
+    const held = this.#opts.lock?.serverDrift(s.decl) ?? [];
+    if (held.length > 0) {
+      drift.push(...held);
+      this.#opts.log?.(
+        `extension \`${s.decl.name}\` was not started: it differs from toolhost.lock`,
+      );
+      return undefined;
+    }
+    try {
+      return await s.listTools();
+    } catch (e) {
+      this.#opts.log?.(`extension \`${s.decl.name}\` is unavailable: ${(e as Error).message}`);
+      return undefined;
+    }
+  }
+
   async #collect(): Promise<Map<string, PublishedTool>> {
-    const lists = await Promise.all(this.servers.map(async (s) => {
-      try {
-        return { s, tools: await s.listTools() };
-      } catch (e) {
-        this.#opts.log?.(`extension \`${s.decl.name}\` is unavailable: ${(e as Error).message}`);
-        return { s, tools: [] as Tool[] };
-      }
-    }));
+    const drift: Drift[] = [];
+    const lists = await Promise.all(
+      this.servers.map(async (s) => ({ s, tools: await this.#serverTools(s, drift) })),
+    );
     const out = new Map<string, PublishedTool>();
     for (const { s, tools } of lists) {
+      if (tools === undefined) continue;
+      const check = this.#opts.lock?.toolCheck(s.decl.name, tools);
+      drift.push(...(check?.drift ?? []));
       for (const t of tools) {
-        const p = this.#publish(s, t);
+        const p = this.#publish(s, t, check?.blocked.get(t.name));
         if (typeof p === "string") {
           this.#opts.log?.(`extension \`${s.decl.name}\`: tool skipped: ${p}`);
         } else if (out.has(p.listing.name) || this.#opts.reserved?.has(p.listing.name)) {
@@ -121,10 +173,11 @@ export class ExtensionHost {
         } else out.set(p.listing.name, p);
       }
     }
+    this.#drift = drift;
     return out;
   }
 
-  #publish(server: ExtensionServer, t: Tool): PublishedTool | string {
+  #publish(server: ExtensionServer, t: Tool, blocked?: Drift[]): PublishedTool | string {
     const remote = typeof t.name === "string" ? t.name : "";
     const name = `${remote}_${server.decl.name}`;
     if (!MCP_TOOL_NAME.test(remote) || !MCP_TOOL_NAME.test(name)) {
@@ -139,13 +192,17 @@ export class ExtensionHost {
     const description = typeof t.description === "string"
       ? t.description.slice(0, LIMITS.maxDescriptionUnits)
       : `Tool \`${remote}\` of extension \`${server.decl.name}\`.`;
-    const inputSchema = t.inputSchema as Record<string, unknown>;
-    return { listing: { name, description, inputSchema }, server, remoteName: remote, schema };
+    const listing = blocked
+      ? { name, description: BLOCKED_DESCRIPTION, inputSchema: { type: "object" } }
+      : { name, description, inputSchema: t.inputSchema as Record<string, unknown> };
+    const fingerprint = toolFingerprint(t);
+    return { listing, server, remoteName: remote, schema, fingerprint, blocked };
   }
 
   /**
    * Call a published extension tool. Always resolves to a ToolResult (unknown tool,
-   * refused arguments, timeouts, invalid output and refused envelopes are error results).
+   * refused arguments, timeouts, invalid output, refused envelopes and `LOCK_MISMATCH`
+   * are error results).
    */
   async call(
     name: string,
@@ -154,6 +211,7 @@ export class ExtensionHost {
   ): Promise<ToolResult> {
     const tool = (await this.#tools()).get(name);
     if (!tool) return errorResult(`No tool \`${name}\` is available from this eval's extensions.`);
+    if (tool.blocked) return errorResult(lockRefusalText(name, tool.blocked));
     let admitted: Record<string, unknown>;
     try {
       admitted = admitArgs(args, tool.schema);
@@ -162,15 +220,19 @@ export class ExtensionHost {
       throw e;
     }
     if (opts.signal?.aborted) return errorResult("The call was cancelled before it started.");
-    const ext = tool.server.decl.name;
+    const decl = tool.server.decl;
     let raw: unknown;
     try {
-      raw = await tool.server.callTool(tool.remoteName, admitted, opts.signal);
+      raw = await tool.server.callTool(tool.remoteName, admitted, opts.signal, tool.fingerprint);
     } catch (e) {
       if (e instanceof ExtensionCallError) return errorResult(e.message);
       throw e;
     }
-    return fromMcpResult(raw, { mapText: envelopeMapper(ext, this.#roots.get(ext) ?? []) });
+    const home = this.#opts.artifacts;
+    return fromMcpResult(raw, {
+      mapText: envelopeMapper(decl.name, this.#roots.get(decl.name) ?? [], home?.store),
+      spillText: home && decl.overflow !== "truncate" ? extensionSpill(home, name) : undefined,
+    });
   }
 
   /** Readiness of every admitted extension (starts and lists them). */

@@ -6,6 +6,7 @@
  */
 
 import type { Workspace } from "../../workspace/types.ts";
+import type { Drift } from "../../lock/compare.ts";
 import type { ExtensionReadiness } from "./extension_server.ts";
 import { ExtensionHost, type ExtensionHostOptions } from "./host.ts";
 
@@ -28,6 +29,31 @@ export async function checkExtensions(
   const host = ExtensionHost.forEval(ws, evalId, opts);
   try {
     return await host.readiness();
+  } finally {
+    await host.close();
+  }
+}
+
+/**
+ * Like {@link checkExtensions}, and also the differences from the eval's lock (when
+ * `opts.lock` is given): extensions not started because their declaration changed, and
+ * tools that are new, removed or re-described.
+ *
+ * @example
+ * ```ts
+ * import { checkExtensionsAndLock } from "./readiness.ts";
+ * // const { readiness, drift } = await checkExtensionsAndLock(ws, "app/review", { lock });
+ * ```
+ */
+export async function checkExtensionsAndLock(
+  ws: Workspace,
+  evalId: string,
+  opts: ExtensionHostOptions = {},
+): Promise<{ readiness: ExtensionReadiness[]; drift: Drift[] }> {
+  const host = ExtensionHost.forEval(ws, evalId, opts);
+  try {
+    const readiness = await host.readiness();
+    return { readiness, drift: await host.lockDrift() };
   } finally {
     await host.close();
   }

@@ -1,0 +1,157 @@
+/**
+ * Trust features (issue 10):
+ *
+ * - per-call overhead of resource-limit enforcement: the same trivial plain tool (`true`)
+ *   called through the registry without limits, with `max_processes` only (watchdog, no
+ *   wrapper), with memory + CPU + processes under `rlimit` (`prlimit` wrapper + watchdog),
+ *   and under `cgroup` where this host allows it — mean ms per call and ratio to the
+ *   unlimited call;
+ * - lock verification on the example workspace: `Registry.open(examples, "app/review")`
+ *   with `toolhost.lock` verified vs not (the difference is what verification adds), and
+ *   the verification step alone (read + parse the lock, hash the listing, compare).
+ *
+ * Run alone: `deno run -A bench/trust_bench.ts`.
+ *
+ * @module
+ */
+
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { configureLimits, currentEnforcement } from "../lib/limits/enforcement.ts";
+import { probeCgroup } from "../lib/limits/cgroup.ts";
+import { buildLock } from "../lib/lock/build_lock.ts";
+import { readLockFile, writeLockFile } from "../lib/lock/lock_file.ts";
+import { RegistryLock } from "../lib/lock/registry_lock.ts";
+import { Registry } from "../lib/registry/registry.ts";
+import { loadWorkspace } from "../lib/workspace/load_workspace.ts";
+
+const QUICK = Deno.env.get("BENCH_QUICK") === "1";
+const CALLS = QUICK ? 40 : 150;
+
+const tool = (name: string, extra: string) =>
+  `\n[artifacts.app.views.agent_tools.${name}]\ndescription = "${name}"\nprotocol = "plain"\n` +
+  `command = "true"\nargs = []\n${extra}\n`;
+
+const TOML = `[artifacts.app]\npath = "app"\n\n[artifacts.app.evals.review]\naudience = "agent"\n` +
+  tool("free", "") +
+  tool("procs", "max_processes = 16") +
+  tool("all", "max_processes = 16\nmax_memory_mb = 512\nmax_cpu_seconds = 60");
+
+/** Median ms per call of each tool, calls interleaved round-robin so load hits all alike. */
+async function perCall(reg: Registry, names: string[]): Promise<number[]> {
+  for (const n of names) for (let i = 0; i < 5; i++) await reg.call(n, {}); // warm-up
+  const times = names.map(() => [] as number[]);
+  for (let i = 0; i < CALLS; i++) {
+    for (const [j, n] of names.entries()) {
+      const t0 = performance.now();
+      const r = await reg.call(n, {});
+      times[j].push(performance.now() - t0);
+      if (r.isError) throw new Error(`${n}: ${JSON.stringify(r.content)}`);
+    }
+  }
+  return times.map(median);
+}
+
+async function enforcementLines(): Promise<string[]> {
+  const dir = mkdtempSync(join(tmpdir(), "toolhost_trust_"));
+  const lines: string[] = [];
+  try {
+    Deno.mkdirSync(join(dir, "app"));
+    Deno.writeTextFileSync(join(dir, "toolhost.toml"), TOML);
+    const ws = await loadWorkspace(dir);
+    const reg = await Registry.open(ws, "app/review", { stateDir: join(dir, ".state") });
+    try {
+      configureLimits({ mode: "rlimit" });
+      const [free, procs, all] = await perCall(reg, ["free_app", "procs_app", "all_app"]);
+      const row = (label: string, ms: number) =>
+        `  ${label.padEnd(50)} ${ms.toFixed(2).padStart(6)} ms/call  ${
+          (ms / free).toFixed(2)
+        }x  (+${(ms - free).toFixed(2)} ms)`;
+      lines.push(
+        `enforcement overhead per call (median of ${CALLS} interleaved calls of \`true\`):`,
+      );
+      lines.push(`  ${"unlimited".padEnd(50)} ${free.toFixed(2).padStart(6)} ms/call  1.00x`);
+      lines.push(row("rlimit: max_processes only (watchdog)", procs));
+      lines.push(row("rlimit: memory+cpu+processes (prlimit+watchdog)", all));
+      const probe = probeCgroup();
+      if (probe.ok) {
+        configureLimits({ mode: "cgroup" });
+        const [cg] = await perCall(reg, ["all_app"]);
+        lines.push(row("cgroup: memory+cpu+processes (child group)", cg));
+      } else lines.push(`  cgroup: not measured here (${probe.reason})`);
+    } finally {
+      configureLimits({});
+      await reg.close();
+    }
+    lines.push(`  enforcement in effect by default here: ${currentEnforcement().mode}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return lines;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+async function lockLines(): Promise<string[]> {
+  const dir = mkdtempSync(join(tmpdir(), "toolhost_lockbench_"));
+  const examples = new URL("../examples", import.meta.url).pathname;
+  try {
+    cpSync(examples, dir, { recursive: true });
+    const ws = await loadWorkspace(dir);
+    const stateDir = join(dir, ".state");
+    await writeLockFile(ws, await buildLock(ws, { stateDir }));
+    const runs = QUICK ? 10 : 40;
+    const open = async (lock: boolean | "ignore") => {
+      const t: number[] = [];
+      for (let i = 0; i < runs; i++) {
+        const t0 = performance.now();
+        const reg = await Registry.open(ws, "app/review", { stateDir, lock });
+        t.push(performance.now() - t0);
+        await reg.close();
+      }
+      return median(t);
+    };
+    const off = await open("ignore");
+    const on = await open(true);
+    const reg = await Registry.open(ws, "app/review", { stateDir, lock: "ignore" });
+    const inputs = { selection: reg.selection, listing: reg.list(), pins: reg.pins };
+    await reg.close();
+    const step: number[] = [];
+    for (let i = 0; i < runs * 5; i++) {
+      const t0 = performance.now();
+      RegistryLock.verify(await readLockFile(ws), inputs);
+      step.push(performance.now() - t0);
+    }
+    return [
+      `lock verification on examples/ (app/review: ${inputs.listing.length} tools, median of ${runs}):`,
+      `  Registry.open without lock verification   ${off.toFixed(2)} ms`,
+      `  Registry.open with toolhost.lock verified ${on.toFixed(2)} ms  (+${
+        (on - off).toFixed(2)
+      } ms)`,
+      `  verification step alone (read, hash, compare) ${median(step).toFixed(3)} ms`,
+    ];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Run the trust benchmarks and return the report lines.
+ *
+ * @example
+ * ```ts
+ * import { benchTrust } from "./trust_bench.ts";
+ * for (const line of await benchTrust()) console.log(line);
+ * ```
+ */
+export async function benchTrust(): Promise<string[]> {
+  return [...(await enforcementLines()), ...(await lockLines())];
+}
+
+if (import.meta.main) {
+  for (const line of await benchTrust()) console.log(line);
+}

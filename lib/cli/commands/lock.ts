@@ -1,0 +1,81 @@
+/**
+ * `toolhost lock [--eval E]... [--check]`: write `toolhost.lock` — per eval, each listed
+ * tool's description and schema hashes and execution-path pins, each session command's
+ * pins, and each admitted extension's command, args and listed tools (extensions are
+ * started once to list them). With `--check`, compare instead of writing: exit 1 and
+ * list the differences when the lock is missing or out of date.
+ *
+ * @module
+ */
+
+import { Command } from "commander";
+import { InvocationError } from "../../errors/errors.ts";
+import { buildLock } from "../../lock/build_lock.ts";
+import { describeDrift } from "../../lock/compare.ts";
+import { diffLocks } from "../../lock/diff_locks.ts";
+import { LOCK_FILE_NAME, readLockFile, writeLockFile } from "../../lock/lock_file.ts";
+import { type CommonOptions, openWorkspace, withCommon } from "../common_options.ts";
+import { type CliIo, EXIT } from "../exit.ts";
+
+/** Options of `lock`. */
+interface LockOptions extends CommonOptions {
+  eval?: string[];
+  check?: boolean;
+}
+
+/**
+ * Build the `lock` command.
+ *
+ * @example
+ * ```ts
+ * import { processIo } from "../exit.ts";
+ * import { lockCommand } from "./lock.ts";
+ * lockCommand(processIo, () => {});
+ * ```
+ */
+export function lockCommand(io: CliIo, done: (code: number) => void): Command {
+  const cmd = new Command("lock")
+    .description(
+      "Write toolhost.lock: what each eval may expose and run (tool description and schema\n" +
+        "hashes, execution-path pins, extension commands and tool lists). Tools that later\n" +
+        "differ from it are refused with LOCK_MISMATCH until you review and lock again.",
+    )
+    .option("--eval <eval...>", "only these evals (other entries are kept)")
+    .option("--check", "do not write: exit 1 and list differences if the lock is out of date")
+    .option("--json", "print a JSON summary")
+    .addHelpText(
+      "after",
+      "\nExamples:\n  toolhost lock\n  toolhost lock --eval app/review\n  toolhost lock --check\n",
+    );
+  withCommon(cmd).action(async (o: LockOptions) => {
+    const { ws, stateDir } = await openWorkspace(o);
+    for (const e of o.eval ?? []) {
+      if (!ws.evals.has(e)) throw new InvocationError(`no eval \`${e}\` in this workspace`);
+    }
+    const built = await buildLock(ws, { evals: o.eval, stateDir });
+    const ids = o.eval ?? Object.keys(built.evals);
+    const counts = {
+      evals: ids.length,
+      tools: ids.reduce((n, id) => n + Object.keys(built.evals[id].tools).length, 0),
+      extensions: ids.reduce((n, id) => n + Object.keys(built.evals[id].extensions).length, 0),
+    };
+    if (o.check) {
+      const drift = diffLocks(await readLockFile(ws), built, o.eval);
+      const lines = drift.map(describeDrift);
+      if (o.json) io.out(`${JSON.stringify({ upToDate: drift.length === 0, drift: lines })}\n`);
+      else if (drift.length === 0) io.out(`${LOCK_FILE_NAME} is up to date\n`);
+      else io.out(`${LOCK_FILE_NAME} is out of date:\n${lines.map((l) => `  ${l}\n`).join("")}`);
+      return done(drift.length === 0 ? EXIT.ok : EXIT.failure);
+    }
+    await writeLockFile(ws, built);
+    if (o.json) io.out(`${JSON.stringify({ written: LOCK_FILE_NAME, ...counts })}\n`);
+    else {
+      io.out(
+        `wrote ${LOCK_FILE_NAME}: ${counts.evals} eval(s), ${counts.tools} tool(s), ` +
+          `${counts.extensions} extension(s)\n`,
+      );
+    }
+    done(EXIT.ok);
+  });
+  return cmd;
+}

@@ -1,0 +1,202 @@
+/**
+ * `openGuard(limits)`: the {@link RunGuard} that enforces one call's (or one session's,
+ * or one extension server's) resource limits with the enforcement in effect — a cgroup
+ * v2 child group, or `prlimit` plus a process-group watchdog — and classifies how the
+ * run ended (`memory`, `cpu`, `processes`, or none).
+ *
+ * @module
+ */
+
+import type { GuardExit, GuardLimit, RunGuard } from "../process/run_guard.ts";
+import { isSameProcess, type ProcessRecord } from "../process/proc_identity.ts";
+import process from "node:process";
+import { CallCgroup } from "./cgroup.ts";
+import { currentEnforcement, type Enforcement, watchdogIntervalMs } from "./enforcement.ts";
+import { GroupSampler } from "./proc_sample.ts";
+import { dataBackstopBytes, prlimitCommand } from "./rlimit.ts";
+import type { ResourceLimits } from "./types.ts";
+
+/** A guard, or why the limits cannot be enforced here (value-free). */
+export type GuardOutcome = { ok: true; guard: RunGuard } | { ok: false; reason: string };
+
+const MIB = 1024 * 1024;
+
+/** Periodic checks shared by both guards; `check` returns a breached limit or null. */
+class Ticker {
+  #timer?: ReturnType<typeof setInterval>;
+  #breached: GuardLimit | null = null;
+
+  get breached(): GuardLimit | null {
+    return this.#breached;
+  }
+
+  start(check: () => GuardLimit | null, breach: (k: GuardLimit) => void): void {
+    const tick = () => {
+      if (this.#breached !== null) return;
+      const kind = check();
+      if (kind === null) return;
+      this.#breached = kind;
+      this.stop();
+      breach(kind);
+    };
+    this.#timer = setInterval(tick, watchdogIntervalMs());
+    tick();
+  }
+
+  stop(): void {
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+}
+
+/** SIGKILL the whole group at once, without a `/proc` scan, while its leader is ours. */
+function killGroupNow(record: ProcessRecord): void {
+  if (!isSameProcess(record)) return; // the caller's terminate checks the group itself
+  try {
+    process.kill(-record.pgid, "SIGKILL");
+  } catch { /* gone already */ }
+}
+
+function failed(exit: GuardExit): boolean {
+  return exit.signal !== null || exit.exitCode !== 0;
+}
+
+class RlimitGuard implements RunGuard {
+  readonly #limits: ResourceLimits;
+  readonly #prlimit: string;
+  readonly #ticker = new Ticker();
+  #maxData = 0;
+  #settled?: Promise<GuardLimit | null>;
+
+  constructor(limits: ResourceLimits, prlimit: string) {
+    this.#limits = limits;
+    this.#prlimit = prlimit;
+  }
+
+  wrap(command: string, args: readonly string[]) {
+    return prlimitCommand(this.#prlimit, this.#limits, command, args);
+  }
+
+  watch(record: ProcessRecord, breach: (kind: GuardLimit) => void): void {
+    const sampler = new GroupSampler(record.pgid, record.pid);
+    const l = this.#limits;
+    const stopAbove = l.maxProcesses;
+    this.#ticker.start(() => {
+      const s = sampler.sample(stopAbove);
+      this.#maxData = Math.max(this.#maxData, s.maxDataBytes);
+      if (l.maxProcesses !== undefined && s.processes > l.maxProcesses) return "processes";
+      if (l.maxMemoryMb !== undefined && s.rssBytes > l.maxMemoryMb * MIB) return "memory";
+      if (l.maxCpuSeconds !== undefined && s.cpuSeconds > l.maxCpuSeconds) return "cpu";
+      return null;
+    }, (kind) => {
+      killGroupNow(record);
+      breach(kind);
+    });
+  }
+
+  settle(exit: GuardExit): Promise<GuardLimit | null> {
+    this.#settled ??= Promise.resolve(this.#classify(exit));
+    return this.#settled;
+  }
+
+  #classify(exit: GuardExit): GuardLimit | null {
+    this.#ticker.stop();
+    const l = this.#limits;
+    if (this.#ticker.breached !== null) return this.#ticker.breached;
+    if (l.maxCpuSeconds !== undefined && exit.signal === "SIGXCPU") return "cpu";
+    // A process that failed after its data segment came near the kernel backstop ran out
+    // of memory there (the watchdog did not see the resident memory pass the limit first).
+    if (
+      l.maxMemoryMb !== undefined && failed(exit) &&
+      this.#maxData >= 0.9 * dataBackstopBytes(l.maxMemoryMb)
+    ) return "memory";
+    return null;
+  }
+}
+
+class CgroupGuard implements RunGuard {
+  readonly #limits: ResourceLimits;
+  readonly #group: CallCgroup;
+  readonly #ticker = new Ticker();
+  #settled?: Promise<GuardLimit | null>;
+
+  constructor(limits: ResourceLimits, group: CallCgroup) {
+    this.#limits = limits;
+    this.#group = group;
+  }
+
+  wrap(command: string, args: readonly string[]) {
+    return this.#group.wrap(command, args);
+  }
+
+  #check(): GuardLimit | null {
+    const e = this.#group.events();
+    const l = this.#limits;
+    if (e.oomKills > 0) return "memory";
+    if (e.pidsMax > 0) return "processes";
+    if (l.maxCpuSeconds !== undefined && e.cpuUsec > l.maxCpuSeconds * 1e6) return "cpu";
+    return null;
+  }
+
+  watch(_record: ProcessRecord, breach: (kind: GuardLimit) => void): void {
+    this.#ticker.start(() => this.#check(), (kind) => {
+      this.#group.kill();
+      breach(kind);
+    });
+  }
+
+  settle(_exit: GuardExit): Promise<GuardLimit | null> {
+    this.#settled ??= (async () => {
+      this.#ticker.stop();
+      const kind = this.#ticker.breached ?? this.#check();
+      await this.#group.remove();
+      return kind;
+    })();
+    return this.#settled;
+  }
+}
+
+/**
+ * Open the guard for `limits` under the enforcement in effect (default: probed once per
+ * process, see `currentEnforcement`). Creates the cgroup child group in cgroup mode.
+ *
+ * @example
+ * ```ts
+ * import { openGuard } from "./guard.ts";
+ * const g = await openGuard({ maxProcesses: 8 });
+ * if (g.ok) {
+ *   const { command, args } = g.guard.wrap("/bin/echo", ["hi"]);
+ *   await g.guard.settle({ exitCode: 0, signal: null });
+ * }
+ * ```
+ */
+export async function openGuard(
+  limits: ResourceLimits,
+  enforcement: Enforcement = currentEnforcement(),
+): Promise<GuardOutcome> {
+  if (enforcement.mode === "none") return { ok: false, reason: enforcement.reason };
+  if (enforcement.mode === "rlimit") {
+    return { ok: true, guard: new RlimitGuard(limits, enforcement.prlimit) };
+  }
+  try {
+    return {
+      ok: true,
+      guard: new CgroupGuard(limits, await CallCgroup.create(enforcement.parent, limits)),
+    };
+  } catch {
+    return { ok: false, reason: "its cgroup could not be created" };
+  }
+}
+
+/**
+ * The error text of a tool whose limits cannot be enforced here.
+ *
+ * @example
+ * ```ts
+ * import { unenforceableMessage } from "./guard.ts";
+ * unenforceableMessage("resource limits need Linux /proc");
+ * ```
+ */
+export function unenforceableMessage(reason: string): string {
+  return `The tool declares resource limits that cannot be enforced on this host (${reason}); it was not run. See \`toolhost tools check\`.`;
+}

@@ -1,0 +1,178 @@
+/**
+ * Comparing what an eval exposes and runs with its `toolhost.lock` entry. A difference
+ * is a {@link Drift}: which subject (a tool, a session command, an extension or one of
+ * its tools), which field, and whether it was added, removed or changed — names and
+ * fields only, never contents.
+ *
+ * @module
+ */
+
+import { canonicalJson } from "./canonical.ts";
+import type {
+  EvalLock,
+  ExtensionLock,
+  ExtensionToolLock,
+  PathPins,
+  ToolLock,
+} from "./lock_file.ts";
+
+/** One difference from the lock. */
+export interface Drift {
+  /** What differs: `tool`, `session`, `extension`, `extension-tool` or `eval`. */
+  kind: "tool" | "session" | "extension" | "extension-tool" | "eval";
+  /** Its name (published tool name, session key, extension name, `EXT/tool`, eval id). */
+  name: string;
+  /** Which field: `entry` (the whole entry), `description`, `inputSchema`, `executionPaths`, `command`, `args`. */
+  field: "entry" | "description" | "inputSchema" | "executionPaths" | "command" | "args";
+  /** How. */
+  change: "added" | "removed" | "changed";
+  /** The declared execution path, for `executionPaths`. */
+  path?: string;
+  /** The eval, when differences of several evals are listed together. */
+  evalId?: string;
+}
+
+/** The registry's own part of an eval (extensions are compared separately). */
+export type RegistryPart = Pick<EvalLock, "tools" | "sessions">;
+
+function pinDrift(kind: Drift["kind"], name: string, locked: PathPins, now: PathPins): Drift[] {
+  const out: Drift[] = [];
+  for (const path of new Set([...Object.keys(locked), ...Object.keys(now)])) {
+    const change = !(path in locked) ? "added" : !(path in now) ? "removed" : "changed";
+    if (change === "changed" && locked[path] === now[path]) continue;
+    out.push({ kind, name, field: "executionPaths", change, path });
+  }
+  return out;
+}
+
+function toolDrift(kind: Drift["kind"], name: string, l: ExtensionToolLock, n: ExtensionToolLock) {
+  const out: Drift[] = [];
+  if (l.description !== n.description) {
+    out.push({ kind, name, field: "description", change: "changed" });
+  }
+  if (l.inputSchema !== n.inputSchema) {
+    out.push({ kind, name, field: "inputSchema", change: "changed" });
+  }
+  return out;
+}
+
+function entryDrift<T>(
+  kind: Drift["kind"],
+  locked: Record<string, T>,
+  now: Record<string, T>,
+  inner: (name: string, l: T, n: T) => Drift[],
+): Drift[] {
+  const out: Drift[] = [];
+  for (const name of [...new Set([...Object.keys(locked), ...Object.keys(now)])].sort()) {
+    if (!(name in now)) out.push({ kind, name, field: "entry", change: "removed" });
+    else if (!(name in locked)) out.push({ kind, name, field: "entry", change: "added" });
+    else out.push(...inner(name, locked[name], now[name]));
+  }
+  return out;
+}
+
+/**
+ * Differences between the locked and the actual registry part of an eval.
+ *
+ * @example
+ * ```ts
+ * import { compareRegistryPart } from "./compare.ts";
+ * compareRegistryPart({ tools: {}, sessions: {} }, { tools: {}, sessions: {} }); // []
+ * ```
+ */
+export function compareRegistryPart(locked: RegistryPart, now: RegistryPart): Drift[] {
+  return [
+    ...entryDrift("tool", locked.tools, now.tools, (name, l: ToolLock, n: ToolLock) => [
+      ...toolDrift("tool", name, l, n),
+      ...pinDrift("tool", name, l.executionPaths, n.executionPaths),
+    ]),
+    ...entryDrift(
+      "session",
+      locked.sessions,
+      now.sessions,
+      (name, l, n) => pinDrift("session", name, l, n),
+    ),
+  ];
+}
+
+/**
+ * Differences in an extension's declaration (command and args) from its lock entry, or
+ * one `added` drift when the lock has no entry for it. Non-empty means: do not start it.
+ *
+ * @example
+ * ```ts
+ * import { compareExtensionDecl } from "./compare.ts";
+ * compareExtensionDecl("fx", undefined, { command: "x", args: [] })[0].change; // "added"
+ * ```
+ */
+export function compareExtensionDecl(
+  name: string,
+  locked: ExtensionLock | undefined,
+  decl: { command: string; args: readonly string[] },
+): Drift[] {
+  if (locked === undefined) return [{ kind: "extension", name, field: "entry", change: "added" }];
+  const out: Drift[] = [];
+  if (locked.command !== decl.command) {
+    out.push({ kind: "extension", name, field: "command", change: "changed" });
+  }
+  if (canonicalJson(locked.args) !== canonicalJson(decl.args)) {
+    out.push({ kind: "extension", name, field: "args", change: "changed" });
+  }
+  return out;
+}
+
+/**
+ * Differences between the tools an extension listed and its lock entry; names are
+ * `EXT/tool`.
+ *
+ * @example
+ * ```ts
+ * import { compareExtensionTools } from "./compare.ts";
+ * compareExtensionTools("fx", {}, {}); // []
+ * ```
+ */
+export function compareExtensionTools(
+  ext: string,
+  locked: Record<string, ExtensionToolLock>,
+  now: Record<string, ExtensionToolLock>,
+): Drift[] {
+  const prefix = (r: Record<string, ExtensionToolLock>) =>
+    Object.fromEntries(Object.entries(r).map(([k, v]) => [`${ext}/${k}`, v]));
+  return entryDrift(
+    "extension-tool",
+    prefix(locked),
+    prefix(now),
+    (name, l, n) => toolDrift("extension-tool", name, l, n),
+  );
+}
+
+const FIELD_TEXT: Record<Drift["field"], string> = {
+  entry: "",
+  description: "description",
+  inputSchema: "input schema",
+  executionPaths: "execution path",
+  command: "command",
+  args: "args",
+};
+
+/**
+ * One line for a drift, e.g. ``tool `stats_app`: execution path `app/tools/stats.mjs` changed``.
+ *
+ * @example
+ * ```ts
+ * import { describeDrift } from "./compare.ts";
+ * describeDrift({ kind: "tool", name: "x_app", field: "description", change: "changed" });
+ * // "tool `x_app`: description changed"
+ * ```
+ */
+export function describeDrift(d: Drift): string {
+  const what = d.kind === "extension-tool" ? "extension tool" : d.kind;
+  const subject = `${d.evalId === undefined ? "" : `${d.evalId}: `}${what} \`${d.name}\``;
+  if (d.field === "entry") {
+    return d.change === "added"
+      ? `${subject}: not in toolhost.lock`
+      : `${subject}: in toolhost.lock but no longer present`;
+  }
+  const path = d.path === undefined ? "" : ` \`${d.path}\``;
+  return `${subject}: ${FIELD_TEXT[d.field]}${path} ${d.change}`;
+}

@@ -1,0 +1,42 @@
+/**
+ * `toolhost.lock` (issue 10): pin what each eval may expose and run, verify registries
+ * and extensions against it, and report drift.
+ *
+ * @example
+ * ```ts
+ * import { buildLock, writeLockFile } from "./mod.ts";
+ * import { loadWorkspace } from "../workspace/load_workspace.ts";
+ * const ws = await loadWorkspace("examples");
+ * await writeLockFile(ws, await buildLock(ws));
+ * ```
+ *
+ * @module
+ */
+
+export { buildLock, extensionLock } from "./build_lock.ts";
+export type { BuildLockOptions } from "./build_lock.ts";
+export { describeDrift } from "./compare.ts";
+export type { Drift } from "./compare.ts";
+export { diffLocks } from "./diff_locks.ts";
+export { LockMismatch } from "./errors.ts";
+export { ExtensionLockCheck, extensionLockFor } from "./extension_lock.ts";
+export {
+  LOCK_FILE_NAME,
+  LOCK_VERSION,
+  lockPath,
+  parseLockFile,
+  readLockFile,
+  renderLockFile,
+  writeLockFile,
+} from "./lock_file.ts";
+export type {
+  EvalLock,
+  ExtensionLock,
+  ExtensionToolLock,
+  LockFile,
+  ToolLock,
+} from "./lock_file.ts";
+export { NO_LOCK_WARNING } from "./open_lock.ts";
+export { BLOCKED_DESCRIPTION, RegistryLock } from "./registry_lock.ts";
+export { lockSectionFor } from "./check_lock.ts";
+export type { LockSection } from "./check_lock.ts";

@@ -1,0 +1,256 @@
+/**
+ * One generation of an extension server: its process group (started over stdio, with
+ * the extension's resource limits), the SDK `Client` that initialized it, the tools it
+ * listed, and confirmed cleanup. A server that dies ends its generation; the
+ * {@link ExtensionServer} decides whether a new one is started.
+ *
+ * @module
+ */
+
+import { Client } from "@modelcontextprotocol/sdk/client";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import {
+  ErrorCode,
+  McpError,
+  type Tool,
+  ToolListChangedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { ToolhostError } from "../../errors/errors.ts";
+import { openGuard } from "../../limits/guard.ts";
+import { hasLimits, limitMessage } from "../../limits/types.ts";
+import { toolEnvironment } from "../../process/env.ts";
+import type { RunGuard } from "../../process/run_guard.ts";
+import type { ExtensionDecl } from "../../workspace/parse_extensions.ts";
+import { resolveProgram } from "../../workspace/program_path.ts";
+import { VERSION } from "../../version.ts";
+import { NotDeliveredError, ProcessGroupTransport } from "./group_transport.ts";
+
+/**
+ * Most pages of `tools/list` followed.
+ *
+ * @example
+ * ```ts
+ * import { MAX_LIST_PAGES } from "./connection.ts";
+ * MAX_LIST_PAGES; // 16
+ * ```
+ */
+export const MAX_LIST_PAGES = 16;
+/**
+ * Most tools taken from one extension.
+ *
+ * @example
+ * ```ts
+ * import { MAX_EXTENSION_TOOLS } from "./connection.ts";
+ * MAX_EXTENSION_TOOLS; // 1024
+ * ```
+ */
+export const MAX_EXTENSION_TOOLS = 1024;
+
+/**
+ * A call failed in a way the model should see as an error result.
+ *
+ * @example
+ * ```ts
+ * import { ExtensionCallError } from "./connection.ts";
+ * new ExtensionCallError("The extension `fx` ended.").code; // "TOOL_ERROR"
+ * ```
+ */
+export class ExtensionCallError extends ToolhostError {
+  /** Create a value-free extension error. */
+  constructor(message: string) {
+    super("TOOL_ERROR", message);
+  }
+}
+
+/**
+ * Starting a server failed; `spawned` says whether its process had started.
+ *
+ * @example
+ * ```ts
+ * import { ExtensionStartError } from "./connection.ts";
+ * new ExtensionStartError("The extension `fx` cannot start.", false).spawned; // false
+ * ```
+ */
+export class ExtensionStartError extends ExtensionCallError {
+  /** The process was spawned (then stopped again). */
+  readonly spawned: boolean;
+  /** Create the error. */
+  constructor(message: string, spawned: boolean) {
+    super(message);
+    this.spawned = spawned;
+  }
+}
+
+/** What one generation needs. */
+export interface ConnectionOptions {
+  /** The declaration. */
+  decl: ExtensionDecl;
+  /** Workspace root: working directory and base of relative commands. */
+  root: string;
+  /** The author's environment. */
+  env: Record<string, string>;
+  /** SIGTERM → SIGKILL grace on stop, ms. Default 2000. */
+  graceMs?: number;
+  /** Called when the server announces `notifications/tools/list_changed`. */
+  onToolsChanged?: () => void;
+}
+
+/**
+ * The value-free message of a failure talking to extension `decl`.
+ *
+ * @example
+ * ```ts
+ * import { extensionMessage } from "./connection.ts";
+ * // extensionMessage(error, decl) → "The extension `fx` ended."
+ * ```
+ */
+export function extensionMessage(e: unknown, decl: ExtensionDecl): string {
+  const name = `\`${decl.name}\``;
+  if (e instanceof ExtensionCallError) return e.message;
+  if (e instanceof McpError) {
+    if (e.code === ErrorCode.RequestTimeout) {
+      return `The extension ${name} did not answer within ${decl.timeoutMs} ms.`;
+    }
+    if (e.code === ErrorCode.ConnectionClosed) return `The extension ${name} ended.`;
+    if (e.code === ErrorCode.InvalidParams || e.code === ErrorCode.MethodNotFound) {
+      return `The extension ${name} refused the request (MCP error ${e.code}).`;
+    }
+    return `The extension ${name} failed (MCP error ${e.code}).`;
+  }
+  if (e instanceof ToolhostError) return `The extension ${name} cannot start: ${e.message}`;
+  return `The extension ${name} failed.`;
+}
+
+/**
+ * True when a request failed before it reached the server (so it never ran).
+ *
+ * @example
+ * ```ts
+ * import { notDelivered } from "./connection.ts";
+ * notDelivered(new Error("Not connected")); // true
+ * ```
+ */
+export function notDelivered(e: unknown): boolean {
+  return e instanceof NotDeliveredError ||
+    (e instanceof Error && !(e instanceof McpError) && e.message === "Not connected");
+}
+
+/**
+ * One started, initialized extension server.
+ *
+ * @example
+ * ```ts
+ * import { ExtensionConnection } from "./connection.ts";
+ * // const c = await ExtensionConnection.open({ decl, root: ws.root, env: {} });
+ * // const tools = await c.listTools(); await c.close();
+ * ```
+ */
+export class ExtensionConnection {
+  /** The transport (process group). */
+  readonly transport: ProcessGroupTransport;
+  /** The initialized client. */
+  readonly client: Client;
+  /** The decl. */
+  readonly decl: ExtensionDecl;
+  #ended = false;
+
+  private constructor(decl: ExtensionDecl, transport: ProcessGroupTransport, client: Client) {
+    this.decl = decl;
+    this.transport = transport;
+    this.client = client;
+  }
+
+  /** True once the server is gone (or going): no request may be sent any more. */
+  get dead(): boolean {
+    return this.#ended || !this.transport.alive;
+  }
+
+  /** The limit that stopped this server, if one did. */
+  get limitMessage(): string | undefined {
+    const hit = this.transport.limitHit;
+    return hit ? limitMessage(hit, this.decl.limits) : undefined;
+  }
+
+  /** Spawn and initialize; throws {@link ExtensionStartError} (value-free) on failure. */
+  static async open(o: ConnectionOptions): Promise<ExtensionConnection> {
+    const { decl } = o;
+    const env = toolEnvironment(o.env, decl.env);
+    const prog = resolveProgram(decl.command, o.root, o.root, env);
+    if (!prog.ok) {
+      throw new ExtensionStartError(
+        `The extension \`${decl.name}\` cannot start: ${prog.reason}.`,
+        false,
+      );
+    }
+    let guard: RunGuard | undefined;
+    if (hasLimits(decl.limits)) {
+      const g = await openGuard(decl.limits);
+      if (!g.ok) {
+        throw new ExtensionStartError(
+          `The extension \`${decl.name}\` cannot start: its resource limits cannot be enforced on this host (${g.reason}).`,
+          false,
+        );
+      }
+      guard = g.guard;
+    }
+    const transport = new ProcessGroupTransport({
+      command: prog.path,
+      args: decl.args,
+      cwd: o.root,
+      env,
+      graceMs: o.graceMs,
+      guard,
+    });
+    const client = new Client({ name: "toolhost", version: VERSION }, { capabilities: {} });
+    const conn = new ExtensionConnection(decl, transport, client);
+    client.onclose = () => {
+      conn.#ended = true;
+    };
+    client.onerror = () => {};
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => o.onToolsChanged?.());
+    try {
+      await client.connect(transport, { timeout: decl.timeoutMs });
+    } catch (e) {
+      await transport.close();
+      const why = conn.limitMessage ?? extensionMessage(e, decl);
+      throw new ExtensionStartError(why, transport.record !== undefined);
+    }
+    return conn;
+  }
+
+  /** List the server's tools (following at most {@link MAX_LIST_PAGES} pages). */
+  async listTools(): Promise<Tool[]> {
+    const out: Tool[] = [];
+    let cursor: string | undefined;
+    try {
+      for (let page = 0; page < MAX_LIST_PAGES; page++) {
+        const res = await this.client.listTools(cursor ? { cursor } : undefined, {
+          timeout: this.decl.timeoutMs,
+        });
+        out.push(...res.tools);
+        cursor = res.nextCursor;
+        if (!cursor || out.length >= MAX_EXTENSION_TOOLS) break;
+      }
+    } catch (e) {
+      throw new ExtensionCallError(this.limitMessage ?? extensionMessage(e, this.decl));
+    }
+    return out.slice(0, MAX_EXTENSION_TOOLS);
+  }
+
+  /** Call a tool; errors propagate unmapped (the server classifies them). */
+  callTool(name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<unknown> {
+    return this.client.callTool({ name, arguments: args }, undefined, {
+      signal,
+      timeout: this.decl.timeoutMs,
+    });
+  }
+
+  /** Stop the server; resolves to whether its process group is confirmed gone. */
+  async close(): Promise<boolean> {
+    try {
+      await this.client.close();
+    } catch { /* the transport is closed below either way */ }
+    await this.transport.close();
+    return this.transport.cleanup?.confirmed ?? this.transport.record === undefined;
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * The CLI side of the lock: `toolhost lock` writes it, `lock --check` and `tools check`
+ * show drift, `tools call` refuses a drifted tool (exit 1) and `--no-lock` runs it with a
+ * loud warning on stderr.
+ */
+
+import assert from "node:assert/strict";
+import { runCapture } from "../helpers/cli.ts";
+import { tempWorkspace } from "../helpers/workspace.ts";
+
+const TOOL = `#!/bin/sh
+cat >/dev/null
+printf '{"content":[{"type":"text","text":"stats"}]}\\n'
+`;
+
+const TOML = `[artifacts.app]
+path = "app"
+
+[artifacts.app.evals.review]
+audience = "agent"
+
+[artifacts.app.views.agent_tools.stats]
+description = "Stats."
+protocol = "json"
+command = "tools/stats.sh"
+args = []
+execution_paths = ["app/tools/stats.sh"]
+
+[artifacts.app.views.agent_tools.read]
+builtin = "read"
+`;
+
+Deno.test("toolhost lock / lock --check / tools check / tools call / --no-lock", async () => {
+  await using tmp = await tempWorkspace(TOML, {
+    "app/README.md": "# app\n",
+    "app/tools/stats.sh": { text: TOOL, mode: 0o755 },
+  });
+  const repo = ["--repo", tmp.root];
+  const absent = await runCapture(["lock", "--check", ...repo]);
+  assert.equal(absent.code, 1);
+  assert.match(absent.out, /eval `app\/review`: not in toolhost.lock/);
+
+  const wrote = await runCapture(["lock", ...repo]);
+  assert.equal(wrote.code, 0, wrote.err);
+  assert.equal(wrote.out, "wrote toolhost.lock: 1 eval(s), 4 tool(s), 0 extension(s)\n");
+  assert.equal((await runCapture(["lock", "--check", ...repo])).code, 0);
+  const clean = JSON.parse((await runCapture(["tools", "check", "app/review", ...repo])).out);
+  assert.deepEqual(clean.lock, { status: "verified", drift: [], blocked: [] });
+
+  await Deno.writeTextFile(`${tmp.root}/app/tools/stats.sh`, TOOL + "# edited\n");
+  const check = await runCapture(["lock", "--check", "--json", ...repo]);
+  assert.equal(check.code, 1);
+  assert.deepEqual(JSON.parse(check.out), {
+    upToDate: false,
+    drift: ["app/review: tool `stats_app`: execution path `app/tools/stats.sh` changed"],
+  });
+  const report = await runCapture(["tools", "check", "app/review", ...repo]);
+  assert.equal(report.code, 1);
+  const body = JSON.parse(report.out);
+  assert.equal(body.ready, false);
+  assert.deepEqual(body.lock.blocked, ["stats_app"]);
+
+  const call = ["tools", "call", "stats_app", "--eval", "app/review", ...repo];
+  const refused = await runCapture(call);
+  assert.equal(refused.code, 1);
+  assert.match(JSON.parse(refused.out).content[0].text, /^LOCK_MISMATCH/);
+  const read = await runCapture([
+    "tools",
+    "call",
+    "read_app",
+    "--eval",
+    "app/review",
+    "--args",
+    '{"path":"README.md"}',
+    ...repo,
+  ]);
+  assert.equal(read.code, 0);
+
+  const dev = await runCapture([...call, "--no-lock"]);
+  assert.equal(dev.code, 0);
+  assert.match(dev.err, /WARNING: lock verification is OFF/);
+  const unchecked = await runCapture(["tools", "check", "app/review", "--no-lock", ...repo]);
+  assert.equal(JSON.parse(unchecked.out).lock, undefined);
+  assert.match(unchecked.err, /WARNING/);
+
+  assert.equal((await runCapture(["lock", "--eval", "app/review", ...repo])).code, 0);
+  assert.equal((await runCapture(call)).code, 0);
+  assert.equal((await runCapture(["lock", "--eval", "app/nope", ...repo])).code, 2);
+});
