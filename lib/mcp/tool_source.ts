@@ -5,6 +5,7 @@
  * @module
  */
 
+import { guardCall } from "../plugins/plugin_tools.ts";
 import { ToolhostError } from "../errors/errors.ts";
 import type { CallOptions, Registry, ToolListing } from "../registry/registry.ts";
 import { errorResult, type ToolResult } from "../results/types.ts";
@@ -54,7 +55,10 @@ export function evalToolSource(reg: Registry, hostOpts: ExtensionHostOptions = {
     },
     async call(name, args, opts = {}) {
       if (own.has(name)) return await reg.call(name, args, opts);
-      if (await host.has(name)) return await host.call(name, args, opts);
+      if (await host.has(name)) {
+        // Extension calls pass the same plugin hooks (policy, audit, redaction) as every call.
+        return await guardCall(reg.plugins, name, args, opts, () => host.call(name, args, opts));
+      }
       try {
         reg.tool(name); // throws the registry's own "no tool" message with a hint
       } catch (e) {
