@@ -27,75 +27,11 @@ import { Registry } from "../lib/registry/registry.ts";
 import { loadWorkspace } from "../lib/workspace/load_workspace.ts";
 import type { ToolResult } from "../lib/results/types.ts";
 
+import { generateTree } from "./bench_tree.ts";
+
 const MIB = 1024 * 1024;
 const ROUNDS = 5;
 const NEEDLE = "needle_token_42";
-
-/** A small deterministic PRNG (mulberry32), as in bench/builtins_bench.ts. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const WORDS = ("const let function return if else for while import export from class " +
-  "interface type value result error config buffer stream parse render handle request " +
-  "response state index count total limit offset token source target module package").split(" ");
-
-function textBlob(rand: () => number, bytes: number, needle: boolean): string {
-  const lines: string[] = [];
-  let size = 0;
-  const needleAt = needle ? Math.floor(rand() * Math.max(1, bytes / 60)) : -1;
-  while (size < bytes) {
-    const parts: string[] = [];
-    for (let i = 3 + Math.floor(rand() * 10); i > 0; i--) {
-      parts.push(WORDS[Math.floor(rand() * WORDS.length)]);
-    }
-    if (lines.length === needleAt) parts.push(`fn ${NEEDLE}()`);
-    const line = "  ".repeat(Math.floor(rand() * 4)) + parts.join(" ") + ";";
-    lines.push(line);
-    size += line.length + 1;
-  }
-  return lines.join("\n") + "\n";
-}
-
-/**
- * The built-ins bench tree (same generator and parameters as bench/builtins_bench.ts,
- * which does not export it): `files` files, ~`total` bytes, under 10,000 entries.
- */
-function generateTree(
-  root: string,
-  files: number,
-  total: number,
-): { files: number; bytes: number } {
-  const rand = rng(42);
-  const dirs = new Set<string>();
-  const largeBytes = Math.floor(total / 6 / 4);
-  const avg = Math.floor((total - 4 * largeBytes) / (files - 4));
-  let bytes = 0;
-  for (let i = 0; i < files; i++) {
-    const top = i % 20 === 0 ? `.hidden${i % 3}` : `pkg${i % 30}`;
-    const rel = rand() < 0.5 ? top : `${top}/sub${Math.floor(rand() * 5)}`;
-    const dir = path.join(root, rel);
-    if (!dirs.has(rel)) fs.mkdirSync(dir, { recursive: true });
-    dirs.add(rel).add(top);
-    const binary = i % 20 === 7;
-    const size = i < 4 ? largeBytes : Math.max(64, Math.floor(avg * (0.2 + rand() * 1.6)));
-    const file = path.join(dir, `${i % 25 === 0 ? "." : ""}f${i}.${binary ? "bin" : "ts"}`);
-    if (binary) {
-      const b = new Uint8Array(size).map(() => Math.floor(rand() * 256));
-      b[size >> 1] = 0;
-      fs.writeFileSync(file, b);
-    } else fs.writeFileSync(file, textBlob(rand, size, i % 97 === 0));
-    bytes += fs.statSync(file).size;
-  }
-  return { files, bytes };
-}
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
