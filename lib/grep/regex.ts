@@ -14,6 +14,7 @@
  * @module
  */
 
+import { compilePrefilter, type Prefilter } from "./fast_prefilter.ts";
 import { RE2JS } from "re2js";
 import { MAX_PATTERN_UNITS, PatternError } from "../glob/pattern.ts";
 import type { ScanLiteral } from "./byte_scan.ts";
@@ -33,6 +34,8 @@ export interface GrepPattern {
   literals: ScanLiteral[] | null;
   /** True when the pattern is exactly `literals[0]` (no regex needs to run). */
   pureLiteral: boolean;
+  /** A linear-time V8 whole-file check for a tiny safe subset (see fast_prefilter.ts). */
+  prefilter: Prefilter | null;
 }
 
 interface SizeFrame {
@@ -308,5 +311,6 @@ export function compileGrepPattern(pattern: unknown): GrepPattern {
   const re2 = line.re2();
   const pureLiteral = exact !== null && exact.length === 1 && re2.prefixComplete === true &&
     typeof re2.prefix === "string" && re2.prefix.length > 0;
-  return { line, whole, literals, pureLiteral };
+  const prefilter = literals === null ? compilePrefilter(pattern) : null;
+  return { line, whole, literals, pureLiteral, prefilter };
 }

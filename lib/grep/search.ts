@@ -95,7 +95,8 @@ function searchLines(
   const data = scanner.data();
   if (!isUtf8(data.subarray(0, len))) return "skipped";
   const text = Buffer.from(data.buffer, data.byteOffset, len).toString("utf8");
-  if (pattern.whole && !pattern.whole.test(text)) return "searched";
+  const whole = pattern.prefilter ?? pattern.whole;
+  if (whole && !whole.test(text)) return "searched";
   let lineNo = 1;
   for (let start = 0; start <= text.length;) {
     let end = text.indexOf("\n", start);
