@@ -7,21 +7,11 @@
  */
 
 import type { BuiltinSpec } from "../builtins/specs.ts";
+import type { NativeName } from "../workspace/types.ts";
 import { NATIVE_LIMITS as L } from "./limits.ts";
 
-/** Names of the native tools. */
-export type NativeName =
-  | "files_read"
-  | "files_list"
-  | "files_find"
-  | "files_inspect"
-  | "files_search"
-  | "files_write"
-  | "files_edit"
-  | "files_patch"
-  | "shell_exec"
-  | "git_status"
-  | "git_diff";
+/** Names of the native tools (defined beside the other built-in names). */
+export type { NativeName };
 
 const PATH = { type: "string", minLength: 1, maxLength: 4096 } as const;
 const DIR = { ...PATH, description: "Logical folder path (default: the Artifact root)." };

@@ -107,7 +107,7 @@ async function runResolved(
         artifactId: spec.artifact.id,
         artifactPath: spec.artifact.physicalPath,
         scope: scopeEntries(spec.ws, spec.scope),
-        executionPaths: executionPathMap(spec.ws, spec.executionPaths),
+        executionPaths: executionPathMap(spec.ws.root, spec.executionPaths),
       },
       args: spec.callArgs,
     });
@@ -126,8 +126,17 @@ async function runResolved(
   }
 }
 
-function executionPathMap(ws: Workspace, paths: readonly string[]): Record<string, string> {
+/**
+ * The json context's `executionPaths`: declared workspace-relative path → physical path.
+ *
+ * @example
+ * ```ts
+ * import { executionPathMap } from "./command_tool.ts";
+ * executionPathMap("/ws", ["app/h"]); // { "app/h": "/ws/app/h" }
+ * ```
+ */
+export function executionPathMap(root: string, paths: readonly string[]): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const p of paths) out[p] = join(ws.root, p);
+  for (const p of paths) out[p] = join(root, p);
   return out;
 }

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { executionPathMap } from "../runtime/command_tool.ts";
 import { toolEnvironment } from "../process/env.ts";
 import { buildJsonRequest } from "../protocols/json_request.ts";
 import { expandArtifactOperands, scopeEntries } from "../runtime/scope_context.ts";
@@ -37,21 +38,6 @@ export interface Invocation {
   env: Record<string, string>;
   /** The json envelope. */
   stdin: string;
-}
-
-/**
- * Map declared execution paths to physical paths (json `context.executionPaths`).
- *
- * @example
- * ```ts
- * import { executionPathMap } from "./invocation.ts";
- * executionPathMap("/ws", ["app/h"]); // { "app/h": "/ws/app/h" }
- * ```
- */
-export function executionPathMap(root: string, paths: readonly string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const p of paths) out[p] = `${root}/${p}`;
-  return out;
 }
 
 /**

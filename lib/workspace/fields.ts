@@ -7,6 +7,7 @@
 
 import type { ArgvElement } from "./types.ts";
 import { isTable, type Problems, type Table } from "./problems.ts";
+import { isValidName } from "./names.ts";
 import { relPathProblem } from "./rel_path.ts";
 import { LIMITS } from "../results/types.ts";
 
@@ -158,6 +159,35 @@ export function readRoots(p: Problems, at: string, t: Table): string[] {
     if (why) p.add(`${at}.artifact_roots[${i}]`, `must be a workspace-relative folder: it ${why}`);
   });
   return list;
+}
+
+/**
+ * Check a declared name (`[a-z0-9][a-z0-9_-]*`, at most 64 characters) and that its value
+ * is a table; records the problem and returns undefined otherwise.
+ *
+ * @example
+ * ```ts
+ * import { Problems } from "./problems.ts";
+ * import { readNamedTable } from "./fields.ts";
+ * readNamedTable(new Problems("t", ""), "artifacts.App", "Artifact IDs", "App", {}); // undefined
+ * ```
+ */
+export function readNamedTable(
+  p: Problems,
+  at: string,
+  what: string,
+  name: string,
+  t: unknown,
+): Table | undefined {
+  if (!isValidName(name)) {
+    p.add(at, `${what} must match [a-z0-9][a-z0-9_-]* and be at most 64 characters`);
+    return undefined;
+  }
+  if (!isTable(t)) {
+    p.add(at, `must be a table, not ${typeName(t)}`);
+    return undefined;
+  }
+  return t;
 }
 
 /**

@@ -7,8 +7,7 @@
 
 import { findWorkspaceRoot, MANIFEST_NAME, readManifest } from "./manifest_file.ts";
 import { linkChildren, resolveArtifactPath } from "./artifact_paths.ts";
-import { readRoots, readString, readStringArray, typeName } from "./fields.ts";
-import { isValidName } from "./names.ts";
+import { readNamedTable, readRoots, readString, readStringArray, typeName } from "./fields.ts";
 import { parseSession, parseTool, type ToolView } from "./parse_views.ts";
 import { parseExtensions } from "./parse_extensions.ts";
 import { parsePlugins, pluginToolIndex, type PluginToolRef } from "./parse_plugins.ts";
@@ -100,18 +99,12 @@ function parseArtifact(
   p: Problems,
   root: string,
   id: string,
-  t: unknown,
+  raw: unknown,
   pluginTools: ReadonlyMap<string, PluginToolRef>,
 ): Artifact | undefined {
   const at = `artifacts.${id}`;
-  if (!isValidName(id)) {
-    p.add(at, "Artifact IDs must match [a-z0-9][a-z0-9_-]* and be at most 64 characters");
-    return undefined;
-  }
-  if (!isTable(t)) {
-    p.add(at, `must be a table, not ${typeName(t)}`);
-    return undefined;
-  }
+  const t = readNamedTable(p, at, "Artifact IDs", id, raw);
+  if (!t) return undefined;
   checkKeys(p, at, t, ARTIFACT_KEYS);
   const rel = readString(p, at, t, "path", true);
   const where = rel === undefined ? undefined : resolveArtifactPath(p, `${at}.path`, root, rel);
@@ -140,16 +133,10 @@ function parseEvals(p: Problems, a: Artifact, raw: unknown): void {
   if (raw === undefined) return;
   const at = `${a.keyPath}.evals`;
   if (!isTable(raw)) return p.add(at, `must be a table, not ${typeName(raw)}`);
-  for (const [name, t] of Object.entries(raw)) {
+  for (const [name, value] of Object.entries(raw)) {
     const k = `${at}.${name}`;
-    if (!isValidName(name)) {
-      p.add(k, "eval names must match [a-z0-9][a-z0-9_-]* and be at most 64 characters");
-      continue;
-    }
-    if (!isTable(t)) {
-      p.add(k, `must be a table, not ${typeName(t)}`);
-      continue;
-    }
+    const t = readNamedTable(p, k, "eval names", name, value);
+    if (!t) continue;
     checkKeys(p, k, t, EVAL_KEYS);
     const audience = readString(p, k, t, "audience", true);
     if (audience !== undefined && audience !== "agent" && audience !== "human") {

@@ -13,12 +13,12 @@ import { renderDescription } from "./description.ts";
 import {
   readArgv,
   readExecutionPaths,
+  readNamedTable,
   readRoots,
   readString,
   readStringArray,
   typeName,
 } from "./fields.ts";
-import { isValidName } from "./names.ts";
 import { checkKeys, isTable, type Problems, type Table } from "./problems.ts";
 import { pluginToolDecl, type PluginToolRef } from "./parse_plugins.ts"; // plugins (issue 8)
 import { readLimits, readToolOverflow, RESOURCE_LIMIT_KEYS } from "../limits/parse_limits.ts"; // trust (issue 10)
@@ -66,19 +66,13 @@ export function parseTool(
   p: Problems,
   at: string,
   name: string,
-  t: unknown,
+  raw: unknown,
   artifactId: string,
   view: ToolView,
   pluginTools?: ReadonlyMap<string, PluginToolRef>,
 ): ToolDecl | undefined {
-  if (!isValidName(name)) {
-    p.add(at, "tool names must match [a-z0-9][a-z0-9_-]* and be at most 64 characters");
-    return undefined;
-  }
-  if (!isTable(t)) {
-    p.add(at, `must be a table, not ${typeName(t)}`);
-    return undefined;
-  }
+  const t = readNamedTable(p, at, "tool names", name, raw);
+  if (!t) return undefined;
   if ("builtin" in t) return parseBuiltin(p, at, name, t, artifactId, view, pluginTools);
   return parseCommand(p, at, name, t, artifactId, view);
 }
@@ -307,16 +301,10 @@ export function parseSession(
   p: Problems,
   at: string,
   name: string,
-  t: unknown,
+  raw: unknown,
 ): SessionDecl | undefined {
-  if (!isValidName(name)) {
-    p.add(at, "session names must match [a-z0-9][a-z0-9_-]* and be at most 64 characters");
-    return undefined;
-  }
-  if (!isTable(t)) {
-    p.add(at, `must be a table, not ${typeName(t)}`);
-    return undefined;
-  }
+  const t = readNamedTable(p, at, "session names", name, raw);
+  if (!t) return undefined;
   checkKeys(p, at, t, SESSION_KEYS);
   const start = parseSessionCommand(p, `${at}.start`, t.start);
   const stop = parseSessionCommand(p, `${at}.stop`, t.stop);

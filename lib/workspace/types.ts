@@ -25,6 +25,10 @@ export type BuiltinName =
   | "section"
   | "help"
   | "graph"
+  | NativeName;
+
+/** Names of the native tools (`lib/native`), declared like built-ins. */
+export type NativeName =
   | "files_read"
   | "files_list"
   | "files_find"
