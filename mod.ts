@@ -48,12 +48,12 @@ export { sweepSessions } from "./lib/sessions/sweep.ts";
 export type { SweepReport } from "./lib/sessions/sweep.ts";
 export { runCli } from "./lib/cli/main.ts";
 export { VERSION } from "./lib/version.ts";
-// plugins and the native catalog (issue 8)
+// plugins and the native catalog
 export * from "./lib/plugins/mod.ts";
 export type { PluginHost } from "./lib/plugins/host.ts";
 export { FIRST_PARTY_PLUGINS } from "./plugins/mod.ts";
 export { NATIVE_LIMITS, NATIVE_NAMES } from "./lib/native/mod.ts";
-// trust (issue 10): toolhost.lock, resource limits, spill-to-artifact
+// toolhost.lock, resource limits, spill-to-artifact
 export * from "./lib/lock/mod.ts";
 export * from "./lib/limits/mod.ts";
 export * from "./lib/spill/mod.ts";

@@ -141,7 +141,7 @@ export const BUILTIN_SPECS: Record<BuiltinName, BuiltinSpec> = {
     modelSchema: EMPTY_OBJECT_SCHEMA,
     description: "Show the structure of the current project.",
   },
-  // The native catalog (issue 8): declared like built-ins, run by lib/native.
+  // The native catalog: declared like built-ins, run by lib/native.
   ...NATIVE_SPECS,
 };
 

@@ -15,7 +15,7 @@ import {
   checkTarget,
   type ReadinessCheck,
 } from "./static_checks.ts";
-import { limitsCheck, type LimitsInfo, limitsInfo } from "../limits/report.ts"; // trust (issue 10)
+import { limitsCheck, type LimitsInfo, limitsInfo } from "../limits/report.ts";
 import type { LockSection } from "../lock/check_lock.ts";
 
 /** Readiness of one tool. */
@@ -34,7 +34,7 @@ export interface ToolReport {
   inputSchema: Record<string, unknown>;
   /** Session binding, if any. */
   session?: string;
-  /** Declared resource limits and the enforcement in effect (issue 10), if any. */
+  /** Declared resource limits and the enforcement in effect, if any. */
   limits?: LimitsInfo;
   /** Checks run. */
   checks: ReadinessCheck[];
@@ -62,7 +62,7 @@ export interface SelectionReport {
     checks: ReadinessCheck[];
     ready: boolean;
   }[];
-  /** `toolhost.lock` verification (issue 10), when the workspace has a lock file. */
+  /** `toolhost.lock` verification, when the workspace has a lock file. */
   lock?: LockSection;
   /** Everything ready. */
   ready: boolean;
@@ -94,7 +94,7 @@ export function buildSelectionReport(
     const checks = t.decl.type === "builtin"
       ? builtinChecks(ws, a, t.decl.builtin, t.decl.args, env)
       : commandChecks(ws, a, t.decl, scopeSet, env);
-    const limits = t.decl.type === "command" ? t.decl.limits : undefined; // trust (issue 10)
+    const limits = t.decl.type === "command" ? t.decl.limits : undefined;
     if (limits) checks.push(limitsCheck());
     return {
       name: t.name,
@@ -186,7 +186,7 @@ function sessionReports(
         ...c,
         check: `stop.${c.check}`,
       })),
-      ...(s.limits ? [limitsCheck()] : []), // trust (issue 10)
+      ...(s.limits ? [limitsCheck()] : []),
     ];
     const limits = s.limits ? { limits: limitsInfo(s.limits) } : {};
     out.push({

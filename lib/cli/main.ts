@@ -14,12 +14,12 @@ import { artifactCommand } from "./commands/artifact_validate.ts";
 import { graphCommand } from "./commands/graph.ts";
 import { sweepCommand } from "./commands/sweep.ts";
 import { initCommand } from "./commands/init.ts";
-import { lockCommand } from "./commands/lock.ts"; // trust (issue 10)
+import { lockCommand } from "./commands/lock.ts";
 import { type CliIo, EXIT, processIo, reportError } from "./exit.ts";
 import { completionsCommand } from "./completions.ts";
 import { colorEnabled, paint } from "./color.ts";
 import { VERSION } from "../version.ts";
-import { pluginCliCommands } from "../plugins/cli.ts"; // plugins (issue 8)
+import { pluginCliCommands } from "../plugins/cli.ts";
 
 /**
  * Run the CLI with `argv` (without the program name); resolves to the exit code.
@@ -56,9 +56,9 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
   program.addCommand(demoCommand(io, done));
   program.addCommand(serveCommand(io, done));
   program.addCommand(initCommand(io, done));
-  program.addCommand(lockCommand(io, done)); // trust (issue 10)
+  program.addCommand(lockCommand(io, done));
   program.addCommand(completionsCommand(io, done));
-  for (const c of pluginCliCommands(io, done)) program.addCommand(c); // plugins (issue 8)
+  for (const c of pluginCliCommands(io, done)) program.addCommand(c);
   applyToTree(program, (c) => {
     c.exitOverride();
     c.configureOutput({

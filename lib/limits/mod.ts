@@ -1,5 +1,5 @@
 /**
- * Resource limits per tool, session and extension (issue 10): `max_memory_mb`,
+ * Resource limits per tool, session and extension: `max_memory_mb`,
  * `max_cpu_seconds`, `max_processes`, enforced with a cgroup v2 child group where toolhost
  * may create one, else with `prlimit` and a process-group watchdog.
  *

@@ -1,5 +1,5 @@
 /**
- * `toolhost.lock` (issue 10): pin what each eval may expose and run, verify registries
+ * `toolhost.lock`: pin what each eval may expose and run, verify registries
  * and extensions against it, and report drift.
  *
  * @example

@@ -10,7 +10,7 @@ import { ToolhostError } from "../errors/errors.ts";
 import type { CallOptions, Registry, ToolListing } from "../registry/registry.ts";
 import { errorResult, type ToolResult } from "../results/types.ts";
 import { ExtensionHost, type ExtensionHostOptions } from "./extensions/host.ts";
-import { registryHostOptions } from "./extensions/trust_options.ts"; // trust (issue 10)
+import { registryHostOptions } from "./extensions/trust_options.ts";
 
 /** A set of tools an MCP server publishes. */
 export interface ToolSource {
@@ -44,7 +44,7 @@ export function evalToolSource(reg: Registry, hostOpts: ExtensionHostOptions = {
     ? new ExtensionHost(reg.workspace, [], hostOpts)
     : ExtensionHost.forEval(reg.workspace, evalId, {
       env: reg.env,
-      ...registryHostOptions(reg), // trust (issue 10): lock and artifact spill
+      ...registryHostOptions(reg), // lock and artifact spill
       ...hostOpts,
       reserved: own,
     });

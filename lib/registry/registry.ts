@@ -15,13 +15,13 @@ import { InvocationError } from "../errors/errors.ts";
 import type { ToolResult } from "../results/types.ts";
 import type { Workspace } from "../workspace/types.ts";
 import { callTool, closeRegistry } from "../runtime/call_tool.ts";
-import { SessionSupervisor } from "../sessions/supervisor.ts"; // sessions (issue 5)
+import { SessionSupervisor } from "../sessions/supervisor.ts";
 import { pinSelection } from "../runtime/pin_selection.ts";
-import type { Plugin } from "../plugins/api.ts"; // plugins (issue 8)
+import type { Plugin } from "../plugins/api.ts";
 import { PluginHost } from "../plugins/host.ts";
 import { openPluginHost } from "../plugins/open_host.ts";
 import { callListedTool, guardCall } from "../plugins/plugin_tools.ts";
-import { openRegistryLock } from "../lock/open_lock.ts"; // trust (issue 10)
+import { openRegistryLock } from "../lock/open_lock.ts";
 import type { RegistryLock } from "../lock/registry_lock.ts";
 import {
   findTool,
@@ -55,7 +55,7 @@ export interface RegistryOptions {
    */
   plugins?: readonly Plugin[];
   /**
-   * Verify `toolhost.lock` when the workspace has one (issue 10): tools that differ from
+   * Verify `toolhost.lock` when the workspace has one: tools that differ from
    * it are listed neutrally and refused with `LOCK_MISMATCH`. Default true; `false` skips
    * verification (development only) and warns on stderr; `"ignore"` skips it silently
    * (for code that builds the lock itself).
@@ -124,13 +124,13 @@ export class Registry {
   readonly artifacts: ArtifactStore = new ArtifactStore();
   #closed = false;
   /**
-   * Plugins (issue 8): hooks around every call, plugin tools, and the session events the
+   * Plugins: hooks around every call, plugin tools, and the session events the
    * supervisor reports with `plugins.emitSessionStarted(info)` / `emitSessionEnded(info)`.
    */
   readonly plugins: PluginHost;
-  // sessions (issue 5): created on first use; creates no directory and runs nothing itself.
+  // Created on first use; creates no directory and runs nothing itself.
   #sessions: SessionSupervisor | undefined;
-  #lock: RegistryLock | undefined; // trust (issue 10)
+  #lock: RegistryLock | undefined;
 
   /** Use {@link Registry.open}. */
   constructor(
@@ -180,7 +180,7 @@ export class Registry {
     const pins = await pinSelection(ws, selection);
     const plugins = await openPluginHost(ws, selection, { stateDir, env, plugins: opts.plugins });
     const reg = new Registry(ws, selection, { stateDir, env }, pins, plugins);
-    try { // trust (issue 10): compare what this registry exposes and runs with toolhost.lock
+    try { // compare what this registry exposes and runs with toolhost.lock
       reg.#lock = await openRegistryLock(ws, { selection, listing: reg.list(), pins }, opts.lock);
     } catch (e) {
       await reg.close().catch(() => {});
@@ -189,7 +189,7 @@ export class Registry {
     return reg;
   }
 
-  /** The verified lock (issue 10), or undefined when none applies or verification is off. */
+  /** The verified lock, or undefined when none applies or verification is off. */
   get lock(): RegistryLock | undefined {
     return this.#lock;
   }
@@ -206,7 +206,7 @@ export class Registry {
   list(): ToolListing[] {
     const listed = this.selection.audience === "agent" ? this.plugins.listedTools() : [];
     const all = [...listTools(this.selection), ...listed];
-    return this.#lock ? this.#lock.neutralize(all) : all; // trust (issue 10)
+    return this.#lock ? this.#lock.neutralize(all) : all;
   }
 
   /** Execution-path provenance: `{ executionPaths: { TOOL: { PATH: sha256 } } }`. */
@@ -222,11 +222,11 @@ export class Registry {
   /** Call a tool by published name; always resolves to a normalized ToolResult. */
   call(name: string, args: unknown, opts: CallOptions = {}): Promise<ToolResult> {
     if (this.#closed) return Promise.reject(new InvocationError("the registry is closed"));
-    const refused = this.#lock?.refusal(name); // trust (issue 10): LOCK_MISMATCH
+    const refused = this.#lock?.refusal(name); // LOCK_MISMATCH
     if (refused) return Promise.resolve(refused);
     if (this.selection.audience === "agent" && isArtifactToolName(name)) {
       const exec = () => callArtifactToolAdmitted(name, args, this.artifacts);
-      return guardCall(this.plugins, name, args, opts, exec); // plugins (issue 8)
+      return guardCall(this.plugins, name, args, opts, exec);
     }
     if (this.selection.audience === "agent" && this.plugins.tool(name)?.tool.alwaysListed) {
       return callListedTool(this.plugins, name, args, opts);
@@ -235,7 +235,7 @@ export class Registry {
   }
 
   /**
-   * This registry's tool-session supervisor (sessions issue 5), created lazily. Sessions
+   * This registry's tool-session supervisor, created lazily. Sessions
    * start on their first bound call; `close()` stops them. Tests may call
    * `reg.sessions.configure({ stopTimeoutMs })` before the first bound call.
    */
@@ -256,7 +256,7 @@ export class Registry {
       await closeRegistry(this);
     } finally {
       await removeSessionSubtree(join(this.stateDir, "artifacts"), this.id);
-      await this.plugins.close(); // plugins (issue 8)
+      await this.plugins.close();
     }
   }
 }

@@ -91,7 +91,7 @@ function toolsOf(ws: Workspace, scope: string[], audience: Audience): Registered
         shortName: decl.name,
         description: rendered.ok ? rendered.text : decl.description,
         inputSchema: decl.type === "builtin"
-          ? decl.plugin?.inputSchema ?? builtinInputSchema(decl.builtin, decl.args) // plugins (issue 8)
+          ? decl.plugin?.inputSchema ?? builtinInputSchema(decl.builtin, decl.args)
           : decl.inputSchema,
         artifactId: id,
         decl,

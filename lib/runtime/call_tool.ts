@@ -19,11 +19,11 @@ import type { Artifact, BuiltinToolDecl, CommandToolDecl, ToolDecl } from "../wo
 import { mkdir } from "node:fs/promises";
 import { artifactRootsFor, renderEnvelopes } from "./artifact_refs.ts";
 import { type CommandSpec, runCommand } from "./command_tool.ts";
-import { callBoundTool } from "../sessions/bound_call.ts"; // sessions (issue 5)
+import { callBoundTool } from "../sessions/bound_call.ts";
 import { checkFileTargets } from "./file_targets.ts";
-import { callBuiltinLike, isBuiltinLike } from "../plugins/builtin_like.ts"; // plugins (issue 8)
+import { callBuiltinLike, isBuiltinLike } from "../plugins/builtin_like.ts";
 import type { CallGrant } from "../plugins/host.ts";
-import { trustOptions } from "../spill/command_options.ts"; // trust (issue 10)
+import { trustOptions } from "../spill/command_options.ts";
 
 const compiled = new WeakMap<ToolDecl, CompiledSchema>();
 const HELP_TIMEOUT_MS = 30_000;
@@ -66,7 +66,7 @@ export async function callTool(
   if (targetProblem) return errorResult(`The call was refused: ${targetProblem}.`);
   const artifact = ws.artifacts.get(tool.artifactId)!;
   const decl = tool.decl;
-  // plugins (issue 8): beforeCall hooks gate the call (a denial never starts anything),
+  // BeforeCall hooks gate the call (a denial never starts anything),
   // their env grant reaches the process, afterCall hooks and redaction see the result.
   const subject = {
     tool: tool.name,
@@ -178,9 +178,9 @@ async function callCommand(
     env: reg.env,
     extraEnv: { ...grant.env, TOOLHOST_ARTIFACT_DIR: reg.artifactDir },
     signal: opts.signal,
-    ...trustOptions(reg, artifact.id, decl), // trust (issue 10): limits, overflow spill
+    ...trustOptions(reg, artifact.id, decl), // limits, overflow spill
   };
-  // sessions (issue 5): a bound tool runs inside its lazily started tool session.
+  // A bound tool runs inside its lazily started tool session.
   const result = decl.session !== undefined
     ? await callBoundTool(reg.sessions, { artifact, session: decl.session, spec })
     : await runCommand(spec);
@@ -205,6 +205,6 @@ function enforceResultSize(r: ToolResult): ToolResult {
  * ```
  */
 export function closeRegistry(reg: Registry): Promise<void> {
-  // sessions (issue 5): stop and clean up every started tool session (no-op when none).
+  // Stop and clean up every started tool session (no-op when none).
   return reg.sessions.close();
 }

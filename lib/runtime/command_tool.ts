@@ -16,7 +16,7 @@ import { errorResult, type ToolResult } from "../results/types.ts";
 import { resolveProgram } from "../workspace/program_path.ts";
 import type { ArgvElement, Artifact, Workspace } from "../workspace/types.ts";
 import { expandArtifactOperands, scopeEntries } from "./scope_context.ts";
-import { openGuard, unenforceableMessage } from "../limits/guard.ts"; // trust (issue 10)
+import { openGuard, unenforceableMessage } from "../limits/guard.ts";
 import { hasLimits, type ResourceLimits } from "../limits/types.ts";
 import { plainSpill } from "../spill/plain_spill.ts";
 import type { SpillTarget } from "../spill/spill_result.ts";
@@ -55,7 +55,7 @@ export interface CommandSpec {
   onSpawn?: (record: ProcessRecord) => void | Promise<void>;
   /** Called with the finished run (sessions retire journaled groups). */
   onSettled?: (run: RunOutcome) => void;
-  /** Declared resource limits (issue 10). Default none. */
+  /** Declared resource limits. Default none. */
   limits?: ResourceLimits;
   /** Plain tools with `overflow = "artifact"`: where oversized stdout goes. Default none. */
   spill?: SpillTarget;

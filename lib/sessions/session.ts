@@ -27,7 +27,7 @@ import {
   type SessionRoot,
 } from "./session_dir.ts";
 import { readinessFailure, spawnStart } from "./startup.ts";
-import { HarnessLimits } from "../limits/harness_limits.ts"; // trust (issue 10)
+import { HarnessLimits } from "../limits/harness_limits.ts";
 import { sweepSessions } from "./sweep.ts";
 
 /** Lifecycle phase of a session. */
@@ -93,7 +93,7 @@ export class ToolSession implements NetMember {
   #ending?: Promise<void>;
   #closing?: Promise<void>;
   #stopOutcome: StopOutcome = "not run";
-  #limits: HarnessLimits; // trust (issue 10): the harness's resource limits
+  #limits: HarnessLimits; // the harness's resource limits
 
   /** Create an idle session: no directory, no process. */
   constructor(decl: SessionDecl, artifactId: string, stateDir: string, opts: ResolvedOptions) {

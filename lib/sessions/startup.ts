@@ -113,7 +113,7 @@ export async function spawnStart(
   guard?: RunGuard,
 ): Promise<SpawnStartResult> {
   let handle: GroupHandle;
-  // trust (issue 10): a session's resource limits wrap its start command.
+  // A session's resource limits wrap its start command.
   const argv = guard?.wrap(inv.command, inv.args) ?? { command: inv.command, args: inv.args };
   try {
     handle = await spawnGroup({

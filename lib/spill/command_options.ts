@@ -1,5 +1,5 @@
 /**
- * The trust options of one command call (issue 10): its declared resource limits and,
+ * The trust options of one command call: its declared resource limits and,
  * for a plain tool with `overflow = "artifact"`, where oversized stdout is spilled.
  *
  * @module

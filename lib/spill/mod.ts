@@ -1,5 +1,5 @@
 /**
- * Spill-to-artifact (issue 10): output beyond the 64 KiB text cap written into the
+ * Spill-to-artifact: output beyond the 64 KiB text cap written into the
  * registry's artifact directory, previewed, and referenced by a validated
  * `odek.artifact-ref/v1` that `get_artifact_field` pages through.
  *

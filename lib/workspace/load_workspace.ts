@@ -74,7 +74,7 @@ export function loadWorkspaceSync(root?: string, opts: LoadOptions = {}): Worksp
     evals: new Map(),
     extra: {},
   };
-  const pluginTools = pluginToolIndex(manifest.data, opts.plugins); // plugins (issue 8)
+  const pluginTools = pluginToolIndex(manifest.data, opts.plugins);
   const arts = manifest.data.artifacts;
   if (arts === undefined) p.add("artifacts", "declare at least one `[artifacts.ID]` table");
   else if (!isTable(arts)) p.add("artifacts", `must be a table, not ${typeName(arts)}`);

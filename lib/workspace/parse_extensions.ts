@@ -28,7 +28,7 @@ import {
   readLimits,
   readOverflow,
   RESOURCE_LIMIT_KEYS,
-} from "../limits/parse_limits.ts"; // trust (issue 10)
+} from "../limits/parse_limits.ts";
 import type { ResourceLimits } from "../limits/types.ts";
 import { readRoots, readString, readStringArray, typeName } from "./fields.ts";
 import { isValidName } from "./names.ts";
@@ -68,7 +68,7 @@ export interface ExtensionDecl {
   audience: Audience;
   /** TOML key path (`extensions.NAME`). */
   keyPath: string;
-  /** Limits of the server's process group (issue 10), when any is set. */
+  /** Limits of the server's process group, when any is set. */
   limits?: ResourceLimits;
   /**
    * Text beyond 64 KiB in a result: `"artifact"` (default: written to the registry's
@@ -144,7 +144,7 @@ function parseExtension(
   if (audience !== "agent" && audience !== "human") {
     p.add(`${at}.audience`, 'must be "agent" or "human"');
   }
-  const limits = readLimits(p, at, t); // trust (issue 10)
+  const limits = readLimits(p, at, t);
   const overflow = readOverflow(p, at, t, "artifact");
   if (p.list.length > before || command === undefined) return undefined;
   return {

@@ -20,8 +20,8 @@ import {
   typeName,
 } from "./fields.ts";
 import { checkKeys, isTable, type Problems, type Table } from "./problems.ts";
-import { pluginToolDecl, type PluginToolRef } from "./parse_plugins.ts"; // plugins (issue 8)
-import { readLimits, readToolOverflow, RESOURCE_LIMIT_KEYS } from "../limits/parse_limits.ts"; // trust (issue 10)
+import { pluginToolDecl, type PluginToolRef } from "./parse_plugins.ts";
+import { readLimits, readToolOverflow, RESOURCE_LIMIT_KEYS } from "../limits/parse_limits.ts";
 import type {
   BuiltinName,
   BuiltinToolDecl,
@@ -106,7 +106,7 @@ function parseBuiltin(
   if ("session" in t) p.add(`${at}.session`, "built-in tools cannot be bound to a session");
   const builtin = readString(p, at, t, "builtin", true);
   if (builtin === undefined) return undefined;
-  // plugins (issue 8): `builtin` may name a tool of an enabled plugin.
+  // `builtin` may name a tool of an enabled plugin.
   const ref = builtin in BUILTIN_SPECS ? undefined : pluginTools?.get(builtin);
   if (ref) return pluginToolDecl(p, { at, name, t, artifactId, view, builtin, ref });
   if (!(builtin in BUILTIN_SPECS)) {
@@ -182,7 +182,7 @@ function parseCommand(
   const executionPaths = readExecutionPaths(p, at, t);
   const artifactRoots = readRoots(p, at, t);
   if (protocol === "plain" && args && inputSchema) checkPlaceholders(p, at, args, inputSchema);
-  const limits = readLimits(p, at, t); // trust (issue 10)
+  const limits = readLimits(p, at, t);
   const overflow = readToolOverflow(p, at, t, protocol);
   if (p.list.length > before) return undefined;
   return {
@@ -308,7 +308,7 @@ export function parseSession(
   checkKeys(p, at, t, SESSION_KEYS);
   const start = parseSessionCommand(p, `${at}.start`, t.start);
   const stop = parseSessionCommand(p, `${at}.stop`, t.stop);
-  const limits = readLimits(p, at, t); // trust (issue 10)
+  const limits = readLimits(p, at, t);
   if (!start || !stop) return undefined;
   return { name, start, stop, keyPath: at, ...(limits ? { limits } : {}) };
 }

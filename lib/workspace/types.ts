@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { ResourceLimits } from "../limits/types.ts"; // trust (issue 10)
+import type { ResourceLimits } from "../limits/types.ts";
 
 /** A folder Artifact or a file Artifact. */
 export type ArtifactKind = "folder" | "file";
@@ -15,7 +15,7 @@ export type ArgvElement = string | { artifact: string };
 /** Eval audience. */
 export type Audience = "agent" | "human";
 
-/** Names of the built-in tools (the native catalog included, issue 8). */
+/** Names of the built-in tools (the native catalog included). */
 export type BuiltinName =
   | "read"
   | "list"
@@ -56,7 +56,7 @@ export interface BuiltinToolDecl {
   /** TOML key path of the declaration. */
   keyPath: string;
   /**
-   * Set when `builtin` names a plugin tool rather than a built-in (issue 8): the providing
+   * Set when `builtin` names a plugin tool rather than a built-in: the providing
    * plugin and the tool's input schema. `builtin` then holds the plugin tool's name.
    */
   plugin?: { name: string; inputSchema: Record<string, unknown> };
@@ -88,9 +88,9 @@ export interface CommandToolDecl {
   artifactRoots: string[];
   /** TOML key path of the declaration. */
   keyPath: string;
-  /** `max_memory_mb` / `max_cpu_seconds` / `max_processes` (issue 10), when any is set. */
+  /** `max_memory_mb` / `max_cpu_seconds` / `max_processes`, when any is set. */
   limits?: ResourceLimits;
-  /** Plain tools: `overflow` (issue 10). Absent means `"truncate"`. */
+  /** Plain tools: `overflow`. Absent means `"truncate"`. */
   overflow?: "truncate" | "artifact";
 }
 
@@ -119,7 +119,7 @@ export interface SessionDecl {
   stop: SessionCommand;
   /** TOML key path. */
   keyPath: string;
-  /** Limits of the harness's process group for the session's life (issue 10). */
+  /** Limits of the harness's process group for the session's life. */
   limits?: ResourceLimits;
 }
 

@@ -16,7 +16,7 @@ import { evalToolSource, type ToolSource } from "../../mcp/tool_source.ts";
 import { Registry } from "../../registry/registry.ts";
 import { type CommonOptions, openWorkspace, withCommon } from "../common_options.ts";
 import { type CliIo, EXIT } from "../exit.ts";
-import { warnLockDisabled } from "../../lock/open_lock.ts"; // trust (issue 10)
+import { warnLockDisabled } from "../../lock/open_lock.ts";
 
 /** Options of `serve`. */
 interface ServeOptions extends CommonOptions {

@@ -16,7 +16,7 @@ import {
 } from "../common_options.ts";
 import { type CliIo, EXIT } from "../exit.ts";
 import { withRegistry } from "../run_with_registry.ts";
-import { warnLockDisabled } from "../../lock/open_lock.ts"; // trust (issue 10)
+import { warnLockDisabled } from "../../lock/open_lock.ts";
 
 /**
  * Build the `tools call` command.

@@ -13,7 +13,7 @@ import type { Workspace } from "../../workspace/types.ts";
 import { type CommonOptions, openWorkspace, withCommon } from "../common_options.ts";
 import { type CliIo, EXIT } from "../exit.ts";
 import { executeCheck } from "./tools_check_execute.ts";
-import { lockSectionFor } from "../../lock/check_lock.ts"; // trust (issue 10)
+import { lockSectionFor } from "../../lock/check_lock.ts";
 import { warnLockDisabled } from "../../lock/open_lock.ts";
 
 /** Options of `tools check`. */
@@ -30,7 +30,7 @@ export interface CheckOptions extends CommonOptions {
   tool?: string;
   /** JSON arguments for --execute. */
   args?: string;
-  /** `--no-lock` sets this to false (issue 10). */
+  /** `--no-lock` sets this to false. */
   lock?: boolean;
 }
 
@@ -148,7 +148,7 @@ Exit codes: 0 ready/success, 1 declaration/preflight/tool/cleanup failure, 2 inv
       return done(r.ok ? EXIT.ok : EXIT.failure);
     }
     const reports = staticReports(ws, spec);
-    if (o.lock !== false) await attachLockSections(ws, reports, stateDir); // trust (issue 10)
+    if (o.lock !== false) await attachLockSections(ws, reports, stateDir);
     const body = spec ? reports[0] : { evals: reports, ready: reports.every((r) => r.ready) };
     io.out(`${JSON.stringify(body, null, 2)}\n`);
     done(reports.every((r) => r.ready) ? EXIT.ok : EXIT.failure);

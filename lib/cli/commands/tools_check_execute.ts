@@ -7,7 +7,7 @@
 
 import { InvocationError } from "../../errors/errors.ts";
 import { checkExtensionsAndLock } from "../../mcp/extensions/readiness.ts";
-import { extensionLockFor } from "../../lock/extension_lock.ts"; // trust (issue 10)
+import { extensionLockFor } from "../../lock/extension_lock.ts";
 import { type LockSection, lockSection } from "../../lock/check_lock.ts";
 import type { ExtensionReadiness } from "../../mcp/extensions/extension_server.ts";
 import { findTool, type SelectionSpec, selectTools } from "../../registry/selection.ts";
@@ -63,7 +63,7 @@ export async function executeCheck(
     { stateDir, audience: sel.audience, lock },
     (reg, signal) => reg.call(tool.name, args, { signal }),
   );
-  // trust (issue 10): extensions are checked against the eval's toolhost.lock entry too.
+  // Extensions are checked against the eval's toolhost.lock entry too.
   const lockCheck = lock && "eval" in spec ? await extensionLockFor(ws, spec.eval) : undefined;
   const ext = "eval" in spec
     ? await checkExtensionsAndLock(ws, spec.eval, { lock: lockCheck })

@@ -3,7 +3,7 @@
  * initialized with the SDK's `Client`, listed, called many times, and stopped with
  * confirmed process-group cleanup.
  *
- * Self-healing (issue 10): a server that dies after it started is restarted lazily by
+ * Self-healing: a server that dies after it started is restarted lazily by
  * the next call that needs it — with exponential backoff and at most
  * `restart.maxRestarts` restarts per minute (beyond that, calls get an error saying when
  * a restart is allowed again). A call is retried once, on a fresh server, only when the

@@ -54,11 +54,11 @@ export interface ExtensionHostOptions {
   log?: (line: string) => void;
   /** SIGTERM → SIGKILL grace on stop, ms. Default 2000. */
   graceMs?: number;
-  /** The eval's lock (issue 10). Default: none (nothing is verified). */
+  /** The eval's lock. Default: none (nothing is verified). */
   lock?: ExtensionLockCheck;
-  /** The registry's artifact directory and store, for oversized results (issue 10). */
+  /** The registry's artifact directory and store, for oversized results. */
   artifacts?: SpillHomeDir;
-  /** Restart backoff and cap of dead servers (issue 10). */
+  /** Restart backoff and cap of dead servers. */
   restart?: RestartOptions;
 }
 

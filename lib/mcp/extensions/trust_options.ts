@@ -1,5 +1,5 @@
 /**
- * The extension-host options an open registry implies (issue 10): its lock (so the
+ * The extension-host options an open registry implies: its lock (so the
  * extensions are verified against the same `toolhost.lock` entry) and its artifact
  * directory and store (so oversized results become artifacts `get_artifact_field` reads).
  *
