@@ -62,16 +62,21 @@ function oversized(lineNo: number, max: number): string {
     "use grep to find text in it.";
 }
 
-/** The scan state: skip to the first requested line, collect the page, count the rest. */
+/**
+ * The scan state: skip to the first requested line, collect the page's raw bytes, count
+ * the rest. Collecting only records where lines end; the page is checked and decoded once
+ * at the end ({@link PageScan.lines}), since per-line decoding dominated small reads.
+ */
 class PageScan {
   phase: "skip" | "collect" | "count";
   newlines = 0;
-  lines: PageLine[] = [];
   error?: string;
+  /** The page's bytes, one copy per chunk touched. */
   #parts: Uint8Array[] = [];
-  #curLen = 0;
+  /** End offset (in page bytes) of every complete collected line. */
+  #ends: number[] = [];
   #pageBytes = 0;
-  #jsonBytes = 0;
+  #curLen = 0;
 
   constructor(readonly s: ByteScanner, readonly req: Required<PageRequest>) {
     this.phase = req.line === 1 ? "collect" : "skip";
@@ -81,7 +86,11 @@ class PageScan {
   chunk(data: Uint8Array, n: number): boolean {
     let i = 0;
     if (this.phase === "skip") i = this.skip(n);
-    if (this.phase === "collect") i = this.collect(data, i, n);
+    if (this.phase === "collect") {
+      const from = i;
+      i = this.collect(i, n);
+      if (i > from) this.#parts.push(data.slice(from, i));
+    }
     if (this.error) return false;
     if (this.phase === "count") this.newlines += this.s.count(i, n, NL);
     return true;
@@ -102,26 +111,24 @@ class PageScan {
     return at;
   }
 
-  /** Copy requested lines; returns where counting continues (this chunk's unseen part). */
-  private collect(data: Uint8Array, i: number, n: number): number {
+  /** Take requested lines' bytes; returns where this chunk's taken part ends. */
+  private collect(i: number, n: number): number {
     while (i < n) {
       const nl = this.s.find(i, n, NL);
       const end = nl === -1 ? n : nl + 1;
       if (this.#pageBytes + this.#curLen + (end - i) > this.req.maxBytes) {
-        if (this.lines.length === 0) this.error = oversized(this.newlines + 1, this.req.maxBytes);
+        if (this.#ends.length === 0) {
+          this.error = oversized(this.newlines + 1, this.req.maxBytes);
+        }
         this.phase = "count";
         return i;
       }
-      this.#parts.push(data.slice(i, end));
       this.#curLen += end - i;
       if (nl === -1) return n;
-      if (!this.finishLine()) {
-        this.phase = "count";
-        return i;
-      }
+      this.#endLine();
       this.newlines++;
       i = end;
-      if (this.lines.length >= this.req.limit) {
+      if (this.#ends.length >= this.req.limit) {
         this.phase = "count";
         return i;
       }
@@ -129,36 +136,82 @@ class PageScan {
     return i;
   }
 
-  /** Decode and admit the pending line; false when it does not fit or is invalid. */
-  finishLine(): boolean {
-    const lineNo = this.newlines + 1;
-    const bytes = this.#parts.length === 1 ? this.#parts[0] : Buffer.concat(this.#parts);
-    if (bytes.indexOf(0) !== -1) {
-      this.error = `Line ${lineNo} contains a NUL byte; the file is not text and cannot be read.`;
-      return false;
-    }
-    let text: string;
-    try {
-      text = decoder.decode(bytes);
-    } catch {
-      this.error = `Line ${lineNo} is not valid UTF-8; the file cannot be read as text.`;
-      return false;
-    }
-    const json = Buffer.byteLength(JSON.stringify(text)) + 24;
-    if (this.#jsonBytes + json > this.req.maxJsonBytes) return false;
-    this.#jsonBytes += json;
-    this.#pageBytes += bytes.length;
-    this.lines.push({ line: lineNo, text });
-    this.#parts = [];
+  #endLine(): void {
+    this.#pageBytes += this.#curLen;
     this.#curLen = 0;
-    return true;
+    this.#ends.push(this.#pageBytes);
   }
 
-  /** At end of file: admit a final line without `\n`. False when it failed. */
-  finish(): boolean {
-    if (this.phase !== "collect" || this.#curLen === 0) return true;
-    return this.finishLine() || this.error === undefined;
+  /** At end of file: a final line without `\n` is part of the page. */
+  finish(): void {
+    if (this.phase === "collect" && this.#curLen > 0) this.#endLine();
   }
+
+  /**
+   * The page's lines, or false when a line is not text (see `error`). Lines past the JSON
+   * budget are left out (the page is then truncated). One NUL search, one decode and one
+   * JSON measurement cover the whole page; only a page that fails one of them is walked
+   * line by line to find where.
+   */
+  lines(): PageLine[] | false {
+    const first = this.req.line;
+    const bytes = this.#parts.length === 1 ? this.#parts[0] : Buffer.concat(this.#parts);
+    const page = bytes.subarray(0, this.#pageBytes);
+    if (page.indexOf(0) === -1) {
+      let text: string | undefined;
+      try {
+        text = decoder.decode(page);
+      } catch { /* walked below to name the line */ }
+      if (text !== undefined) {
+        const lines = splitLines(text, first);
+        // Per line: its JSON string plus 24 bytes of `{"line":N,"text":}`; the page's
+        // JSON string is the lines' strings joined, less their quotes.
+        const json = Buffer.byteLength(JSON.stringify(text)) - 2 + 26 * lines.length;
+        if (json <= this.req.maxJsonBytes) return lines;
+      }
+    }
+    return this.#linesOneByOne(page, first);
+  }
+
+  #linesOneByOne(page: Uint8Array, first: number): PageLine[] | false {
+    const out: PageLine[] = [];
+    let jsonBytes = 0;
+    let start = 0;
+    for (const end of this.#ends) {
+      const lineNo = first + out.length;
+      const bytes = page.subarray(start, end);
+      if (bytes.indexOf(0) !== -1) {
+        this.error = `Line ${lineNo} contains a NUL byte; the file is not text and cannot be read.`;
+        return false;
+      }
+      let text: string;
+      try {
+        text = decoder.decode(bytes);
+      } catch {
+        this.error = `Line ${lineNo} is not valid UTF-8; the file cannot be read as text.`;
+        return false;
+      }
+      const json = Buffer.byteLength(JSON.stringify(text)) + 24;
+      if (jsonBytes + json > this.req.maxJsonBytes) break;
+      jsonBytes += json;
+      out.push({ line: lineNo, text });
+      start = end;
+    }
+    return out;
+  }
+}
+
+/** Split decoded page text after every `\n`; numbering starts at `first`. */
+function splitLines(text: string, first: number): PageLine[] {
+  const out: PageLine[] = [];
+  let i = 0;
+  while (i < text.length) {
+    const nl = text.indexOf("\n", i);
+    const end = nl === -1 ? text.length : nl + 1;
+    out.push({ line: first + out.length, text: text.slice(i, end) });
+    i = end;
+  }
+  return out;
 }
 
 function normalize(request: PageRequest): Required<PageRequest> {
@@ -210,9 +263,10 @@ async function readPageWith(
       if (req.signal.aborted) throw new CancelledError();
     }
   }
-  if (!scan.finish()) return { ok: false, reason: scan.error as string };
+  scan.finish();
+  const lines = scan.lines();
+  if (lines === false) return { ok: false, reason: scan.error as string };
   const totalLines = scan.newlines + (pos > 0 && lastByte !== NL ? 1 : 0);
-  const lines = scan.lines;
   const last = lines.length > 0 ? lines[lines.length - 1].line : req.line - 1;
   const truncated = lines.length > 0 && last < totalLines;
   return {

@@ -298,3 +298,103 @@ Deno.test("long scans yield to the event loop and honour cancellation", async ()
     t.rm();
   }
 });
+
+/** Line-by-line reference with every rule: byte budget, JSON budget, NUL, invalid UTF-8. */
+function strictReference(
+  buf: Buffer,
+  line: number,
+  limit: number,
+  maxBytes: number,
+  maxJson: number,
+) {
+  const dec = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+  const lines: Buffer[] = [];
+  let s = 0;
+  for (let i = 0; i < buf.length; i++) {
+    if (buf[i] === 10) {
+      lines.push(buf.subarray(s, i + 1));
+      s = i + 1;
+    }
+  }
+  if (s < buf.length) lines.push(buf.subarray(s));
+  const texts: string[] = [];
+  let bytes = 0;
+  let json = 0;
+  for (let i = line - 1; i < lines.length && texts.length < limit; i++) {
+    if (bytes + lines[i].length > maxBytes) {
+      if (texts.length === 0) return { error: `Line ${i + 1} is longer` };
+      break;
+    }
+    if (lines[i].indexOf(0) !== -1) return { error: `Line ${i + 1} contains a NUL` };
+    let text: string;
+    try {
+      text = dec.decode(lines[i]);
+    } catch {
+      return { error: `Line ${i + 1} is not valid UTF-8` };
+    }
+    const j = Buffer.byteLength(JSON.stringify(text)) + 24;
+    if (json + j > maxJson) break;
+    json += j;
+    bytes += lines[i].length;
+    texts.push(text);
+  }
+  return { total: lines.length, texts };
+}
+
+Deno.test("one-pass page decoding matches a line-by-line reference (bad bytes, budgets)", async () => {
+  const t = makeTree({});
+  let seed = 11;
+  const rand = (n: number) => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n;
+  const pieces = [
+    Buffer.from("plain"),
+    Buffer.from("\u00e9\u4e2d\u{1f600}"),
+    Buffer.from('"\\\x01\t'),
+    Buffer.from("\ufeff"),
+    Buffer.from([0]),
+    Buffer.from([0xff]),
+    Buffer.from([0xe2, 0x82]),
+    Buffer.from("\r"),
+  ];
+  try {
+    for (let trial = 0; trial < 300; trial++) {
+      const parts: Buffer[] = [];
+      const lines = rand(30);
+      for (let i = 0; i < lines; i++) {
+        for (let k = rand(6); k > 0; k--) {
+          // Bad bytes are rare so that many pages are valid and reach the budgets.
+          const p = rand(40) === 0 ? 4 + rand(3) : [0, 1, 2, 3, 7][rand(5)];
+          parts.push(pieces[p]);
+        }
+        parts.push(Buffer.from("\n"));
+      }
+      if (rand(2)) parts.push(Buffer.from("end"));
+      const buf = Buffer.concat(parts);
+      const file = path.join(t.root, `g${trial}.txt`);
+      fs.writeFileSync(file, buf);
+      const fd = fs.openSync(file, "r");
+      try {
+        const line = 1 + rand(lines + 2);
+        const limit = 1 + rand(40);
+        const maxBytes = 8 + rand(200);
+        const maxJsonBytes = 30 + rand(600);
+        const chunkBytes = [1, 5, 64, 1 << 20][rand(4)];
+        const page = await readLinePage(fd, { line, limit, maxBytes, maxJsonBytes, chunkBytes });
+        const ref = strictReference(buf, line, limit, maxBytes, maxJsonBytes);
+        const at = `trial ${trial}`;
+        if ("error" in ref) {
+          assert.ok(!page.ok, at);
+          assert.ok(page.reason.startsWith(ref.error!), `${at}: ${page.reason}`);
+          continue;
+        }
+        assert.ok(page.ok, at);
+        assert.equal(page.totalLines, ref.total, at);
+        assert.deepEqual(page.lines.map((l) => l.text), ref.texts, at);
+        assert.deepEqual(page.lines.map((l) => l.line), ref.texts.map((_, i) => line + i), at);
+      } finally {
+        fs.closeSync(fd);
+      }
+    }
+  } finally {
+    t.rm();
+  }
+});
