@@ -10,16 +10,16 @@
 
 import process from "node:process";
 import type { Readable, Writable } from "node:stream";
-// @ts-types="@modelcontextprotocol/sdk/server/stdio"
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { createMcpServer, type McpServerOptions } from "./server.ts";
+import { openStdioStreams, type StdioStreams } from "./stdio_streams.ts";
+import { StdioServerStreamTransport } from "./stdio_transport.ts";
 import type { ToolSource } from "./tool_source.ts";
 
 /** Options of {@link serveStdio}. */
 export interface StdioServeOptions extends McpServerOptions {
-  /** Protocol input. Default `process.stdin`. */
+  /** Protocol input. Default: the process's stdin (see {@link openStdioStreams}). */
   stdin?: Readable;
-  /** Protocol output. Default `process.stdout`. */
+  /** Protocol output. Default: the process's stdout (see {@link openStdioStreams}). */
   stdout?: Writable;
   /** Stop on SIGINT/SIGTERM. Default true. */
   handleSignals?: boolean;
@@ -45,23 +45,28 @@ export async function serveStdio(
   source: ToolSource,
   opts: StdioServeOptions = {},
 ): Promise<StdioOutcome> {
-  const stdin = opts.stdin ?? process.stdin;
-  const stdout = opts.stdout ?? process.stdout;
-  const mcp = createMcpServer(source, opts);
+  const own: StdioStreams = openStdioStreams({ input: !opts.stdin, output: !opts.stdout });
+  const stdin = opts.stdin ?? own.input;
+  const stdout = opts.stdout ?? own.output;
+  const mcp = createMcpServer(source, { ...opts, spliceMirrors: true });
   let finish!: (r: StdioOutcome["reason"]) => void;
   const ended = new Promise<StdioOutcome["reason"]>((resolve) => (finish = resolve));
   const onEnd = () => finish("stdin closed");
   const onInt = () => finish("SIGINT");
   const onTerm = () => finish("SIGTERM");
+  const onOutputError = () => finish("transport closed");
   stdin.once("end", onEnd);
   stdin.once("close", onEnd);
+  stdout.on("error", onOutputError);
   const signals = opts.handleSignals ?? true;
   if (signals) {
     process.on("SIGINT", onInt);
     process.on("SIGTERM", onTerm);
   }
   mcp.server.onclose = () => finish("transport closed");
-  const transport = new StdioServerTransport(stdin, stdout);
+  const transport = new StdioServerStreamTransport(stdin, stdout, {
+    serialize: (m) => mcp.serialize(m),
+  });
   try {
     await mcp.server.connect(transport);
     const reason = await ended;
@@ -72,6 +77,8 @@ export async function serveStdio(
   } finally {
     stdin.off("end", onEnd);
     stdin.off("close", onEnd);
+    await own.release();
+    stdout.off("error", onOutputError);
     if (signals) {
       process.off("SIGINT", onInt);
       process.off("SIGTERM", onTerm);

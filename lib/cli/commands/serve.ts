@@ -94,8 +94,7 @@ async function serveOnStdio(
     log(`serving eval ${evalId} on stdio`);
     await serveStdio(source, { log, instructions: `Tools of the toolhost eval ${evalId}.` });
   } finally {
-    restore();
-    process.stdin.destroy();
+    restore(); // serveStdio released stdin and stdout itself
   }
 }
 
