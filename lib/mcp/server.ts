@@ -21,6 +21,7 @@ import { Server } from "@modelcontextprotocol/sdk/server";
 import {
   CallToolRequestSchema,
   type CallToolResult,
+  type JSONRPCMessage,
   ListToolsRequestSchema,
   type ProgressToken,
   type ServerNotification,
@@ -28,6 +29,7 @@ import {
 import { ToolhostError } from "../errors/errors.ts";
 import { errorResult } from "../results/types.ts";
 import { VERSION } from "../version.ts";
+import { JsonMirrors } from "./json_mirrors.ts";
 import { toMcpResult } from "./result_mapping.ts";
 import type { ToolSource } from "./tool_source.ts";
 
@@ -39,6 +41,11 @@ export interface McpServerOptions {
   instructions?: string;
   /** Where to log (one line, no values). Default: nowhere. */
   log?: (line: string) => void;
+  /**
+   * Note mirrored json results for {@link ToolhostMcpServer.serialize}; only a transport
+   * that serializes through it should ask. Default false.
+   */
+  spliceMirrors?: boolean;
 }
 
 /** A connection's server plus its lifecycle. */
@@ -47,6 +54,11 @@ export interface ToolhostMcpServer {
   server: Server;
   /** Number of calls in flight. */
   readonly inFlight: number;
+  /**
+   * Serializes this server's outgoing messages for a stream transport, splicing mirrored
+   * `structuredContent` (see json_mirrors.ts).
+   */
+  serialize(message: JSONRPCMessage): string;
   /** Abort in-flight calls, await them, close the source, then the server. Idempotent. */
   shutdown(): Promise<void>;
 }
@@ -73,7 +85,8 @@ export function createMcpServer(
   );
   const stop = new AbortController();
   const inflight = new Set<Promise<unknown>>();
-  registerHandlers(server, source, { stop: stop.signal, inflight, ...opts });
+  const mirrors = new JsonMirrors();
+  registerHandlers(server, source, { stop: stop.signal, inflight, mirrors, ...opts });
 
   let closing: Promise<void> | undefined;
   return {
@@ -81,6 +94,7 @@ export function createMcpServer(
     get inFlight() {
       return inflight.size;
     },
+    serialize: (message) => mirrors.serialize(message),
     shutdown() {
       closing ??= (async () => {
         stop.abort();
@@ -99,6 +113,7 @@ export function createMcpServer(
 interface HandlerContext extends McpServerOptions {
   stop: AbortSignal;
   inflight: Set<Promise<unknown>>;
+  mirrors: JsonMirrors;
 }
 
 function registerHandlers(server: Server, source: ToolSource, ctx: HandlerContext): void {
@@ -123,7 +138,12 @@ function registerHandlers(server: Server, source: ToolSource, ctx: HandlerContex
     const run = callSafely(source, req.params.name, req.params.arguments ?? {}, signal, ctx.log);
     ctx.inflight.add(run);
     try {
-      return toMcpResult(await run);
+      const out = toMcpResult(await run);
+      const first = out.content[0];
+      if (ctx.spliceMirrors && out.structuredContent && first?.type === "text") {
+        ctx.mirrors.note(extra.requestId, first.text, out.structuredContent);
+      }
+      return out;
     } finally {
       ctx.inflight.delete(run);
       if (ticker !== undefined) clearInterval(ticker);
