@@ -24,6 +24,8 @@ import { pathErrorFor } from "./errno.ts";
 
 const C = fs.constants;
 const DIR_FLAGS = C.O_RDONLY | C.O_DIRECTORY | C.O_NOFOLLOW;
+/** The root itself is trusted configuration: its path may lead through symlinks. */
+const ROOT_FLAGS = C.O_RDONLY | C.O_DIRECTORY;
 const FILE_FLAGS = C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK;
 
 /** What a directory entry is, without following it. */
@@ -70,6 +72,17 @@ function procfsWorks(fd: number, real: string): boolean {
   return procfsState;
 }
 
+/**
+ * The root's physical path without (or before probing) procfs: its realpath. The first
+ * open also probes whether `/proc/self/fd` shows what a descriptor is; from then on the
+ * descriptor itself says where the root is, so a swap after open cannot mislead.
+ */
+function firstOpen(fd: number, physicalDir: string): string {
+  const real = fs.realpathSync(physicalDir);
+  procfsWorks(fd, real);
+  return real;
+}
+
 function kindOfStats(st: fs.Stats | fs.BigIntStats | fs.Dirent): EntryKind {
   if (st.isFile()) return "file";
   if (st.isDirectory()) return "directory";
@@ -112,19 +125,22 @@ export class Sandbox {
    * ```
    */
   static open(physicalDir: string, logical = "."): Sandbox {
-    let real: string;
     let fd: number;
     try {
-      real = fs.realpathSync(physicalDir);
-      fd = fs.openSync(real, DIR_FLAGS);
+      fd = fs.openSync(physicalDir, ROOT_FLAGS);
     } catch (e) {
       throw pathErrorFor(e, logical);
     }
-    const procfs = procfsWorks(fd, real);
-    if (procfs && fs.readlinkSync(`/proc/self/fd/${fd}`) !== real) {
+    let real: string;
+    try {
+      real = procfsState === true
+        ? fs.readlinkSync(`/proc/self/fd/${fd}`) // what was opened, whatever the name now says
+        : firstOpen(fd, physicalDir);
+    } catch (e) {
       closeQuietly(fd);
-      throw new PathError(`The Artifact folder of \`${logical}\` changed while it was opened.`);
+      throw e instanceof PathError ? e : pathErrorFor(e, logical);
     }
+    const procfs = procfsState === true;
     return new Sandbox({ fd, base: procfs ? `/proc/self/fd/${fd}` : real }, real, procfs);
   }
 

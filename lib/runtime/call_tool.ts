@@ -7,6 +7,7 @@
  * @module
  */
 
+import { Buffer } from "node:buffer";
 import { runBuiltin } from "../builtins/run.ts";
 import type { BuiltinEnv } from "../builtins/context.ts";
 import { admitArgs, InvalidArguments } from "../schema/admit_args.ts";
@@ -188,7 +189,7 @@ async function callCommand(
 }
 
 function enforceResultSize(r: ToolResult): ToolResult {
-  const bytes = new TextEncoder().encode(JSON.stringify(r)).byteLength;
+  const bytes = Buffer.byteLength(JSON.stringify(r)); // counts UTF-8 without encoding
   if (bytes <= LIMITS.maxResultBytes) return r;
   return errorResult(
     `The tool's result is ${bytes} bytes; the limit is 8 MiB (${LIMITS.maxResultBytes}).`,
