@@ -31,6 +31,11 @@ export interface PageRequest {
   maxJsonBytes?: number;
   /** Read chunk size. Default 1 MiB. */
   chunkBytes?: number;
+  /**
+   * The file's size when it was opened (fstat), if known: a short read that reaches it
+   * ends the scan without one more read to see end of file. Default unknown.
+   */
+  sizeHint?: number;
   /** Cancellation. */
   signal?: AbortSignal;
 }
@@ -221,6 +226,7 @@ function normalize(request: PageRequest): Required<PageRequest> {
     maxBytes: request.maxBytes ?? 64 * 1024,
     maxJsonBytes: request.maxJsonBytes ?? 448 * 1024,
     chunkBytes: request.chunkBytes ?? 1024 * 1024,
+    sizeHint: request.sizeHint ?? Number.POSITIVE_INFINITY,
     signal: request.signal ?? new AbortController().signal,
   };
 }
@@ -258,6 +264,7 @@ async function readPageWith(
     if (!scan.chunk(data, n)) return { ok: false, reason: scan.error as string };
     lastByte = data[n - 1];
     pos += n;
+    if (n < req.chunkBytes && pos >= req.sizeHint) break; // a regular file's end
     if (round % 64 === 0) {
       await new Promise((r) => setImmediate(r));
       if (req.signal.aborted) throw new CancelledError();

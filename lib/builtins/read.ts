@@ -42,6 +42,7 @@ export async function runRead(args: ReadArgs, env: BuiltinEnv): Promise<ToolResu
       const page = await readLinePage(file.fd, {
         line: args.line ?? 1,
         limit: args.limit ?? DEFAULT_READ_LIMIT,
+        sizeHint: file.size,
         signal: env.signal,
       });
       if (!page.ok) return errorResult(`\`${r.path}\`: ${page.reason}`);
