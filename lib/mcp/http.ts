@@ -182,7 +182,7 @@ async function openSession(ctx: Ctx, req: IncomingMessage, res: ServerResponse, 
   });
   session.transport = transport;
   transport.onclose = () => void endSession(ctx.sessions, transport.sessionId, session);
-  await mcp.server.connect(transport);
+  await mcp.connect(transport);
   await track(session, () => transport.handleRequest(req, res, body));
   if (transport.sessionId === undefined || !ctx.sessions.has(transport.sessionId)) {
     await endSession(ctx.sessions, undefined, session); // initialize failed

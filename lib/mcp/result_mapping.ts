@@ -7,7 +7,8 @@
  * - `json` → `{type: "text", text: <compact JSON>}`, so every client sees the value;
  * - `image` → `{type: "image", data, mimeType}` (already embedded base64);
  * - `isError` is preserved;
- * - `structuredContent` is added only when the result is a success with exactly one
+ * - `structuredContent` (unless `opts.structuredContent` is false: a client on a protocol
+ *   version before 2025-06-18) is added only when the result is a success with exactly one
  *   content block, a `json` block whose value is a JSON object. MCP types
  *   `structuredContent` as an object and expects it to mirror the text content; with
  *   several blocks (or a json array/scalar) there is no single object to mirror without
@@ -32,7 +33,10 @@ import { type Block, errorResult, LIMITS, type ToolResult } from "../results/typ
  * // { content: [{ type: "text", text: '{"n":1}' }], isError: false, structuredContent: { n: 1 } }
  * ```
  */
-export function toMcpResult(result: ToolResult): CallToolResult {
+export function toMcpResult(
+  result: ToolResult,
+  opts: { structuredContent?: boolean } = {},
+): CallToolResult {
   const content: CallToolResult["content"] = result.content.map((b) => {
     if (b.type === "text") return { type: "text", text: b.text };
     if (b.type === "json") return { type: "text", text: JSON.stringify(b.data) ?? "null" };
@@ -40,7 +44,8 @@ export function toMcpResult(result: ToolResult): CallToolResult {
   });
   const out: CallToolResult = { content, isError: result.isError };
   const only = result.content.length === 1 ? result.content[0] : undefined;
-  if (!result.isError && only?.type === "json" && isJsonObject(only.data)) {
+  const structured = opts.structuredContent ?? true;
+  if (structured && !result.isError && only?.type === "json" && isJsonObject(only.data)) {
     out.structuredContent = only.data;
   }
   return out;

@@ -17,14 +17,18 @@
  */
 
 import { Server } from "@modelcontextprotocol/sdk/server";
+// @ts-types="@modelcontextprotocol/sdk/shared/transport"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import {
   CallToolRequestSchema,
   type CallToolResult,
   type JSONRPCMessage,
+  LATEST_PROTOCOL_VERSION,
   ListToolsRequestSchema,
   type ProgressToken,
   type ServerNotification,
+  SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
 import { ToolhostError } from "../errors/errors.ts";
 import { errorResult } from "../results/types.ts";
@@ -50,8 +54,14 @@ export interface McpServerOptions {
 
 /** A connection's server plus its lifecycle. */
 export interface ToolhostMcpServer {
-  /** The SDK server: `await server.connect(transport)`. */
+  /** The SDK server. Connect it with {@link ToolhostMcpServer.connect}. */
   server: Server;
+  /**
+   * Connect a transport (`server.connect`), also watching `initialize` for the protocol
+   * version: `structuredContent` exists from 2025-06-18 on, so older clients get the
+   * text alone.
+   */
+  connect(transport: Transport): Promise<void>;
   /** Number of calls in flight. */
   readonly inFlight: number;
   /**
@@ -71,7 +81,7 @@ export interface ToolhostMcpServer {
  * import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
  * import { createMcpServer } from "./server.ts";
  * // const mcp = createMcpServer(source);
- * // await mcp.server.connect(new StdioServerTransport());
+ * // await mcp.connect(new StdioServerTransport());
  * // ... await mcp.shutdown();
  * ```
  */
@@ -86,7 +96,8 @@ export function createMcpServer(
   const stop = new AbortController();
   const inflight = new Set<Promise<unknown>>();
   const mirrors = new JsonMirrors();
-  registerHandlers(server, source, { stop: stop.signal, inflight, mirrors, ...opts });
+  const client = { structured: true };
+  registerHandlers(server, source, { stop: stop.signal, inflight, mirrors, client, ...opts });
 
   let closing: Promise<void> | undefined;
   return {
@@ -95,6 +106,16 @@ export function createMcpServer(
       return inflight.size;
     },
     serialize: (message) => mirrors.serialize(message),
+    async connect(transport) {
+      await server.connect(transport);
+      const inner = transport.onmessage;
+      transport.onmessage = (message, extra) => {
+        if ("method" in message && message.method === "initialize") {
+          client.structured = structuredContentSupported(message.params?.protocolVersion);
+        }
+        inner?.(message, extra);
+      };
+    },
     shutdown() {
       closing ??= (async () => {
         stop.abort();
@@ -114,6 +135,16 @@ interface HandlerContext extends McpServerOptions {
   stop: AbortSignal;
   inflight: Set<Promise<unknown>>;
   mirrors: JsonMirrors;
+  /** What the client negotiated. */
+  client: { structured: boolean };
+}
+
+/** Whether the version the server answers `initialize` with has `structuredContent`. */
+function structuredContentSupported(requested: unknown): boolean {
+  const version = typeof requested === "string" && SUPPORTED_PROTOCOL_VERSIONS.includes(requested)
+    ? requested
+    : LATEST_PROTOCOL_VERSION;
+  return version >= "2025-06-18"; // ISO dates compare as strings
 }
 
 function registerHandlers(server: Server, source: ToolSource, ctx: HandlerContext): void {
@@ -138,7 +169,7 @@ function registerHandlers(server: Server, source: ToolSource, ctx: HandlerContex
     const run = callSafely(source, req.params.name, req.params.arguments ?? {}, signal, ctx.log);
     ctx.inflight.add(run);
     try {
-      const out = toMcpResult(await run);
+      const out = toMcpResult(await run, { structuredContent: ctx.client.structured });
       const first = out.content[0];
       if (ctx.spliceMirrors && out.structuredContent && first?.type === "text") {
         ctx.mirrors.note(extra.requestId, first.text, out.structuredContent);

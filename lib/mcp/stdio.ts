@@ -68,7 +68,7 @@ export async function serveStdio(
     serialize: (m) => mcp.serialize(m),
   });
   try {
-    await mcp.server.connect(transport);
+    await mcp.connect(transport);
     const reason = await ended;
     opts.log?.(`connection ended (${reason}); stopping sessions and extensions`);
     await mcp.shutdown();
