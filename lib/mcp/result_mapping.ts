@@ -22,6 +22,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { checkImage, decodeBase64Strict } from "../images/detect.ts";
 import { capText, cleanText } from "../protocols/text_clean.ts";
 import { type Block, errorResult, LIMITS, type ToolResult } from "../results/types.ts";
+import { jsonText } from "../results/json_text.ts";
 
 /**
  * Map a toolhost result to an MCP `CallToolResult` (rules in the module doc).
@@ -39,7 +40,7 @@ export function toMcpResult(
 ): CallToolResult {
   const content: CallToolResult["content"] = result.content.map((b) => {
     if (b.type === "text") return { type: "text", text: b.text };
-    if (b.type === "json") return { type: "text", text: JSON.stringify(b.data) ?? "null" };
+    if (b.type === "json") return { type: "text", text: jsonText(b) ?? "null" };
     return { type: "image", data: b.data, mimeType: b.mimeType };
   });
   const out: CallToolResult = { content, isError: result.isError };

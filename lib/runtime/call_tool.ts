@@ -7,12 +7,12 @@
  * @module
  */
 
-import { Buffer } from "node:buffer";
 import { runBuiltin } from "../builtins/run.ts";
 import type { BuiltinEnv } from "../builtins/context.ts";
 import { admitArgs, InvalidArguments } from "../schema/admit_args.ts";
 import { type CompiledSchema, compileSchema } from "../schema/compile_schema.ts";
 import { errorResult, LIMITS, type ToolResult } from "../results/types.ts";
+import { resultBytes } from "../results/json_text.ts";
 import type { CallOptions, Registry } from "../registry/registry.ts";
 import type { RegisteredTool } from "../registry/selection.ts";
 import { descendantsOf } from "../workspace/scope.ts";
@@ -188,8 +188,18 @@ async function callCommand(
   return decl.protocol === "json" ? await renderEnvelopes(result, roots, reg.artifacts) : result;
 }
 
-function enforceResultSize(r: ToolResult): ToolResult {
-  const bytes = Buffer.byteLength(JSON.stringify(r)); // counts UTF-8 without encoding
+/**
+ * The normalized result bound: a result whose compact JSON exceeds 8 MiB becomes an error
+ * result naming its size.
+ *
+ * @example
+ * ```ts
+ * import { enforceResultSize } from "./call_tool.ts";
+ * enforceResultSize({ content: [{ type: "text", text: "ok" }], isError: false }); // unchanged
+ * ```
+ */
+export function enforceResultSize(r: ToolResult): ToolResult {
+  const bytes = resultBytes(r); // json texts are kept for the MCP mapping
   if (bytes <= LIMITS.maxResultBytes) return r;
   return errorResult(
     `The tool's result is ${bytes} bytes; the limit is 8 MiB (${LIMITS.maxResultBytes}).`,
