@@ -109,3 +109,35 @@ Deno.test("lib/version.ts VERSION equals deno.json's version", async () => {
   assert.equal(typeof deno.version, "string");
   assert.equal(VERSION, deno.version);
 });
+
+Deno.test("tools list names an eval's extensions without starting them", async () => {
+  const dir = Deno.makeTempDirSync({ prefix: "toolhost_list_ext_" });
+  try {
+    Deno.mkdirSync(`${dir}/app`);
+    const marker = `${dir}/started`;
+    Deno.writeTextFileSync(
+      `${dir}/toolhost.toml`,
+      `[artifacts.app]\npath = "app"\n\n[artifacts.app.evals.review]\naudience = "agent"\n` +
+        `extensions = ["docs"]\n\n[artifacts.app.views.agent_tools.read]\nbuiltin = "read"\n\n` +
+        `[extensions.docs]\ncommand = "sh"\nargs = ["-c", "touch '${marker}'"]\n`,
+    );
+    const r = await runCapture(["tools", "list", "--repo", dir, "--eval", "app/review"]);
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.out, /^app\/review \(agent\): 3 tool\(s\)\n {2}read_app /);
+    assert.match(r.out, /the tools of extension\(s\) docs, named <tool>_<extension>; not started/);
+    const j = await runCapture(["tools", "list", "--repo", dir, "--eval", "app/review", "--json"]);
+    assert.deepEqual(JSON.parse(j.out).extensions, ["docs"]);
+    assert.equal(fileExists(marker), false, "listing started the extension server");
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
+
+function fileExists(p: string): boolean {
+  try {
+    Deno.statSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
