@@ -194,8 +194,8 @@ Deno.test("fixed target, file Artifacts and errors", async () => {
   }
 });
 
-/** Reference implementation over the whole buffer. */
-function reference(buf: Buffer, line: number, limit: number) {
+/** A buffer's lines, each with its `\n`; a final line without one counts. */
+function splitAfterNewlines(buf: Buffer): Buffer[] {
   const lines: Buffer[] = [];
   let s = 0;
   for (let i = 0; i < buf.length; i++) {
@@ -205,6 +205,12 @@ function reference(buf: Buffer, line: number, limit: number) {
     }
   }
   if (s < buf.length) lines.push(buf.subarray(s));
+  return lines;
+}
+
+/** Reference implementation over the whole buffer. */
+function reference(buf: Buffer, line: number, limit: number) {
+  const lines = splitAfterNewlines(buf);
   const out: string[] = [];
   let bytes = 0;
   for (let i = line - 1; i < lines.length && out.length < limit; i++) {
@@ -308,15 +314,7 @@ function strictReference(
   maxJson: number,
 ) {
   const dec = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-  const lines: Buffer[] = [];
-  let s = 0;
-  for (let i = 0; i < buf.length; i++) {
-    if (buf[i] === 10) {
-      lines.push(buf.subarray(s, i + 1));
-      s = i + 1;
-    }
-  }
-  if (s < buf.length) lines.push(buf.subarray(s));
+  const lines = splitAfterNewlines(buf);
   const texts: string[] = [];
   let bytes = 0;
   let json = 0;
