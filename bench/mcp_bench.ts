@@ -151,8 +151,8 @@ async function throughput(th: Client, fs: Client, dir: string, quick: boolean): 
     const readTh: Call = () => th.callTool({ name: "read_app", arguments: { path: name } });
     const readFs: Call = () =>
       fs.callTool({ name: "read_text_file", arguments: { path: `${dir}/app/${name}` } });
-    await timeCalls(readTh, 100);
-    await timeCalls(readFs, 100);
+    await timeCalls(readTh, 500); // both runtimes' JITs warm up before anything is timed
+    await timeCalls(readFs, 500);
     const total = { th: 0, fs: 0 };
     for (let r = 0; r < batches; r++) {
       const order = r % 2 === 0 ? (["th", "fs"] as const) : (["fs", "th"] as const);
