@@ -91,8 +91,15 @@ export function createMcpServer(
 ): ToolhostMcpServer {
   const server = new Server(
     { name: "toolhost", version: VERSION },
-    { capabilities: { tools: { listChanged: false } }, instructions: opts.instructions },
+    {
+      capabilities: { tools: { listChanged: source.onToolsChanged !== undefined } },
+      instructions: opts.instructions,
+    },
   );
+  // Extension servers can change their tools (their own notice, a restart): tell the client.
+  source.onToolsChanged?.(() => {
+    server.sendToolListChanged().catch(() => {}); // not connected (yet or any more)
+  });
   const stop = new AbortController();
   const inflight = new Set<Promise<unknown>>();
   const mirrors = new JsonMirrors();

@@ -20,6 +20,8 @@ export interface ToolSource {
   call(name: string, args: unknown, opts?: CallOptions): Promise<ToolResult>;
   /** Stop everything the source owns and confirm cleanup. Idempotent. */
   close(): Promise<void>;
+  /** Register a listener for changes of the published tools. Absent: they never change. */
+  onToolsChanged?(listener: () => void): void;
 }
 
 /**
@@ -71,6 +73,10 @@ export function evalToolSource(reg: Registry, hostOpts: ExtensionHostOptions = {
       closing ??= closeBoth(host, reg);
       return closing;
     },
+    // Only extension servers can change what is published.
+    ...(host.servers.length > 0
+      ? { onToolsChanged: (listener: () => void) => host.onToolsChanged(listener) }
+      : {}),
   };
 }
 

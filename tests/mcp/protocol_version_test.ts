@@ -60,3 +60,34 @@ Deno.test("structuredContent only for protocol versions that have it", async () 
     assert.deepEqual(r.structuredContent, { n: 2 }, v);
   }
 });
+
+Deno.test("a source whose tools change makes the server advertise and send list_changed", async () => {
+  let changed: (() => void) | undefined;
+  const changing: ToolSource = { ...source, onToolsChanged: (l) => (changed = l) };
+  const { Client } = await import("@modelcontextprotocol/sdk/client");
+  const { ToolListChangedNotificationSchema } = await import(
+    "@modelcontextprotocol/sdk/types.js"
+  );
+  for (const [src, advertised] of [[source, false], [changing, true]] as const) {
+    const mcp = createMcpServer(src);
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    await mcp.connect(a);
+    const client = new Client({ name: "t", version: "1" });
+    let notices = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      notices++;
+    });
+    await client.connect(b);
+    try {
+      assert.equal(client.getServerCapabilities()?.tools?.listChanged, advertised);
+      if (advertised) {
+        changed!();
+        for (let i = 0; i < 100 && notices === 0; i++) await new Promise((r) => setTimeout(r, 5));
+        assert.equal(notices, 1);
+      }
+    } finally {
+      await client.close();
+      await mcp.shutdown();
+    }
+  }
+});

@@ -89,6 +89,7 @@ export class ExtensionHost {
   readonly #roots: Map<string, string[]>;
   #listing?: Promise<Map<string, PublishedTool>>;
   #drift: Drift[] = [];
+  readonly #changed = new Set<() => void>();
 
   /** Create a host for `decls`; nothing runs until the first list or call. */
   constructor(ws: Workspace, decls: ExtensionDecl[], opts: ExtensionHostOptions = {}) {
@@ -101,7 +102,10 @@ export class ExtensionHost {
         graceMs: opts.graceMs,
         restart: opts.restart,
       });
-      s.onToolsChanged = () => (this.#listing = undefined);
+      s.onToolsChanged = () => {
+        this.#listing = undefined;
+        for (const listener of this.#changed) listener();
+      };
       return s;
     });
     this.#roots = new Map(decls.map((d) => [d.name, d.artifactRoots.map((r) => join(ws.root, r))]));
@@ -110,6 +114,11 @@ export class ExtensionHost {
   /** The host for the extensions `evalId` admits (possibly none). */
   static forEval(ws: Workspace, evalId: string, opts: ExtensionHostOptions = {}): ExtensionHost {
     return new ExtensionHost(ws, evalExtensions(ws, evalId), opts);
+  }
+
+  /** Call `listener` whenever an extension's tools may have changed (its notice, a restart). */
+  onToolsChanged(listener: () => void): void {
+    this.#changed.add(listener);
   }
 
   /** Published tools of every admitted extension; a server that fails contributes none. */
