@@ -1,10 +1,10 @@
 /**
  * The server side of MCP's stdio transport: newline-delimited JSON-RPC over a readable and
- * a writable stream. Framing and message validation are the SDK's (`ReadBuffer`,
- * `serializeMessage`); what differs from the SDK's `StdioServerTransport` is only the
- * write: each message is encoded to UTF-8 bytes once with a `TextEncoder` and written as
- * a buffer. Handing the stream a string made Deno's socket re-encode it on a slow path —
- * for a 12 KB `read` result that was about a tenth of the server's time per call.
+ * a writable stream, framed by line_framing.ts (the SDK's `ReadBuffer` and validation).
+ * What differs from the SDK's `StdioServerTransport` is the write: each message goes out
+ * as bytes (`frameBytes`), since handing the stream a string made Deno's socket re-encode
+ * it on a slow path — for a 12 KB `read` result about a tenth of the server's time per
+ * call — and the serializer can be the server's (json_mirrors.ts).
  *
  * Incoming data is bounded: unread input may be at most `maxBufferBytes` (default the
  * SDK's 10 MiB); more is an error and ends the connection.
@@ -15,9 +15,10 @@
 import type { Buffer } from "node:buffer";
 import type { Readable, Writable } from "node:stream";
 // @ts-types="@modelcontextprotocol/sdk/shared/stdio"
-import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import { ReadBuffer } from "@modelcontextprotocol/sdk/shared/stdio.js";
 // @ts-types="@modelcontextprotocol/sdk/shared/transport"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { feedLines, frameBytes } from "./line_framing.ts";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 
@@ -28,8 +29,6 @@ export interface StdioTransportOptions {
   /** One newline-terminated JSON line per message. Default the SDK's `serializeMessage`. */
   serialize?: (message: JSONRPCMessage) => string;
 }
-
-const encoder = new TextEncoder();
 
 /**
  * MCP server transport over two streams.
@@ -52,7 +51,7 @@ export class StdioServerStreamTransport implements Transport {
   #input: Readable;
   #output: Writable;
   #buffer: ReadBuffer;
-  #serialize: (message: JSONRPCMessage) => string;
+  #serialize?: (message: JSONRPCMessage) => string;
   #started = false;
   #closed = false;
 
@@ -61,28 +60,11 @@ export class StdioServerStreamTransport implements Transport {
     this.#input = input;
     this.#output = output;
     this.#buffer = new ReadBuffer({ maxBufferSize: opts.maxBufferBytes });
-    this.#serialize = opts.serialize ?? serializeMessage;
+    this.#serialize = opts.serialize;
   }
 
   #ondata = (chunk: Buffer) => {
-    try {
-      this.#buffer.append(chunk);
-    } catch (e) {
-      this.onerror?.(e as Error); // over the size bound: nothing sane can follow
-      this.close().catch(() => {});
-      return;
-    }
-    for (;;) {
-      let message: JSONRPCMessage | null;
-      try {
-        message = this.#buffer.readMessage();
-      } catch (e) {
-        this.onerror?.(e as Error); // one bad line; the next may be fine
-        continue;
-      }
-      if (message === null) break;
-      this.onmessage?.(message);
-    }
+    if (!feedLines(this.#buffer, chunk, this)) this.close().catch(() => {});
   };
 
   #onerror = (e: Error) => this.onerror?.(e);
@@ -98,7 +80,7 @@ export class StdioServerStreamTransport implements Transport {
 
   /** Send one message; resolves once the stream took it (or drained). */
   send(message: JSONRPCMessage): Promise<void> {
-    const bytes = encoder.encode(this.#serialize(message));
+    const bytes = frameBytes(message, this.#serialize);
     if (this.#output.write(bytes)) return Promise.resolve();
     return new Promise((resolve) => this.#output.once("drain", resolve));
   }

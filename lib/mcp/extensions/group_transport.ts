@@ -2,7 +2,7 @@
  * An MCP client transport over the stdio of a server started as the leader of its own
  * session and process group (`setsid`), so that closing it ends the whole group with the
  * same identity-checked cleanup as tool sessions (SIGTERM, grace, SIGKILL, confirmation
- * via `/proc`). Framing uses the SDK's `ReadBuffer`/`serializeMessage`; the SDK's
+ * via `/proc`). Framing is line_framing.ts (the SDK's `ReadBuffer`); the SDK's
  * `StdioClientTransport` is not used because it neither starts a process group nor
  * confirms that descendants are gone.
  *
@@ -13,7 +13,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import type { Buffer } from "node:buffer";
 import process from "node:process";
 // @ts-types="@modelcontextprotocol/sdk/shared/stdio"
-import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import { ReadBuffer } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import { feedLines, frameBytes } from "../line_framing.ts";
 // @ts-types="@modelcontextprotocol/sdk/shared/transport"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
@@ -148,24 +149,7 @@ export class ProcessGroupTransport implements Transport {
   }
 
   #onData(chunk: Buffer): void {
-    try {
-      this.#buffer.append(chunk);
-    } catch (e) {
-      this.onerror?.(e as Error);
-      void this.close();
-      return;
-    }
-    for (;;) {
-      let msg: JSONRPCMessage | null;
-      try {
-        msg = this.#buffer.readMessage();
-      } catch (e) {
-        this.onerror?.(e as Error);
-        continue;
-      }
-      if (msg === null) break;
-      this.onmessage?.(msg);
-    }
+    if (!feedLines(this.#buffer, chunk, this)) void this.close();
   }
 
   /** Whether the server may still receive messages. */
@@ -180,7 +164,7 @@ export class ProcessGroupTransport implements Transport {
     const stdin = this.#child?.stdin;
     if (!stdin || !this.alive) return Promise.reject(new NotDeliveredError());
     return new Promise((resolve) => {
-      if (stdin.write(serializeMessage(message))) resolve();
+      if (stdin.write(frameBytes(message))) resolve();
       else stdin.once("drain", resolve);
     });
   }

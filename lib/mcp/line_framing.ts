@@ -1,0 +1,77 @@
+/**
+ * Newline-delimited JSON-RPC framing shared by toolhost's stdio transports (the server
+ * side of `serve`, and the client side of extension servers): the SDK's `ReadBuffer` does
+ * the splitting and message validation; this decides what a bad line or an oversized
+ * buffer means, once for both.
+ *
+ * @module
+ */
+
+import type { Buffer } from "node:buffer";
+// @ts-types="@modelcontextprotocol/sdk/shared/stdio"
+import { type ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+
+/** Where framed messages and framing errors go. */
+export interface FrameSink {
+  /** A complete, valid message. */
+  onmessage?: (message: JSONRPCMessage) => void;
+  /** A line that is not a valid message, or the buffer bound was exceeded. */
+  onerror?: (error: Error) => void;
+}
+
+/**
+ * Append `chunk` and deliver every complete message. A bad line is reported and skipped
+ * (the next may be fine); more unread input than the buffer allows is reported and
+ * returns false: nothing sane can follow, so the caller closes the connection.
+ *
+ * @example
+ * ```ts
+ * import { Buffer } from "node:buffer";
+ * import { ReadBuffer } from "@modelcontextprotocol/sdk/shared/stdio.js";
+ * import { feedLines } from "./line_framing.ts";
+ * const buf = new ReadBuffer();
+ * feedLines(buf, Buffer.from('{"jsonrpc":"2.0","method":"x"}\n'), {
+ *   onmessage: (m) => console.log(m),
+ * }); // true
+ * ```
+ */
+export function feedLines(buffer: ReadBuffer, chunk: Buffer, sink: FrameSink): boolean {
+  try {
+    buffer.append(chunk);
+  } catch (e) {
+    sink.onerror?.(e as Error);
+    return false;
+  }
+  for (;;) {
+    let message: JSONRPCMessage | null;
+    try {
+      message = buffer.readMessage();
+    } catch (e) {
+      sink.onerror?.(e as Error);
+      continue;
+    }
+    if (message === null) return true;
+    sink.onmessage?.(message);
+  }
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * One message as the UTF-8 bytes of its JSON line. Streams are handed bytes, not strings:
+ * Deno's sockets and pipes re-encode a string on a slow path.
+ *
+ * @example
+ * ```ts
+ * import { frameBytes } from "./line_framing.ts";
+ * frameBytes({ jsonrpc: "2.0", method: "x" }); // Uint8Array of '{"jsonrpc":"2.0","method":"x"}\n'
+ * ```
+ */
+export function frameBytes(
+  message: JSONRPCMessage,
+  serialize: (message: JSONRPCMessage) => string = serializeMessage,
+): Uint8Array {
+  return encoder.encode(serialize(message));
+}
