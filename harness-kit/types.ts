@@ -5,6 +5,8 @@
  * @module
  */
 
+import type { JsonBlock, TextBlock } from "../lib/results/types.ts";
+
 /** One Artifact of the eval's admitted scope, as a tool sees it. */
 export interface ScopeEntry {
   /** Canonical physical path (a file Artifact's file itself). */
@@ -33,21 +35,9 @@ export interface ToolContext {
   sessionDir?: string;
 }
 
-/** A text block (at most 64 KiB of UTF-8). */
-export interface TextBlock {
-  /** Block type. */
-  type: "text";
-  /** The text. */
-  text: string;
-}
-
-/** A JSON block (at most 512 KiB compact). */
-export interface JsonBlock {
-  /** Block type. */
-  type: "json";
-  /** Any JSON value. */
-  data: unknown;
-}
+// Text and json blocks are exactly the normalized ones; image blocks differ (a tool may
+// also name a file in its output directory).
+export type { JsonBlock, TextBlock };
 
 /** Image formats toolhost accepts. */
 export type ImageMime = "image/png" | "image/jpeg" | "image/webp";
