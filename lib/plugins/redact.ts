@@ -62,9 +62,27 @@ export class Redactor {
     return v;
   }
 
-  /** A result with text and json blocks redacted (images are left as they are). */
+  /** Whether a JSON value holds a registered value in any string (keys included). */
+  jsonLeaks(v: unknown): boolean {
+    if (typeof v === "string") return this.leaks(v);
+    if (Array.isArray(v)) return v.some((x) => this.jsonLeaks(x));
+    if (typeof v === "object" && v !== null) {
+      return Object.entries(v).some(([k, x]) => this.leaks(k) || this.jsonLeaks(x));
+    }
+    return false;
+  }
+
+  /**
+   * A result with text and json blocks redacted (images are left as they are); the same
+   * object when nothing leaks. Strings are searched as they are, not in serialized JSON,
+   * where a value holding `"`, `\` or a newline would appear escaped and slip through.
+   */
   result(r: ToolResult): ToolResult {
-    if (!this.active || !this.leaks(JSON.stringify(r))) return r;
+    if (!this.active) return r;
+    const leaking = r.content.some((b) =>
+      b.type === "text" ? this.leaks(b.text) : b.type === "json" && this.jsonLeaks(b.data)
+    );
+    if (!leaking) return r;
     const content = r.content.map((b): Block => {
       if (b.type === "text") return { type: "text", text: this.text(b.text) };
       if (b.type === "json") return { type: "json", data: this.json(b.data) };

@@ -47,6 +47,22 @@ Deno.test("the redactor masks longer values first, in text and JSON (keys too)",
   assert.deepEqual(out.content[0], { type: "json", data: { "[protected]": ["[protected]", 1] } });
 });
 
+Deno.test("the redactor masks values that JSON escapes: quotes, backslashes, newlines", () => {
+  const r = new Redactor();
+  const pem = '-----BEGIN KEY-----\nMIIB"x\\y\n-----END KEY-----';
+  r.add(pem);
+  r.add('pa"ss\\word');
+  const text = r.result({ content: [{ type: "text", text: `key=${pem}` }], isError: false });
+  assert.deepEqual(text.content[0], { type: "text", text: "key=[protected]" });
+  const json = r.result({
+    content: [{ type: "json", data: { v: ['secret=pa"ss\\word'] } }],
+    isError: true,
+  });
+  assert.deepEqual(json.content[0], { type: "json", data: { v: ["secret=[protected]"] } });
+  const clean = { content: [{ type: "text" as const, text: "nothing here" }], isError: false };
+  assert.equal(r.result(clean), clean); // untouched results are passed through as they are
+});
+
 Deno.test("deadlines: a hook that does not settle, throws or is cancelled is reported", async () => {
   assert.deepEqual(await withDeadline(() => 1, 100), { ok: true, value: 1 });
   assert.equal((await withDeadline(() => new Promise(() => {}), 10)).ok, false);
