@@ -8,7 +8,6 @@
  */
 
 import { randomBytes } from "node:crypto";
-import { Buffer } from "node:buffer";
 import { errorResult, type ToolResult } from "../results/types.ts";
 import type {
   AfterCallHook,
@@ -26,6 +25,7 @@ import { frozenCopy } from "./freeze.ts";
 import { matchesAny } from "./name_glob.ts";
 import { PluginLog } from "./plugin_log.ts";
 import { Redactor } from "./redact.ts";
+import { resultBytes } from "../results/json_text.ts";
 import { checkReplacement } from "./result_check.ts";
 
 /** A hook with its owner, matcher and deadline. */
@@ -216,16 +216,19 @@ export class PluginHost {
     let result: ToolResult;
     if (!gate.ok) result = gate.result;
     else {
-      result = this.redactor.result(await exec(gate.grant));
-      result = this.redactor.result(await this.#after(result, info, signal));
+      const redacted = this.redactor.result(await exec(gate.grant));
+      const after = await this.#after(redacted, info, signal);
+      // A hook's replacement is redacted too; the redacted result itself needs no second pass.
+      result = after === redacted ? after : this.redactor.result(after);
     }
+    if (this.#p.ended.length === 0) return result;
     const outcome = !gate.ok ? "denied" : result.isError ? "error" : "ok";
     await this.#ended({
       ...info,
       outcome,
       startedAt: startedAt.toISOString(),
       durationMs: Date.now() - startedAt.getTime(),
-      resultBytes: Buffer.byteLength(JSON.stringify(result)),
+      resultBytes: resultBytes(result),
     });
     return result;
   }
