@@ -7,8 +7,8 @@
  * @module
  */
 
+import { onLastResort } from "./last_resort.ts";
 import { spawn } from "node:child_process";
-import process from "node:process";
 import { Readable } from "node:stream";
 import { type ProcessRecord, recordProcess } from "./proc_identity.ts";
 import {
@@ -87,14 +87,13 @@ let exitHookInstalled = false;
 function installExitHook(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
-  process.on("exit", () => {
-    killLiveGroupsSync();
-  });
+  onLastResort(killLiveGroupsSync);
 }
 
 /**
  * Last-resort synchronous cleanup: SIGKILL every group started by this process whose
- * termination has not been confirmed yet. Installed on the process `exit` event; a CLI
+ * termination has not been confirmed yet. Runs as a last resort (last_resort.ts: `exit`,
+ * and Deno's uncaught errors); a CLI
  * may also call it from its own SIGINT/SIGTERM handlers. Returns how many were signalled.
  *
  * @example

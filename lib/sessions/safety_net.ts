@@ -10,9 +10,9 @@
  * @module
  */
 
+import { onLastResort } from "../process/last_resort.ts";
 import { rmSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
-import process from "node:process";
 import { inspectGroup, signalGroup } from "../process/kill_group.ts";
 import type { ProcessRecord } from "../process/proc_identity.ts";
 import { RECORD_FILES } from "./session_dir.ts";
@@ -78,24 +78,10 @@ export function runSafetyNet(): number {
   return removed;
 }
 
-type GlobalEvents = {
-  addEventListener?: (type: string, listener: (e: Event) => void) => void;
-};
-
 function install(): void {
   if (installed) return;
   installed = true;
-  process.on("exit", () => {
-    runSafetyNet();
-  });
-  const g = globalThis as unknown as GlobalEvents;
-  if (typeof g.addEventListener === "function" && typeof process.versions.deno === "string") {
-    const onFatal = (e: Event) => {
-      if (!e.defaultPrevented) runSafetyNet();
-    };
-    g.addEventListener("error", onFatal);
-    g.addEventListener("unhandledrejection", onFatal);
-  }
+  onLastResort(runSafetyNet);
 }
 
 /**

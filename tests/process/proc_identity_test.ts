@@ -98,19 +98,49 @@ Deno.test("a group whose leader exited is still found and ended through its memb
 Deno.test("stderr: ignore sends stderr to /dev/null; killLiveGroupsSync is a last resort", async () => {
   const h = await spawnGroup({
     command: "/bin/sh",
-    args: ["-c", "echo noise >&2; exec sleep 30"],
+    args: ["-c", "readlink /proc/self/fd/2; echo noise >&2; exec sleep 30"],
     cwd: "/",
     env: ENV,
     stderr: "ignore",
   });
-  let seen = 0;
-  h.stderr.on("data", (d: Uint8Array) => (seen += d.length));
-  h.stdout.resume();
-  await new Promise((r) => setTimeout(r, 50));
-  assert.equal(seen, 0);
+  let out = "";
+  h.stdout.on("data", (d: Uint8Array) => (out += new TextDecoder().decode(d)));
+  for (let i = 0; i < 100 && !out.includes("\n"); i++) await new Promise((r) => setTimeout(r, 10));
+  assert.equal(out.trim(), "/dev/null"); // the child's stderr is /dev/null itself
   assert.ok(killLiveGroupsSync() >= 1);
   assert.equal((await h.exited).signal, "SIGKILL");
   assert.ok((await h.terminate()).confirmed);
   assertGroupGone(h.record);
   assert.equal(killLiveGroupsSync(), 0);
+});
+
+Deno.test("a plain call's group is killed even when the process dies of an uncaught error", async () => {
+  // Deno skips the `exit` event on an uncaught error; the last-resort hook must still run.
+  const script = `
+    import { spawnGroup } from ${
+    JSON.stringify(new URL("../../lib/process/spawn_group.ts", import.meta.url).href)
+  };
+    const h = await spawnGroup({ command: "/bin/sleep", args: ["30"], cwd: "/", env: {} });
+    console.log(h.record.pid);
+    throw new Error("boom");
+  `;
+  const r = await new Deno.Command(Deno.execPath(), {
+    args: ["eval", "--ext=ts", script],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.notEqual(r.code, 0);
+  const pid = Number(new TextDecoder().decode(r.stdout).trim());
+  assert.ok(pid > 0, new TextDecoder().decode(r.stderr));
+  let alive = true;
+  for (let i = 0; i < 100 && alive; i++) {
+    try {
+      const st = Deno.readTextFileSync(`/proc/${pid}/stat`);
+      alive = !/\) [ZX] /.test(st);
+    } catch {
+      alive = false;
+    }
+    if (alive) await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.equal(alive, false, "the tool's process outlived the toolhost process");
 });

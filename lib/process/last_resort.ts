@@ -1,0 +1,51 @@
+/**
+ * Last-resort synchronous cleanup when the process is going away: on the `exit` event,
+ * and — on Deno, which skips `exit` after an uncaught error or unhandled rejection — on
+ * those global events too. Every registrant (process groups, tool sessions) shares this
+ * one installation, so no kind of child is left running by an exit path another kind
+ * happens to handle.
+ *
+ * @module
+ */
+
+import process from "node:process";
+
+const callbacks: (() => void)[] = [];
+let installed = false;
+
+type GlobalEvents = {
+  addEventListener?: (type: string, listener: (e: Event) => void) => void;
+};
+
+function runAll(): void {
+  for (const fn of callbacks) {
+    try {
+      fn();
+    } catch { /* the others still run */ }
+  }
+}
+
+/**
+ * Run `fn` synchronously when the process exits, or dies of an uncaught error on Deno.
+ * `fn` must be synchronous, quick and idempotent (it may run more than once).
+ *
+ * @example
+ * ```ts
+ * import { onLastResort } from "./last_resort.ts";
+ * onLastResort(() => { /* SIGKILL what is still running *\/ });
+ * ```
+ */
+export function onLastResort(fn: () => void): void {
+  callbacks.push(fn);
+  if (installed) return;
+  installed = true;
+  process.on("exit", runAll);
+  const g = globalThis as unknown as GlobalEvents;
+  if (typeof g.addEventListener === "function" && typeof process.versions.deno === "string") {
+    const onFatal = (e: Event) => {
+      if (!e.defaultPrevented) runAll();
+    };
+    g.addEventListener("error", onFatal);
+    g.addEventListener("unhandledrejection", onFatal);
+  }
+}
