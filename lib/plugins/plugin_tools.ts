@@ -8,25 +8,14 @@
  */
 
 import type { BuiltinEnv } from "../builtins/context.ts";
-import { admitArgs, InvalidArguments } from "../schema/admit_args.ts";
-import { type CompiledSchema, compileSchema } from "../schema/compile_schema.ts";
+import { admitOrRefuse } from "../schema/admit_args.ts";
+import { compileSchema } from "../schema/compile_schema.ts";
 import { errorResult, LIMITS, type ToolResult } from "../results/types.ts";
 import type { CallInfo } from "./api.ts";
 import { frozenCopy } from "./freeze.ts";
 import type { ActiveTool, PluginHost } from "./host.ts";
 import { describeError } from "./plugin_log.ts";
 import { checkReplacement } from "./result_check.ts";
-
-const schemas = new WeakMap<object, CompiledSchema>();
-
-function schemaOf(t: ActiveTool): CompiledSchema {
-  let c = schemas.get(t.tool);
-  if (!c) {
-    c = compileSchema(t.tool.inputSchema);
-    schemas.set(t.tool, c);
-  }
-  return c;
-}
 
 /** How a plugin tool is being run. */
 export interface PluginToolRun {
@@ -91,13 +80,9 @@ export async function callListedTool(
   if (!active || active.tool.alwaysListed !== true) {
     return errorResult(`No plugin tool \`${name}\` is listed here.`);
   }
-  let admitted: Record<string, unknown>;
-  try {
-    admitted = admitArgs(args, schemaOf(active));
-  } catch (e) {
-    if (e instanceof InvalidArguments) return errorResult(e.message);
-    throw e;
-  }
+  const admission = admitOrRefuse(args, compileSchema(active.tool.inputSchema));
+  if (!admission.ok) return admission.result;
+  const admitted = admission.args;
   if (opts.signal?.aborted) return errorResult("The call was cancelled before it started.");
   return await host.runCall(
     { tool: name, builtin: name, args: admitted },

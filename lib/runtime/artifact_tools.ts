@@ -8,11 +8,9 @@
 import { callArtifactTool } from "../artifacts/call_tool.ts";
 import { ARTIFACT_TOOL_SPECS } from "../artifacts/specs.ts";
 import type { ArtifactStore } from "../artifacts/store.ts";
-import { admitArgs, InvalidArguments } from "../schema/admit_args.ts";
-import { type CompiledSchema, compileSchema } from "../schema/compile_schema.ts";
-import { errorResult, type ToolResult } from "../results/types.ts";
-
-const schemas = new Map<string, CompiledSchema>();
+import { admitOrRefuse } from "../schema/admit_args.ts";
+import { compileSchema } from "../schema/compile_schema.ts";
+import type { ToolResult } from "../results/types.ts";
 
 /**
  * Admit the arguments and call an artifact tool against a store.
@@ -29,16 +27,8 @@ export function callArtifactToolAdmitted(
   args: unknown,
   store: ArtifactStore,
 ): Promise<ToolResult> {
-  let compiled = schemas.get(name);
-  if (!compiled) {
-    const spec = ARTIFACT_TOOL_SPECS.find((s) => s.name === name)!;
-    compiled = compileSchema(spec.inputSchema);
-    schemas.set(name, compiled);
-  }
-  try {
-    return callArtifactTool(name, admitArgs(args, compiled), store);
-  } catch (e) {
-    if (e instanceof InvalidArguments) return Promise.resolve(errorResult(e.message));
-    throw e;
-  }
+  const spec = ARTIFACT_TOOL_SPECS.find((s) => s.name === name)!;
+  const admission = admitOrRefuse(args, compileSchema(spec.inputSchema));
+  if (!admission.ok) return Promise.resolve(admission.result);
+  return callArtifactTool(name, admission.args, store);
 }

@@ -9,14 +9,14 @@
 
 import { runBuiltin } from "../builtins/run.ts";
 import type { BuiltinEnv } from "../builtins/context.ts";
-import { admitArgs, InvalidArguments } from "../schema/admit_args.ts";
-import { type CompiledSchema, compileSchema } from "../schema/compile_schema.ts";
+import { admitOrRefuse } from "../schema/admit_args.ts";
+import { compileSchema } from "../schema/compile_schema.ts";
 import { errorResult, LIMITS, type ToolResult } from "../results/types.ts";
 import { resultBytes } from "../results/json_text.ts";
 import type { CallOptions, Registry } from "../registry/registry.ts";
 import type { RegisteredTool } from "../registry/selection.ts";
 import { descendantsOf } from "../workspace/scope.ts";
-import type { Artifact, BuiltinToolDecl, CommandToolDecl, ToolDecl } from "../workspace/types.ts";
+import type { Artifact, BuiltinToolDecl, CommandToolDecl } from "../workspace/types.ts";
 import { mkdir } from "node:fs/promises";
 import { artifactRootsFor, renderEnvelopes } from "./artifact_refs.ts";
 import { type CommandSpec, runCommand } from "./command_tool.ts";
@@ -26,17 +26,7 @@ import { callBuiltinLike, isBuiltinLike } from "../plugins/builtin_like.ts";
 import type { CallGrant } from "../plugins/host.ts";
 import { trustOptions } from "../spill/command_options.ts";
 
-const compiled = new WeakMap<ToolDecl, CompiledSchema>();
 const HELP_TIMEOUT_MS = 30_000;
-
-function schemaOf(tool: RegisteredTool): CompiledSchema {
-  let c = compiled.get(tool.decl);
-  if (!c) {
-    c = compileSchema(tool.inputSchema);
-    compiled.set(tool.decl, c);
-  }
-  return c;
-}
 
 /**
  * Call a registered tool. Resolves to a normalized ToolResult for successes, authored
@@ -54,13 +44,9 @@ export async function callTool(
   args: unknown,
   opts: CallOptions,
 ): Promise<ToolResult> {
-  let admitted: Record<string, unknown>;
-  try {
-    admitted = admitArgs(args, schemaOf(tool));
-  } catch (e) {
-    if (e instanceof InvalidArguments) return errorResult(e.message);
-    throw e;
-  }
+  const admission = admitOrRefuse(args, compileSchema(tool.inputSchema));
+  if (!admission.ok) return admission.result;
+  const admitted = admission.args;
   if (opts.signal?.aborted) return errorResult("The call was cancelled before it started.");
   const ws = reg.workspace;
   const targetProblem = checkFileTargets(ws, reg.selection.scope);

@@ -6,6 +6,8 @@
  * @module
  */
 
+import { Buffer } from "node:buffer";
+import { errorResult, type ToolResult } from "../results/types.ts";
 import type { ErrorObject } from "ajv";
 import { ToolhostError } from "../errors/errors.ts";
 import { LIMITS } from "../results/types.ts";
@@ -47,7 +49,7 @@ export function admitArgs(args: unknown, compiled: CompiledSchema): Record<strin
   } catch {
     throw new InvalidArguments("Arguments must be JSON-serializable.");
   }
-  const bytes = new TextEncoder().encode(serialized).byteLength;
+  const bytes = Buffer.byteLength(serialized); // UTF-8 bytes, without encoding a copy
   if (bytes > LIMITS.maxArgsBytes) {
     throw new InvalidArguments(
       `Arguments are ${bytes} bytes serialized; the limit is ${LIMITS.maxArgsBytes} bytes (64 KiB).`,
@@ -59,6 +61,32 @@ export function admitArgs(args: unknown, compiled: CompiledSchema): Record<strin
   throw new InvalidArguments(
     formatErrors(compiled.validate.errors ?? [], compiled.knownKeys, copy),
   );
+}
+
+/** Admitted arguments, or the error result a caller returns as it is. */
+export type Admission =
+  | { ok: true; args: Record<string, unknown> }
+  | { ok: false; result: ToolResult };
+
+/**
+ * {@link admitArgs} for a call: refused arguments become the error result every tool
+ * kind returns (its message names no values); anything else still throws.
+ *
+ * @example
+ * ```ts
+ * import { compileSchema } from "./compile_schema.ts";
+ * import { admitOrRefuse } from "./admit_args.ts";
+ * const a = admitOrRefuse([], compileSchema({ type: "object" }));
+ * // { ok: false, result: { content: [{ type: "text", text: "Arguments must be a JSON object." }], isError: true } }
+ * ```
+ */
+export function admitOrRefuse(args: unknown, compiled: CompiledSchema): Admission {
+  try {
+    return { ok: true, args: admitArgs(args, compiled) };
+  } catch (e) {
+    if (e instanceof InvalidArguments) return { ok: false, result: errorResult(e.message) };
+    throw e;
+  }
 }
 
 /**

@@ -131,6 +131,19 @@ export function compileSchema(schema: unknown): CompiledSchema {
   if (typeof schema !== "object" || schema === null || Array.isArray(schema)) {
     throw new SchemaCompileError("the schema must be a table (JSON object)");
   }
+  // A schema object is compiled once however many places ask (the load-time check, the
+  // first call, plugin and artifact tools): compiling costs milliseconds, and declarations
+  // are never mutated after they are read.
+  const known = compiledSchemas.get(schema);
+  if (known) return known;
+  const compiled = compileFresh(schema);
+  compiledSchemas.set(schema, compiled);
+  return compiled;
+}
+
+const compiledSchemas = new WeakMap<object, CompiledSchema>();
+
+function compileFresh(schema: object): CompiledSchema {
   const rec = schema as Record<string, unknown>;
   const size = new TextEncoder().encode(JSON.stringify(rec)).byteLength;
   if (size > LIMITS.maxDeclarationBytes) {

@@ -186,3 +186,11 @@ Deno.test("a schema declared in the manifest is listed as declared", async () =>
   assert.equal(x.type, "command");
   assert.deepEqual(JSON.parse(JSON.stringify(x.type === "command" && x.inputSchema)), schema);
 });
+
+Deno.test("a schema object is compiled once, wherever it is asked for", () => {
+  const schema = { type: "object", properties: { q: { type: "string" } } };
+  const a = compileSchema(schema);
+  assert.equal(compileSchema(schema), a);
+  assert.notEqual(compileSchema({ ...schema }), a); // another object is compiled on its own
+  assert.throws(() => compileSchema({ type: "string" })); // failures are not remembered as successes
+});

@@ -26,7 +26,7 @@ import type { ExtensionLockCheck } from "../../lock/extension_lock.ts";
 import { BLOCKED_DESCRIPTION, lockRefusalText } from "../../lock/registry_lock.ts";
 import type { ToolListing } from "../../registry/registry.ts";
 import { errorResult, LIMITS, type ToolResult } from "../../results/types.ts";
-import { admitArgs, InvalidArguments } from "../../schema/admit_args.ts";
+import { admitOrRefuse } from "../../schema/admit_args.ts";
 import { type CompiledSchema, compileSchema } from "../../schema/compile_schema.ts";
 import { extensionSpill, type SpillHomeDir } from "../../spill/extension_spill.ts";
 import { evalExtensions, type ExtensionDecl } from "../../workspace/parse_extensions.ts";
@@ -221,13 +221,9 @@ export class ExtensionHost {
     const tool = (await this.#tools()).get(name);
     if (!tool) return errorResult(`No tool \`${name}\` is available from this eval's extensions.`);
     if (tool.blocked) return errorResult(lockRefusalText(name, tool.blocked));
-    let admitted: Record<string, unknown>;
-    try {
-      admitted = admitArgs(args, tool.schema);
-    } catch (e) {
-      if (e instanceof InvalidArguments) return errorResult(e.message);
-      throw e;
-    }
+    const admission = admitOrRefuse(args, tool.schema);
+    if (!admission.ok) return admission.result;
+    const admitted = admission.args;
     if (opts.signal?.aborted) return errorResult("The call was cancelled before it started.");
     const decl = tool.server.decl;
     let raw: unknown;
