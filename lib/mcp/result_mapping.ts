@@ -18,11 +18,12 @@
  */
 
 // @ts-types="@modelcontextprotocol/sdk/types"
+import { Buffer } from "node:buffer";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { checkImage, decodeBase64Strict } from "../images/detect.ts";
 import { capText, cleanText } from "../protocols/text_clean.ts";
 import { type Block, errorResult, LIMITS, type ToolResult } from "../results/types.ts";
-import { jsonText } from "../results/json_text.ts";
+import { jsonText, resultBytes } from "../results/json_text.ts";
 
 /**
  * Map a toolhost result to an MCP `CallToolResult` (rules in the module doc).
@@ -105,7 +106,7 @@ export async function fromMcpResult(
     if ("error" in b) return errorResult(b.error);
     if (
       b.type === "text" && spill &&
-      new TextEncoder().encode(b.text).byteLength > LIMITS.maxTextBytes
+      Buffer.byteLength(b.text) > LIMITS.maxTextBytes
     ) {
       blocks.push({ type: "text", text: await spill(b.text) });
     } else if (b.type === "text" && opts.mapText && !isError) {
@@ -124,7 +125,7 @@ export async function fromMcpResult(
   }
   if (isError) return errorResult(capText(blocks.map(textOf).join("\n"), LIMITS.maxTextBytes));
   const result: ToolResult = { content: blocks, isError: false };
-  const bytes = new TextEncoder().encode(JSON.stringify(result)).byteLength;
+  const bytes = resultBytes(result);
   if (bytes > LIMITS.maxResultBytes) {
     return errorResult(`The extension's result is ${bytes} bytes; the limit is 8 MiB.`);
   }
@@ -133,7 +134,7 @@ export async function fromMcpResult(
 
 function textOf(b: Block): string {
   if (b.type === "text") return b.text;
-  if (b.type === "json") return JSON.stringify(b.data);
+  if (b.type === "json") return jsonText(b) ?? "null";
   return "[image]";
 }
 

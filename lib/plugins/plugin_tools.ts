@@ -7,6 +7,7 @@
  * @module
  */
 
+import { Buffer } from "node:buffer";
 import type { BuiltinEnv } from "../builtins/context.ts";
 import { admitOrRefuse } from "../schema/admit_args.ts";
 import { compileSchema } from "../schema/compile_schema.ts";
@@ -122,7 +123,7 @@ export function guardCall(
   if (!host.active) return exec();
   let size = Infinity;
   try {
-    size = new TextEncoder().encode(JSON.stringify(args)).byteLength;
+    size = Buffer.byteLength(JSON.stringify(args));
   } catch { /* not JSON */ }
   const isObject = typeof args === "object" && args !== null && !Array.isArray(args);
   if (!isObject || size > LIMITS.maxArgsBytes) return exec();

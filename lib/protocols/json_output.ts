@@ -7,7 +7,7 @@
  * @module
  */
 
-import { Buffer } from "node:buffer";
+import { resultBytes } from "../results/json_text.ts";
 import type { RunOutcome } from "../process/run.ts";
 import { type Block, errorResult, LIMITS, type ToolResult } from "../results/types.ts";
 import { admitImage } from "./image_block.ts";
@@ -86,7 +86,7 @@ export async function normalizeJsonValue(value: unknown, outputDir: string): Pro
     }
   }
   const result: ToolResult = { content: blocks, isError: shape.isError };
-  if (Buffer.byteLength(JSON.stringify(result), "utf8") > LIMITS.maxResultBytes) {
+  if (resultBytes(result) > LIMITS.maxResultBytes) {
     return invalidOutput("the normalized result is larger than 8 MiB");
   }
   return result;

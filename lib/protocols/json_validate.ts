@@ -6,6 +6,7 @@
  * @module
  */
 
+import { jsonText } from "../results/json_text.ts";
 import { Buffer } from "node:buffer";
 import { type JsonBlock, LIMITS, type TextBlock } from "../results/types.ts";
 
@@ -87,16 +88,18 @@ function checkJson(b: Record<string, unknown>, at: string): BlockCheck {
     return { ok: false, rule: `${at}: json blocks allow only \`type\` and \`data\`` };
   }
   if (!Object.hasOwn(b, "data")) return { ok: false, rule: `${at}: json blocks need \`data\`` };
+  const block: JsonBlock = { type: "json", data: b.data };
   let size: number;
   try {
-    size = Buffer.byteLength(JSON.stringify(b.data), "utf8");
+    // jsonText keeps the text: the 8 MiB check and the MCP mapping reuse it.
+    size = Buffer.byteLength(jsonText(block) ?? "null", "utf8");
   } catch {
     return { ok: false, rule: `${at}: the json data is nested too deeply` };
   }
   if (size > LIMITS.maxJsonBytes) {
     return { ok: false, rule: `${at}: the json data is larger than 512 KiB (compact)` };
   }
-  return { ok: true, block: { type: "json", data: b.data } };
+  return { ok: true, block };
 }
 
 function checkImageShape(b: Record<string, unknown>, at: string): BlockCheck {
