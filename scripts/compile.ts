@@ -58,7 +58,12 @@ export interface CompileOptions {
 /** The outcome of {@linkcode compileBinary}. */
 export type CompileResult =
   | { ok: true; binary: string; bytes: number; verified: boolean }
-  | { ok: false; reason: string };
+  | {
+    ok: false;
+    reason: string;
+    /** True when this machine cannot build at all (no denort runtime); false for a failure. */
+    unavailable: boolean;
+  };
 
 /**
  * The permission flags written in deno.json's `compile` task.
@@ -79,12 +84,14 @@ function isWindows(target: string | undefined): boolean {
   return target ? target.includes("windows") : process.platform === "win32";
 }
 
+const DENORT_UNAVAILABLE = "deno compile could not download its denort runtime";
+
 /** Turn `deno compile`'s stderr into one line saying what went wrong. */
 function failureReason(stderr: string): string {
   const plain = stderr.replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g"), "");
   if (/dl\.deno\.land|dns error|error sending request|denort/i.test(plain)) {
-    return "deno compile could not download its denort runtime (its release host is " +
-      "unreachable here); set DENORT_BIN to a denort binary of the same Deno version";
+    return `${DENORT_UNAVAILABLE} (its release host is unreachable here); set DENORT_BIN ` +
+      "to a denort binary of the same Deno version";
   }
   const line = plain.split("\n").find((l) => /^error/.test(l.trim()));
   return `deno compile failed: ${(line ?? plain.trim().split("\n")[0] ?? "no output").trim()}`;
@@ -147,13 +154,16 @@ export async function compileBinary(options: CompileOptions = {}): Promise<Compi
     join(ROOT, "cli.ts"),
   ];
   const { code, err } = await runCompile(args, options.timeoutMs ?? 300_000);
-  if (code !== 0 || !existsSync(output)) return { ok: false, reason: failureReason(err) };
+  if (code !== 0 || !existsSync(output)) {
+    const reason = failureReason(err);
+    return { ok: false, reason, unavailable: reason.startsWith(DENORT_UNAVAILABLE) };
+  }
   const native = options.target === undefined;
   if (native) {
     const problem = verify(output);
     if (problem) {
       rmSync(output, { force: true });
-      return { ok: false, reason: problem };
+      return { ok: false, reason: problem, unavailable: false };
     }
   }
   return { ok: true, binary: output, bytes: statSync(output).size, verified: native };

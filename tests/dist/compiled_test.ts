@@ -4,7 +4,7 @@
  * into a temporary folder — runs the whole suite of _suite.ts with a PATH that holds
  * neither deno nor node. When it cannot be built (typically: the denort runtime cannot be
  * downloaded and DENORT_BIN is unset), the suite is registered as ignored and one line
- * names the reason: it never passes without running.
+ * names the reason: it never passes without running. Any other failure fails the file.
  *
  * @module
  */
@@ -17,6 +17,8 @@ import { registerDistSuite, type Runner } from "./_suite.ts";
 const dir = await Deno.makeTempDir({ prefix: "toolhost_compile_" });
 const built = await compileBinary({ output: join(dir, "toolhost"), timeoutMs: 120_000 });
 if (!built.ok) await Deno.remove(dir, { recursive: true });
+// Only a machine that cannot fetch denort skips; a compile that fails is a failure.
+if (!built.ok && !built.unavailable) throw new Error(built.reason);
 
 registerDistSuite(
   "deno compile binary",

@@ -9,18 +9,19 @@
 import assert from "node:assert/strict";
 import { copyFileSync } from "node:fs";
 import { join } from "node:path";
-import { buildSea } from "../../scripts/build_sea.ts";
+import { buildSea, findNode } from "../../scripts/build_sea.ts";
 import { registerDistSuite, type Runner } from "./_suite.ts";
 import { type DistWorkspace, distWorkspace } from "./_workspace.ts";
 
 async function prepare(): Promise<Runner | { skip: string }> {
   try {
-    const { binary } = await buildSea();
-    return { program: binary, prefix: [] };
+    findNode();
   } catch (e) {
     // Only a machine without a SEA-capable node (>= 20) skips; CI has Node 20.
-    return { skip: `the SEA could not be built here (${(e as Error).message.split("\n")[0]})` };
+    return { skip: `no node to build the SEA with (${(e as Error).message.split("\n")[0]})` };
   }
+  const { binary } = await buildSea(); // a broken build fails the file, it does not skip
+  return { program: binary, prefix: [] };
 }
 
 const built = await prepare();

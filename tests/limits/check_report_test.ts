@@ -5,7 +5,11 @@
  */
 
 import assert from "node:assert/strict";
-import { configureLimits, currentEnforcement } from "../../lib/limits/enforcement.ts";
+import {
+  configureLimits,
+  currentEnforcement,
+  enforcementLabel,
+} from "../../lib/limits/enforcement.ts";
 import { Registry } from "../../lib/registry/registry.ts";
 import { loadWorkspace } from "../../lib/workspace/load_workspace.ts";
 import { runCapture } from "../helpers/cli.ts";
@@ -61,7 +65,7 @@ Deno.test("tools check: the enforcement in effect per limited tool and session",
   const limited = body.tools.find((t) => t.name === "limited_app")!;
   const mode = currentEnforcement().mode;
   assert.deepEqual(limited.limits?.declared, { max_memory_mb: 64, max_processes: 4 });
-  assert.equal(limited.limits?.enforcement, mode === "none" ? limited.limits?.enforcement : mode);
+  assert.equal(limited.limits?.enforcement, enforcementLabel(currentEnforcement()));
   assert.equal((limited.limits?.guarantees as string[]).length, mode === "none" ? 1 : 2);
   assert.equal(body.tools.find((t) => t.name === "free_app")!.limits, undefined);
   assert.deepEqual(body.sessions[0].limits?.declared, { max_cpu_seconds: 30 });

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawnGroup } from "../../lib/process/spawn_group.ts";
@@ -192,7 +192,10 @@ Deno.test("sweeping a state dir without sessions creates nothing", async () => {
   await withState(async (state) => {
     assert.deepEqual(await sweepSessions(state), { swept: 0, active: 0, failed: 0, problems: [] });
     assert.deepEqual(readdirSync(state), []);
-    writeFileSync(join(state, "unrelated"), "x");
-    assert.deepEqual(readdirSync(state), ["unrelated"]);
+    // A file of someone else's in the sessions folder is neither swept nor counted.
+    mkdirSync(sessionsRoot(state), { recursive: true });
+    writeFileSync(join(sessionsRoot(state), "unrelated"), "x");
+    assert.deepEqual(await sweepSessions(state), { swept: 0, active: 0, failed: 0, problems: [] });
+    assert.deepEqual(readdirSync(sessionsRoot(state)), ["unrelated"]);
   });
 });
