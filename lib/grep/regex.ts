@@ -28,7 +28,10 @@ const BYTES_PER_RANGE_BOUND = 8;
 export interface GrepPattern {
   /** Matches one line (without its `\n`). */
   line: RE2JS;
-  /** The pattern with `^`/`$` at line boundaries, for a whole-file pre-check; null if unsafe. */
+  /**
+   * The pattern with `^`/`$` at line boundaries, for a whole-file pre-check; null when
+   * unsafe or not needed (literals or the prefilter screen files instead).
+   */
   whole: RE2JS | null;
   /** Byte literals, one of which every match's line contains; null when none is known. */
   literals: ScanLiteral[] | null;
@@ -303,7 +306,6 @@ export function compileGrepPattern(pattern: unknown): GrepPattern {
     );
   }
   if (compiledRegexBytes(line) > MAX_COMPILED_REGEX_BYTES) throw tooBig();
-  const whole = WHOLE_UNSAFE.test(pattern) ? null : RE2JS.compile(pattern, RE2JS.MULTILINE);
   const exact = requiredLiterals(line);
   const literals = exact
     ? exact.map((bytes) => ({ bytes, mask: null }))
@@ -312,5 +314,10 @@ export function compileGrepPattern(pattern: unknown): GrepPattern {
   const pureLiteral = exact !== null && exact.length === 1 && re2.prefixComplete === true &&
     typeof re2.prefix === "string" && re2.prefix.length > 0;
   const prefilter = literals === null ? compilePrefilter(pattern) : null;
+  // The whole-buffer regex only screens files where neither literals nor the V8 prefilter
+  // can (search.ts `searchLines`); compiling it otherwise was a second compile per call.
+  const whole = literals !== null || prefilter !== null || WHOLE_UNSAFE.test(pattern)
+    ? null
+    : RE2JS.compile(pattern, RE2JS.MULTILINE);
   return { line, whole, literals, pureLiteral, prefilter };
 }
