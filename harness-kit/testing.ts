@@ -22,7 +22,6 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, extname, join } from "node:path";
-import process from "node:process";
 import { Registry } from "../lib/registry/registry.ts";
 import type { ToolResult } from "../lib/results/types.ts";
 import { sessionsRoot } from "../lib/sessions/session_dir.ts";
@@ -155,11 +154,8 @@ async function openTemp(
       if (typeof f !== "string" && f.mode !== undefined) chmodSync(path, f.mode);
     }
     writeFileSync(join(root, "toolhost.toml"), toml);
-    const env: Record<string, string> = {};
-    for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
     const reg = await Registry.open(await loadWorkspace(root), "app/review", {
-      stateDir: join(root, ".state"),
-      env,
+      stateDir: join(root, ".state"), // the environment defaults to this process's
     });
     return { root, reg };
   } catch (e) {

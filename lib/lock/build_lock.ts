@@ -6,9 +6,9 @@
  * @module
  */
 
+import { processEnv } from "../process/env.ts";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import process from "node:process";
 import { PreparationFailed } from "../errors/errors.ts";
 import { ExtensionServer } from "../mcp/extensions/extension_server.ts";
 import type { Plugin } from "../plugins/api.ts";
@@ -122,10 +122,4 @@ export async function buildLock(ws: Workspace, opts: BuildLockOptions = {}): Pro
     await Promise.allSettled(extensions.values());
   }
   return { lockfileVersion: LOCK_VERSION, evals };
-}
-
-function processEnv(): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) out[k] = v;
-  return out;
 }

@@ -17,8 +17,8 @@
  * @module
  */
 
-// @ts-types="@modelcontextprotocol/sdk/types"
 import { Buffer } from "node:buffer";
+// @ts-types="@modelcontextprotocol/sdk/types"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { checkImage, decodeBase64Strict } from "../images/detect.ts";
 import { capText, cleanText } from "../protocols/text_clean.ts";

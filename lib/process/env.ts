@@ -6,6 +6,24 @@
  * @module
  */
 
+import process from "node:process";
+
+/**
+ * This process's environment as a plain record (variables without a value left out): the
+ * default base of a registry, an extension host and a lock build.
+ *
+ * @example
+ * ```ts
+ * import { processEnv } from "./env.ts";
+ * typeof processEnv().PATH; // "string" on most machines
+ * ```
+ */
+export function processEnv(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) out[k] = v;
+  return out;
+}
+
 /** Options of {@linkcode toolEnvironment}. */
 export interface ToolEnvironmentOptions {
   /** Private per-call temporary directory, exported as TMPDIR, TMP and TEMP. */

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { processEnv } from "../process/env.ts";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { ArtifactStore } from "../artifacts/store.ts";
@@ -259,10 +260,4 @@ export class Registry {
       await this.plugins.close();
     }
   }
-}
-
-function processEnv(): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) out[k] = v;
-  return out;
 }

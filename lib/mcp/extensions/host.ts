@@ -16,8 +16,8 @@
  * @module
  */
 
+import { processEnv } from "../../process/env.ts";
 import { join } from "node:path";
-import process from "node:process";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { CleanupFailed } from "../../errors/errors.ts";
@@ -259,10 +259,4 @@ export class ExtensionHost {
       );
     }
   }
-}
-
-function processEnv(): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) out[k] = v;
-  return out;
 }
