@@ -52,20 +52,7 @@ function siblingLogical(logical: string, depth: number): string {
   return parts.slice(0, parts.length - depth).join("/") || ".";
 }
 
-/** Throw unless `fd` (a folder) still lies inside the sandbox root (procfs only). */
-export function confirmInside(box: Sandbox, fd: number, logical: string): void {
-  if (!box.procfs) return;
-  let target: string;
-  try {
-    target = fs.readlinkSync(`/proc/self/fd/${fd}`);
-  } catch (e) {
-    throw pathErrorFor(e, logical);
-  }
-  const prefix = box.real === "/" ? "/" : `${box.real}/`;
-  if (target !== box.real && !target.startsWith(prefix)) {
-    throw new PathError(`\`${logical}\` moved outside its Artifact; the write was refused.`);
-  }
-}
+const MOVED_OUTSIDE = "moved outside its Artifact; the write was refused.";
 
 function enterChild(
   box: Sandbox,
@@ -135,7 +122,7 @@ export function openWriteTarget(
       box.closeDir(cur);
       cur = next;
     }
-    if (cur.fd !== box.root.fd) confirmInside(box, cur.fd, r.path);
+    if (cur.fd !== box.root.fd) box.confirmInside(cur.fd, r.path, MOVED_OUTSIDE);
   } catch (e) {
     box.closeDir(cur);
     removeCreated(t);
@@ -290,7 +277,7 @@ export function discardTemp(t: WriteTarget, tmp: string): void {
  * ```
  */
 export function renameIn(t: WriteTarget, from: string, to: string): void {
-  if (t.dir.fd !== t.box.root.fd) confirmInside(t.box, t.dir.fd, t.logical);
+  if (t.dir.fd !== t.box.root.fd) t.box.confirmInside(t.dir.fd, t.logical, MOVED_OUTSIDE);
   try {
     fs.renameSync(`${t.dir.base}/${from}`, `${t.dir.base}/${to}`);
   } catch (e) {

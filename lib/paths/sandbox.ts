@@ -177,8 +177,16 @@ export class Sandbox {
     if (h.fd !== this.root.fd) closeQuietly(h.fd);
   }
 
-  /** Throw unless the object behind `fd` lies inside the root (procfs only). */
-  private confirmInside(fd: number, logical: string): void {
+  /**
+   * Throw unless the object behind `fd` lies inside the root (procfs only). `refusal`
+   * finishes the message after the logical path (default "resolved outside its
+   * Artifact; it was refused.").
+   */
+  confirmInside(
+    fd: number,
+    logical: string,
+    refusal = "resolved outside its Artifact; it was refused.",
+  ): void {
     if (!this.procfs) return;
     let target: string;
     try {
@@ -188,7 +196,7 @@ export class Sandbox {
     }
     const prefix = this.real === "/" ? "/" : `${this.real}/`;
     if (target !== this.real && !target.startsWith(prefix)) {
-      throw new PathError(`\`${logical}\` resolved outside its Artifact; it was refused.`);
+      throw new PathError(`\`${logical}\` ${refusal}`);
     }
   }
 
