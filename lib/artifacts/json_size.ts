@@ -4,20 +4,7 @@
  * @module
  */
 
-const encoder = new TextEncoder();
-
-/**
- * UTF-8 byte length of `value` serialized as compact JSON.
- *
- * @example
- * ```ts
- * import { jsonBytes } from "./json_size.ts";
- * jsonBytes({ a: "é" }); // 10
- * ```
- */
-export function jsonBytes(value: unknown): number {
-  return encoder.encode(JSON.stringify(value)).length;
-}
+export { jsonBytes } from "../results/json_text.ts";
 
 /**
  * Whether the UTF-16 unit at `i` is the high half of a surrogate pair in `s`.

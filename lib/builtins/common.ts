@@ -5,7 +5,7 @@
  * @module
  */
 
-import { Buffer } from "node:buffer";
+import { CancelledError } from "../paths/walk.ts";
 import { ToolhostError } from "../errors/errors.ts";
 import { errorResult, type ToolResult } from "../results/types.ts";
 import type { BuiltinEnv } from "./context.ts";
@@ -35,18 +35,7 @@ export function ownership(r: ResolvedPath): Ownership {
   return { artifactId: r.artifactId, resolvedArtifactId: r.resolvedArtifactId, path: r.path };
 }
 
-/**
- * Compact JSON size in UTF-8 bytes.
- *
- * @example
- * ```ts
- * import { jsonBytes } from "./common.ts";
- * jsonBytes({ a: "é" }); // 10
- * ```
- */
-export function jsonBytes(value: unknown): number {
-  return Buffer.byteLength(JSON.stringify(value));
-}
+export { jsonBytes } from "../results/json_text.ts";
 
 /**
  * Convert a thrown error into an error result. Toolhost errors carry value-free messages;
@@ -123,5 +112,5 @@ export function admitter(env: BuiltinEnv): ((logical: string) => boolean) | unde
  * ```
  */
 export function checkSignal(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw new ToolhostError("TOOL_ERROR", "The call was cancelled.");
+  if (signal?.aborted) throw new CancelledError();
 }

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { Buffer } from "node:buffer";
+import { jsonBytes } from "../results/json_text.ts";
 import type { DirHandle, Sandbox } from "../paths/sandbox.ts";
 import { walkTree } from "../paths/walk.ts";
 import { childLogical } from "../paths/logical.ts";
@@ -97,7 +97,7 @@ export function globFiles(
         return;
       }
       if (!glob.matchesFile(state, e.name)) return;
-      const cost = Buffer.byteLength(JSON.stringify(path)) + (files.length > 0 ? 1 : 0);
+      const cost = jsonBytes(path) + (files.length > 0 ? 1 : 0);
       if (cost > budget) {
         truncated = true;
         return "stop";

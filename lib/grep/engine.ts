@@ -8,8 +8,8 @@
  * @module
  */
 
+import { jsonBytes } from "../results/json_text.ts";
 import fs from "node:fs";
-import { Buffer } from "node:buffer";
 import type { DirHandle, Sandbox } from "../paths/sandbox.ts";
 import { walkTree } from "../paths/walk.ts";
 import { childLogical } from "../paths/logical.ts";
@@ -142,7 +142,7 @@ function searchFd(st: State, fd: number, logical: string): void {
   st.out.bytesSearched += n;
   const outcome = searchBuffer(st.scanner, n, st.pattern, (line, text) => {
     const m: GrepMatch = { path: logical, line, text };
-    const bytes = Buffer.byteLength(JSON.stringify(m)) + (st.out.matches.length > 0 ? 1 : 0);
+    const bytes = jsonBytes(m) + (st.out.matches.length > 0 ? 1 : 0);
     if (bytes > st.budget) {
       st.out.truncated = true;
       return false;

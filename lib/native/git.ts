@@ -8,6 +8,7 @@
  * @module
  */
 
+import { CancelledError } from "../paths/walk.ts";
 import path from "node:path";
 import { ToolhostError } from "../errors/errors.ts";
 import { createCallDirs } from "../process/call_dirs.ts";
@@ -60,7 +61,7 @@ async function git(env: NativeEnv, args: string[]): Promise<GitRun> {
       signal: env.signal,
     });
     if (run.spawnFailure) throw new ToolhostError("TOOL_ERROR", "git could not be started.");
-    if (run.cancelled) throw new ToolhostError("TOOL_ERROR", "The call was cancelled.");
+    if (run.cancelled) throw new CancelledError();
     if (run.timedOut) {
       throw new ToolhostError(
         "TOOL_ERROR",

@@ -30,6 +30,21 @@ export function jsonText(block: JsonBlock): string | undefined {
   return text;
 }
 
+/**
+ * UTF-8 bytes of `value` as compact JSON (0 for what JSON cannot represent), counted
+ * without encoding a copy.
+ *
+ * @example
+ * ```ts
+ * import { jsonBytes } from "./json_text.ts";
+ * jsonBytes({ a: "é" }); // 10
+ * ```
+ */
+export function jsonBytes(value: unknown): number {
+  const text = JSON.stringify(value) as string | undefined;
+  return text === undefined ? 0 : Buffer.byteLength(text);
+}
+
 const CONTENT_OPEN = '{"content":['.length;
 const IS_ERROR = '],"isError":'.length;
 
