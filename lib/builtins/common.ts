@@ -5,6 +5,8 @@
  * @module
  */
 
+import fs from "node:fs";
+import { Buffer } from "node:buffer";
 import { CancelledError } from "../paths/walk.ts";
 import { ToolhostError } from "../errors/errors.ts";
 import { errorResult, type ToolResult } from "../results/types.ts";
@@ -113,4 +115,28 @@ export function admitter(env: BuiltinEnv): ((logical: string) => boolean) | unde
  */
 export function checkSignal(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new CancelledError();
+}
+
+/**
+ * Read an open file from its start, at most `max + 1` bytes, so a file that grew past a
+ * limit after it was measured is still noticed (`length > max`).
+ *
+ * @example
+ * ```ts
+ * import fs from "node:fs";
+ * import { readBounded } from "./common.ts";
+ * const fd = fs.openSync("/etc/hostname", "r");
+ * readBounded(fd, 4096).length <= 4097; // true
+ * fs.closeSync(fd);
+ * ```
+ */
+export function readBounded(fd: number, max: number): Buffer {
+  const buf = Buffer.allocUnsafe(max + 1);
+  let n = 0;
+  while (n < buf.length) {
+    const r = fs.readSync(fd, buf, n, buf.length - n, n);
+    if (r === 0) break;
+    n += r;
+  }
+  return buf.subarray(0, n);
 }

@@ -11,7 +11,7 @@ import { Buffer } from "node:buffer";
 import { errorResult, LIMITS, textResult, type ToolResult } from "../results/types.ts";
 import { resolveLogicalPath } from "../paths/resolve.ts";
 import type { BuiltinEnv } from "./context.ts";
-import { withSandbox } from "./common.ts";
+import { readBounded, withSandbox } from "./common.ts";
 
 /** Largest document `section` reads. */
 export const MAX_SECTION_FILE_BYTES = 8 * 1024 * 1024;
@@ -94,15 +94,8 @@ export async function runSection(fixed: string[], env: BuiltinEnv): Promise<Tool
     const f = box.openFile(r.components, r.path);
     try {
       if (f.size > MAX_SECTION_FILE_BYTES) return null;
-      const buf = Buffer.allocUnsafe(MAX_SECTION_FILE_BYTES + 1);
-      let n = 0;
-      while (n < buf.length) {
-        const k = fs.readSync(f.fd, buf, n, buf.length - n, n);
-        if (k === 0) break;
-        n += k;
-      }
-      if (n > MAX_SECTION_FILE_BYTES) return null;
-      return buf.subarray(0, n);
+      const bytes = readBounded(f.fd, MAX_SECTION_FILE_BYTES);
+      return bytes.length > MAX_SECTION_FILE_BYTES ? null : bytes;
     } finally {
       fs.closeSync(f.fd);
     }

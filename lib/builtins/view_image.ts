@@ -6,29 +6,16 @@
  */
 
 import fs from "node:fs";
-import { Buffer } from "node:buffer";
 import { errorResult, LIMITS, type ToolResult } from "../results/types.ts";
 import { resolveLogicalPath } from "../paths/resolve.ts";
 import { checkImage } from "../images/detect.ts";
 import type { BuiltinEnv } from "./context.ts";
-import { withSandbox } from "./common.ts";
+import { readBounded, withSandbox } from "./common.ts";
 
 /** Arguments of `view_image`. */
 export interface ViewImageArgs {
   /** Logical path of the image file. */
   path: string;
-}
-
-/** Read at most `max + 1` bytes (so a file that grew past the limit is noticed). */
-function readBounded(fd: number, max: number): Buffer {
-  const buf = Buffer.allocUnsafe(max + 1);
-  let n = 0;
-  while (n < buf.length) {
-    const r = fs.readSync(fd, buf, n, buf.length - n, n);
-    if (r === 0) break;
-    n += r;
-  }
-  return buf.subarray(0, n);
 }
 
 /**

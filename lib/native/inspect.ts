@@ -11,6 +11,7 @@ import fs from "node:fs";
 import { jsonResult, type ToolResult } from "../results/types.ts";
 import { resolveLogicalPath } from "../paths/resolve.ts";
 import { ownership, withSandbox } from "../builtins/common.ts";
+import { preadFully } from "./text.ts";
 import type { BuiltinEnv } from "../builtins/context.ts";
 import type { Sandbox } from "../paths/sandbox.ts";
 import { NATIVE_LIMITS } from "./limits.ts";
@@ -68,15 +69,8 @@ function inspectFile(box: Sandbox, comps: string[], path: string) {
   try {
     const st = fs.fstatSync(f.fd);
     const len = Math.min(st.size, NATIVE_LIMITS.inspectMaxBytes);
-    const buf = new Uint8Array(len);
-    let got = 0;
-    while (got < len) {
-      const n = fs.readSync(f.fd, buf, got, len - got, got);
-      if (n === 0) break;
-      got += n;
-    }
-    const sample = buf.subarray(0, got);
-    const complete = got >= st.size;
+    const sample = preadFully((b, o, l, p) => fs.readSync(f.fd, b, o, l, p), 0, len);
+    const complete = sample.length >= st.size;
     const encoding = guessEncoding(sample, complete);
     const text = encoding !== "binary" && encoding !== "utf-16le" && encoding !== "utf-16be";
     return {

@@ -43,7 +43,7 @@ export async function runFilesRead(args: FilesReadArgs, env: BuiltinEnv): Promis
   return await withSandbox(r, env, (box) => {
     const f = box.openFile(r.components, r.path);
     try {
-      const size = fs.fstatSync(f.fd).size;
+      const size = f.size; // of the inode the sandbox verified and opened
       if (offset > size) {
         throw new PathError(
           `offsetBytes is past the end of \`${r.path}\`, which has ${size} bytes.`,
