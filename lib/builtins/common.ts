@@ -140,3 +140,31 @@ export function readBounded(fd: number, max: number): Buffer {
   }
   return buf.subarray(0, n);
 }
+
+/**
+ * A string argument, or undefined.
+ *
+ * @example
+ * ```ts
+ * import { str } from "./common.ts";
+ * str("a"); // "a"
+ * str(1); // undefined
+ * ```
+ */
+export function str(v: unknown): string | undefined {
+  return typeof v === "string" ? v : undefined;
+}
+
+/**
+ * An integer argument, or undefined.
+ *
+ * @example
+ * ```ts
+ * import { optInt } from "./common.ts";
+ * optInt(3); // 3
+ * optInt(1.5); // undefined
+ * ```
+ */
+export function optInt(v: unknown): number | undefined {
+  return typeof v === "number" && Number.isInteger(v) ? v : undefined;
+}

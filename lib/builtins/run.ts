@@ -7,6 +7,7 @@
  * @module
  */
 
+import { optInt, str } from "./common.ts";
 import { errorResult, type ToolResult } from "../results/types.ts";
 import type { BuiltinToolDecl } from "../workspace/types.ts";
 import type { BuiltinEnv } from "./context.ts";
@@ -19,14 +20,6 @@ import { runViewImage } from "./view_image.ts";
 import { runSection } from "./section.ts";
 import { runGraph } from "./graph.ts";
 
-function str(v: unknown): string | undefined {
-  return typeof v === "string" ? v : undefined;
-}
-
-function int(v: unknown): number | undefined {
-  return typeof v === "number" && Number.isInteger(v) ? v : undefined;
-}
-
 function dispatch(
   decl: BuiltinToolDecl,
   args: Record<string, unknown>,
@@ -36,7 +29,7 @@ function dispatch(
   switch (decl.builtin) {
     case "read":
       return fixed ? runRead({ path: fixed[0] }, env) : runRead(
-        { path: str(args.path) as string, line: int(args.line), limit: int(args.limit) },
+        { path: str(args.path) as string, line: optInt(args.line), limit: optInt(args.limit) },
         env,
       );
     case "list":

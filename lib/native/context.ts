@@ -17,19 +17,9 @@ export interface NativeEnv extends BuiltinEnv {
   grantedEnv: Readonly<Record<string, string>>;
 }
 
-/**
- * A string argument, or undefined.
- *
- * @example
- * ```ts
- * import { str } from "./context.ts";
- * str("a"); // "a"
- * str(1); // undefined
- * ```
- */
-export function str(v: unknown): string | undefined {
-  return typeof v === "string" ? v : undefined;
-}
+import { optInt } from "../builtins/common.ts";
+
+export { str } from "../builtins/common.ts";
 
 /**
  * An integer argument, or `fallback`.
@@ -41,7 +31,7 @@ export function str(v: unknown): string | undefined {
  * ```
  */
 export function int(v: unknown, fallback: number): number {
-  return typeof v === "number" && Number.isInteger(v) ? v : fallback;
+  return optInt(v) ?? fallback;
 }
 
 /**

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { optInt } from "../builtins/common.ts";
 import { checkSignal, toErrorResult } from "../builtins/common.ts";
 import type { ToolResult } from "../results/types.ts";
 import { bool, int, type NativeEnv, str } from "./context.ts";
@@ -20,7 +21,6 @@ import type { NativeName } from "./specs.ts";
 import { runFilesEdit, runFilesWrite } from "./write.ts";
 
 type Args = Record<string, unknown>;
-const opt = (v: unknown) => (typeof v === "number" && Number.isInteger(v) ? v : undefined);
 const strings = (
   v: unknown,
 ) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : undefined);
@@ -34,20 +34,20 @@ function dispatch(name: NativeName, a: Args, env: NativeEnv): Promise<ToolResult
     case "files_read":
       return runFilesRead({
         path: str(a.path)!,
-        offsetBytes: opt(a.offsetBytes),
-        maxBytes: opt(a.maxBytes),
+        offsetBytes: optInt(a.offsetBytes),
+        maxBytes: optInt(a.maxBytes),
       }, env);
     case "files_list":
       return runFilesList(
-        { path: str(a.path), depth: opt(a.depth), maxEntries: opt(a.maxEntries) },
+        { path: str(a.path), depth: optInt(a.depth), maxEntries: optInt(a.maxEntries) },
         env,
       );
     case "files_find":
       return runFilesFind({
         pattern: str(a.pattern)!,
         path: str(a.path),
-        depth: opt(a.depth),
-        maxResults: opt(a.maxResults),
+        depth: optInt(a.depth),
+        maxResults: optInt(a.maxResults),
       }, env);
     case "files_inspect":
       return runFilesInspect({ path: str(a.path)! }, env);
@@ -56,7 +56,7 @@ function dispatch(name: NativeName, a: Args, env: NativeEnv): Promise<ToolResult
         query: str(a.query)!,
         path: str(a.path),
         glob: str(a.glob),
-        maxMatches: opt(a.maxMatches),
+        maxMatches: optInt(a.maxMatches),
       }, env);
     case "files_write":
       return runFilesWrite({
@@ -78,8 +78,8 @@ function dispatch(name: NativeName, a: Args, env: NativeEnv): Promise<ToolResult
         executable: str(a.executable),
         args: strings(a.args),
         cwd: str(a.cwd),
-        timeoutMs: opt(a.timeoutMs),
-        maxOutputBytes: opt(a.maxOutputBytes),
+        timeoutMs: optInt(a.timeoutMs),
+        maxOutputBytes: optInt(a.maxOutputBytes),
         env: record(a.env),
         protectedBindings: record(a.protectedBindings),
       }, env);
