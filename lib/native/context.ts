@@ -6,6 +6,7 @@
  */
 
 import type { BuiltinEnv } from "../builtins/context.ts";
+import { optInt } from "../builtins/common.ts";
 
 /** Everything a native tool needs for one call. */
 export interface NativeEnv extends BuiltinEnv {
@@ -16,8 +17,6 @@ export interface NativeEnv extends BuiltinEnv {
   /** Variables granted by plugins for this call (protected bindings). */
   grantedEnv: Readonly<Record<string, string>>;
 }
-
-import { optInt } from "../builtins/common.ts";
 
 export { str } from "../builtins/common.ts";
 
