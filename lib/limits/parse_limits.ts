@@ -6,7 +6,7 @@
  * @module
  */
 
-import { isTable, type Problems, type Table } from "../workspace/problems.ts";
+import type { Problems, Table } from "../workspace/problems.ts";
 import { LIMIT_KEYS, type ResourceLimits } from "./types.ts";
 
 /**
@@ -102,18 +102,4 @@ export function readToolOverflow(
     return undefined;
   }
   return readOverflow(p, at, t, "truncate");
-}
-
-/**
- * Read the limits of a session table (`views.agent_sessions.NAME`).
- *
- * @example
- * ```ts
- * import { Problems } from "../workspace/problems.ts";
- * import { readSessionLimits } from "./parse_limits.ts";
- * readSessionLimits(new Problems("t", ""), "s", { max_memory_mb: 512 }); // { maxMemoryMb: 512 }
- * ```
- */
-export function readSessionLimits(p: Problems, at: string, t: unknown): ResourceLimits | undefined {
-  return isTable(t) ? readLimits(p, at, t) : undefined;
 }

@@ -94,19 +94,3 @@ class Collector implements BoundedCollector {
 export function collectBounded(stream: Readable, options: CollectOptions): BoundedCollector {
   return new Collector(stream, options);
 }
-
-/**
- * Drain and discard a stream, counting bytes (e.g. a session's output after readiness).
- *
- * @example
- * ```ts
- * import { Readable } from "node:stream";
- * import { drainDiscard } from "./bounded_collect.ts";
- * const c = drainDiscard(Readable.from([new Uint8Array(3)]));
- * await c.done;
- * console.log(c.total); // 3
- * ```
- */
-export function drainDiscard(stream: Readable): BoundedCollector {
-  return new Collector(stream, { maxBytes: Number.POSITIVE_INFINITY, retainBytes: 0 });
-}
