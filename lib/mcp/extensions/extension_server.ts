@@ -74,9 +74,17 @@ export interface ExtensionServerOptions {
  * ```
  */
 export function toolFingerprint(t: Pick<Tool, "description" | "inputSchema">): string {
+  // Remembered per listed tool object (listings are never mutated): every call of an
+  // extension tool checks its fingerprint, which would otherwise hash it twice again.
+  const known = fingerprints.get(t);
+  if (known !== undefined) return known;
   const h = toolHashes(t.description ?? "", t.inputSchema);
-  return `${h.description}:${h.inputSchema}`;
+  const fingerprint = `${h.description}:${h.inputSchema}`;
+  fingerprints.set(t, fingerprint);
+  return fingerprint;
 }
+
+const fingerprints = new WeakMap<object, string>();
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
