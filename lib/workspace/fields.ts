@@ -207,3 +207,23 @@ export function typeName(v: unknown): string {
   if (typeof v === "object") return "an inline value";
   return `a ${typeof v}`;
 }
+
+/**
+ * Read `timeout_ms` (an integer from 1 to 2147483647); `fallback` when absent or invalid
+ * (the problem is recorded at `<at>.timeout_ms`).
+ *
+ * @example
+ * ```ts
+ * import { Problems } from "./problems.ts";
+ * import { readTimeoutMs } from "./fields.ts";
+ * readTimeoutMs(new Problems("t", ""), "tool", 5000, 120000); // 5000
+ * ```
+ */
+export function readTimeoutMs(p: Problems, at: string, v: unknown, fallback: number): number {
+  if (v === undefined) return fallback;
+  if (typeof v !== "number" || !Number.isInteger(v) || v < 1 || v > LIMITS.maxTimeoutMs) {
+    p.add(`${at}.timeout_ms`, `must be an integer from 1 to ${LIMITS.maxTimeoutMs}`);
+    return fallback;
+  }
+  return v;
+}

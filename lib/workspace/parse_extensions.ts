@@ -30,7 +30,7 @@ import {
   RESOURCE_LIMIT_KEYS,
 } from "../limits/parse_limits.ts";
 import type { ResourceLimits } from "../limits/types.ts";
-import { readRoots, readString, readStringArray, typeName } from "./fields.ts";
+import { readRoots, readString, readStringArray, readTimeoutMs, typeName } from "./fields.ts";
 import { isValidName } from "./names.ts";
 import { checkKeys, isTable, type Problems, type Table } from "./problems.ts";
 import { isInsideWorkspace } from "./program_path.ts";
@@ -139,7 +139,7 @@ function parseExtension(
   const args = readStringArray(p, at, t, "args", false) ?? [];
   const env = readEnv(p, at, t.env);
   const artifactRoots = readRoots(p, at, t);
-  const timeoutMs = readTimeout(p, at, t.timeout_ms);
+  const timeoutMs = readTimeoutMs(p, at, t.timeout_ms, LIMITS.defaultTimeoutMs);
   const audience = readString(p, at, t, "audience", false) ?? "agent";
   if (audience !== "agent" && audience !== "human") {
     p.add(`${at}.audience`, 'must be "agent" or "human"');
@@ -176,15 +176,6 @@ function readEnv(p: Problems, at: string, v: unknown): Record<string, string> {
     } else out[k] = x;
   }
   return out;
-}
-
-function readTimeout(p: Problems, at: string, v: unknown): number {
-  if (v === undefined) return LIMITS.defaultTimeoutMs;
-  if (typeof v !== "number" || !Number.isInteger(v) || v < 1 || v > LIMITS.maxTimeoutMs) {
-    p.add(`${at}.timeout_ms`, `must be an integer from 1 to ${LIMITS.maxTimeoutMs}`);
-    return LIMITS.defaultTimeoutMs;
-  }
-  return v;
 }
 
 function parseEvalAdmissions(p: Problems, ws: Workspace, data: Table, cfg: ExtensionsConfig): void {

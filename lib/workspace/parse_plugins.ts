@@ -24,8 +24,7 @@ import { BUILTIN_SPECS } from "../builtins/specs.ts";
 import type { Plugin } from "../plugins/api.ts";
 import { knownPlugins } from "../plugins/catalog.ts";
 import { isNameGlob } from "../plugins/name_glob.ts";
-import { LIMITS } from "../results/types.ts";
-import { readString, readStringArray, typeName } from "./fields.ts";
+import { readString, readStringArray, readTimeoutMs, typeName } from "./fields.ts";
 import { checkKeys, isTable, type Problems, suggest, type Table } from "./problems.ts";
 import { isInsideWorkspace } from "./program_path.ts";
 import { renderDescription } from "./description.ts";
@@ -324,7 +323,7 @@ function parseHook(
   if (tools !== undefined && tools.length === 0) {
     p.add(`${at}.tools`, "must name at least one glob; remove it to match every tool");
   }
-  const timeoutMs = readHookTimeout(p, at, t.timeout_ms);
+  const timeoutMs = readTimeoutMs(p, at, t.timeout_ms, DEFAULT_HOOK_TIMEOUT_MS);
   if (p.list.length > before || command === undefined) return undefined;
   return { event, command, args, ...(tools ? { tools } : {}), timeoutMs, keyPath: at };
 }
@@ -337,15 +336,6 @@ function checkCommand(p: Problems, ws: Workspace, at: string, command: string): 
   } else if (command.includes("/") && !isInsideWorkspace(ws.root, ws.root, command)) {
     p.add(at, "resolves outside the workspace");
   }
-}
-
-function readHookTimeout(p: Problems, at: string, v: unknown): number {
-  if (v === undefined) return DEFAULT_HOOK_TIMEOUT_MS;
-  if (typeof v !== "number" || !Number.isInteger(v) || v < 1 || v > LIMITS.maxTimeoutMs) {
-    p.add(`${at}.timeout_ms`, `must be an integer from 1 to ${LIMITS.maxTimeoutMs}`);
-    return DEFAULT_HOOK_TIMEOUT_MS;
-  }
-  return v;
 }
 
 /**

@@ -17,6 +17,7 @@ import {
   readRoots,
   readString,
   readStringArray,
+  readTimeoutMs,
   typeName,
 } from "./fields.ts";
 import { checkKeys, isTable, type Problems, type Table } from "./problems.ts";
@@ -174,7 +175,7 @@ function parseCommand(
   const command = readCommand(p, at, t);
   const args = readArgv(p, at, t, protocol === "json");
   const inputSchema = readSchema(p, at, t, view);
-  const timeoutMs = readTimeout(p, at, t);
+  const timeoutMs = readTimeoutMs(p, at, t.timeout_ms, LIMITS.defaultTimeoutMs);
   const session = readString(p, at, t, "session", false);
   if (session !== undefined && view === "human_tools") {
     p.add(`${at}.session`, "human tools cannot be bound to a session");
@@ -246,16 +247,6 @@ function readSchema(
 function isEmptyObjectSchema(s: Record<string, unknown>): boolean {
   const keys = Object.keys(s).filter((k) => k !== "$schema" && k !== "description");
   return keys.length === 2 && s.type === "object" && s.additionalProperties === false;
-}
-
-function readTimeout(p: Problems, at: string, t: Table): number {
-  const v = t.timeout_ms;
-  if (v === undefined) return LIMITS.defaultTimeoutMs;
-  if (typeof v !== "number" || !Number.isInteger(v) || v < 1 || v > LIMITS.maxTimeoutMs) {
-    p.add(`${at}.timeout_ms`, `must be an integer from 1 to ${LIMITS.maxTimeoutMs}`);
-    return LIMITS.defaultTimeoutMs;
-  }
-  return v;
 }
 
 function checkPlaceholders(
