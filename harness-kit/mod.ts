@@ -31,9 +31,6 @@ import type {
   ToolUnderTest,
 } from "./testing.ts";
 
-/** The json-protocol request version toolhost sends. */
-export const PROTOCOL_VERSION = 1;
-
 export { image, json, text } from "./blocks.ts";
 export { handleRequest, runHandler, runJsonTool } from "./json_tool.ts";
 export type { Handled, JsonToolOptions, ToolHandler } from "./json_tool.ts";
@@ -46,7 +43,7 @@ export type {
   StartContext,
 } from "./session_harness.ts";
 export { errorOutput, toResult } from "./result.ts";
-export { parseRequest, RequestError, sessionDirFromEnv } from "./request.ts";
+export { parseRequest, PROTOCOL_VERSION, RequestError, sessionDirFromEnv } from "./request.ts";
 export type { ToolRequest } from "./request.ts";
 export { validateArgs } from "./validate.ts";
 export type {

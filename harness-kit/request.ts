@@ -7,6 +7,9 @@
 import process from "node:process";
 import type { ToolContext } from "./types.ts";
 
+/** The json-protocol request version toolhost sends. */
+export const PROTOCOL_VERSION = 1;
+
 /** A parsed request. */
 export interface ToolRequest {
   /** The call's context (with `executionPaths` defaulted to `{}` and `sessionDir` from the environment). */
@@ -62,7 +65,7 @@ export function parseRequest(
   } catch {
     throw new RequestError("stdin is not a JSON request; run this tool through toolhost");
   }
-  if (!isObject(v) || v.version !== 1 || !isObject(v.context) || !isObject(v.args)) {
+  if (!isObject(v) || v.version !== PROTOCOL_VERSION || !isObject(v.context) || !isObject(v.args)) {
     throw new RequestError("stdin is not a version-1 toolhost request");
   }
   const c = v.context;

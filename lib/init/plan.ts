@@ -6,6 +6,7 @@
  * @module
  */
 
+import { publishedName } from "../workspace/names.ts";
 import { posix } from "node:path";
 import { fillTemplate } from "./fill.ts";
 import { HARNESS_PROGRAM, HARNESS_TEST } from "./harness_templates.ts";
@@ -112,7 +113,7 @@ export function planScaffold(kind: InitKind, name: string, target: InitTarget): 
   const programFile = `${name}${k.extension}`;
   const programPath = posix.join(target.artifactPath, programFile);
   const testPath = posix.join(target.artifactPath, `${name}.test.mjs`);
-  const tools = k.tools(name).map((t) => `${t}_${art}`);
+  const tools = k.tools(name).map((t) => publishedName(t, art));
   const vars: Record<string, string> = {
     NAME: name,
     KIND: kind,

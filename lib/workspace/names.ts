@@ -5,6 +5,8 @@
  * @module
  */
 
+import { GET_ARTIFACT_FIELD, SEARCH_ARTIFACT_CONTENT } from "../artifacts/specs.ts";
+
 /** `[a-z0-9][a-z0-9_-]*`, at most 64 characters. */
 export const NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
@@ -54,6 +56,6 @@ export function sessionPinKey(
 
 /** Tool names toolhost lists in every agent eval; a declared tool may not publish them. */
 export const RESERVED_TOOL_NAMES: readonly string[] = [
-  "get_artifact_field",
-  "search_artifact_content",
+  GET_ARTIFACT_FIELD,
+  SEARCH_ARTIFACT_CONTENT,
 ];
