@@ -8,7 +8,7 @@
 import { Registry, type RegistryOptions } from "../registry/registry.ts";
 import type { SelectionSpec } from "../registry/selection.ts";
 import type { Workspace } from "../workspace/types.ts";
-import { startProgress } from "./progress.ts";
+import { withProgress } from "./progress.ts";
 
 /**
  * Open a registry, run `work` with an AbortSignal that fires on SIGINT/SIGTERM, and always
@@ -27,8 +27,7 @@ export async function withRegistry<T>(
   opts: RegistryOptions,
   work: (reg: Registry, signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
-  const progress = startProgress("pinning execution paths");
-  try {
+  return await withProgress("pinning execution paths", async (progress) => {
     const reg = await Registry.openSelection(ws, spec, opts);
     progress.update("running the tool");
     const ctl = new AbortController();
@@ -43,7 +42,5 @@ export async function withRegistry<T>(
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);
     }
-  } finally {
-    progress.stop();
-  }
+  });
 }

@@ -5,8 +5,8 @@
  * @module
  */
 
+import { sessionsRoot } from "../../sessions/session_dir.ts";
 import { readdirSync } from "node:fs";
-import { join } from "node:path";
 import { Registry } from "../../registry/registry.ts";
 import type { Block } from "../../results/types.ts";
 import type { Workspace } from "../../workspace/types.ts";
@@ -100,7 +100,7 @@ export async function demoCalls(ws: Workspace, stateDir: string, io: CliIo): Pro
 
 function sessionDirs(stateDir: string): string[] {
   try {
-    return readdirSync(join(stateDir, "sessions")).filter((n) => !n.startsWith("."));
+    return readdirSync(sessionsRoot(stateDir)).filter((n) => !n.startsWith("."));
   } catch {
     return [];
   }
