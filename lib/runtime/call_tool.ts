@@ -148,7 +148,6 @@ async function callCommand(
   grant: CallGrant,
 ): Promise<ToolResult> {
   const props = decl.inputSchema.properties;
-  const roots = artifactRootsFor(reg.workspace, artifact, decl, reg.artifactDir);
   await mkdir(reg.artifactDir, { recursive: true, mode: 0o700 });
   const spec: CommandSpec = {
     ws: reg.workspace,
@@ -171,7 +170,9 @@ async function callCommand(
   const result = decl.session !== undefined
     ? await callBoundTool(reg.sessions, { artifact, session: decl.session, spec })
     : await runCommand(spec);
-  return decl.protocol === "json" ? await renderEnvelopes(result, roots, reg.artifacts) : result;
+  if (decl.protocol !== "json") return result; // only json results carry envelopes
+  const roots = artifactRootsFor(reg.workspace, artifact, decl, reg.artifactDir);
+  return await renderEnvelopes(result, roots, reg.artifacts);
 }
 
 /**
