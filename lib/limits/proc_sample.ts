@@ -8,6 +8,7 @@
  * @module
  */
 
+import { parseProcStat, type ProcStat } from "../process/proc_identity.ts";
 import { readdirSync, readFileSync } from "node:fs";
 import { scanGroup } from "../process/proc_identity.ts";
 
@@ -65,24 +66,12 @@ export function systemPageSize(): number {
   return pageSize;
 }
 
-interface Stat {
-  pgrp: number;
-  state: string;
-  ticks: number;
-  startTime: number;
-}
-
-function readStat(pid: number): Stat | null {
-  let text: string;
+function readStat(pid: number): ProcStat | null {
   try {
-    text = readFileSync(`/proc/${pid}/stat`, "latin1");
+    return parseProcStat(readFileSync(`/proc/${pid}/stat`, "latin1"));
   } catch {
     return null;
   }
-  const f = text.slice(text.lastIndexOf(")") + 2).split(" ");
-  if (f.length < 20) return null;
-  const ticks = Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
-  return { pgrp: Number(f[2]), state: f[0], ticks, startTime: Number(f[19]) };
 }
 
 function readStatm(pid: number): { rss: number; data: number } {

@@ -61,7 +61,7 @@ let procAvailable: boolean | undefined;
 function inspectWithoutProc(record: ProcessRecord): GroupInspection {
   if (groupIsAbsent(record.pgid)) return { ours: false, live: [] };
   const unknown = { pid: record.pgid, state: "?", ppid: 0, pgrp: record.pgid, sid: record.pgid };
-  return { ours: true, live: [{ ...unknown, startTime: 0 }] };
+  return { ours: true, live: [{ ...unknown, startTime: 0, ticks: 0 }] };
 }
 
 /** Leader present: ours only if it is the recorded process (or, start time unknown, a

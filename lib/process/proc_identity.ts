@@ -22,6 +22,8 @@ export interface ProcStat {
   sid: number;
   /** Start time in clock ticks since boot (field 22). */
   startTime: number;
+  /** CPU time so far in clock ticks: utime + stime + cutime + cstime (fields 14–17). */
+  ticks: number;
 }
 
 /**
@@ -65,6 +67,7 @@ export function parseProcStat(text: string): ProcStat | null {
     pgrp: Number(f[2]),
     sid: Number(f[3]),
     startTime: Number(f[19]),
+    ticks: Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]),
   };
   return Number.isFinite(stat.startTime) ? stat : null;
 }

@@ -14,7 +14,16 @@ import { assertGroupGone, ENV } from "./helpers.ts";
 Deno.test("parseProcStat counts fields from the last parenthesis", () => {
   const line = "42 (we) ird (name) S 7 42 42 0 -1 4194560 1 2 3 4 5 6 7 8 20 0 1 0 98765 1 2";
   const s = parseProcStat(line);
-  assert.deepEqual(s, { pid: 42, state: "S", ppid: 7, pgrp: 42, sid: 42, startTime: 98765 });
+  // ticks = utime + stime + cutime + cstime (fields 14–17: 5 + 6 + 7 + 8)
+  assert.deepEqual(s, {
+    pid: 42,
+    state: "S",
+    ppid: 7,
+    pgrp: 42,
+    sid: 42,
+    startTime: 98765,
+    ticks: 26,
+  });
   assert.equal(parseProcStat("garbage"), null);
   assert.equal(parseProcStat("1 (x) S 1 2"), null);
 });
