@@ -11,7 +11,7 @@
  *   group is killed just past 16 MiB), and — informative, the pattern of a session that
  *   drains its harness's output indefinitely — with the caps raised so everything is
  *   drained (16 MiB retained). Under Deno the latter grows with throughput because
- *   node-compat stream chunks are collected lazily (Node 20 stays about +40 MiB).
+ *   node-compat stream chunks are collected lazily (this bench runs under Deno only).
  *
  * Run alone: `deno run -A bench/process_bench.ts`.
  *

@@ -4,7 +4,7 @@
  * - per-call overhead of resource-limit enforcement: the same trivial plain tool (`true`)
  *   called through the registry without limits, with `max_processes` only (watchdog, no
  *   wrapper), with memory + CPU + processes under `rlimit` (`prlimit` wrapper + watchdog),
- *   and under `cgroup` where this host allows it — mean ms per call and ratio to the
+ *   and under `cgroup` where this host allows it — median ms per call and ratio to the
  *   unlimited call;
  * - lock verification on the example workspace: `Registry.open(examples, "app/review")`
  *   with `toolhost.lock` verified vs not (the difference is what verification adds), and
