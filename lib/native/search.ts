@@ -181,17 +181,18 @@ async function search(
   };
   let warnings: string[] = [];
   let truncated = false;
-  const single = r.components.length > 0 &&
-    (await withSandbox(r, env, (box) => box.kindOf(r.components, r.path))) === "file";
-  if (single) {
-    truncated = !(await withSandbox(r, env, (box) => {
-      const f = box.openFile(r.components, r.path);
-      try {
-        return searchFd(st, f.fd, r.path);
-      } finally {
-        fs.closeSync(f.fd);
-      }
-    }));
+  // A single file is looked up and searched inside one sandbox; anything else traverses.
+  const single = r.components.length === 0 ? undefined : await withSandbox(r, env, (box) => {
+    if (box.kindOf(r.components, r.path) !== "file") return undefined;
+    const f = box.openFile(r.components, r.path);
+    try {
+      return searchFd(st, f.fd, r.path);
+    } finally {
+      fs.closeSync(f.fd);
+    }
+  });
+  if (single !== undefined) {
+    truncated = !single;
   } else {
     const out = await traverse(env, r, { depth: 256, scanEntries: lim.scanEntries }, (e, box) => {
       if (e.kind !== "file" || !globFilter(glob, e.rel, e.name)) return;
