@@ -6,7 +6,7 @@
  */
 
 import { PathError } from "../errors/errors.ts";
-import { jsonResult, LIMITS, type ToolResult } from "../results/types.ts";
+import { jsonResult, type ToolResult } from "../results/types.ts";
 import { resolveLogicalPath } from "../paths/resolve.ts";
 import { compileGlob } from "../glob/pattern.ts";
 import { globFiles, type GlobLimits } from "../glob/engine.ts";
@@ -49,7 +49,7 @@ export async function runGlob(
     const dir = box.openDir(r.components, r.path);
     try {
       return globFiles(box, dir, r.path, glob, {
-        limits: { maxResultBytes: LIMITS.maxJsonBytes, ...limits },
+        limits,
         admit: admitter(env),
         envelopeBytes,
         signal: env.signal,

@@ -10,7 +10,7 @@
 
 import fs from "node:fs";
 import { PathError } from "../errors/errors.ts";
-import { jsonResult, LIMITS, type ToolResult } from "../results/types.ts";
+import { jsonResult, type ToolResult } from "../results/types.ts";
 import { type ResolvedPath, resolveLogicalPath } from "../paths/resolve.ts";
 import type { Sandbox } from "../paths/sandbox.ts";
 import { compileGlob } from "../glob/pattern.ts";
@@ -99,7 +99,7 @@ export async function runGrep(
   const base = ownership(r);
   const options: GrepOptions = {
     glob,
-    limits: { maxResultBytes: LIMITS.maxJsonBytes, ...limits },
+    limits,
     envelopeBytes: jsonBytes({ ...base, matches: [], truncated: false }),
     signal: env.signal,
   };

@@ -9,28 +9,21 @@
 
 import { jsonBytes } from "../results/json_text.ts";
 import type { DirHandle, Sandbox } from "../paths/sandbox.ts";
-import { walkTree } from "../paths/walk.ts";
+import { DEFAULT_WALK_LIMITS, type WalkLimits, walkTree } from "../paths/walk.ts";
+import { LIMITS } from "../results/types.ts";
 import { childLogical } from "../paths/logical.ts";
 import type { CompiledGlob, GlobState } from "./pattern.ts";
 
-/** Glob bounds. */
-export interface GlobLimits {
-  /** Traversed entries before stopping (truncated). Default 10,000. */
-  maxEntries: number;
-  /** Entries one folder may hold (more is an error). Default 10,000. */
-  maxDirEntries: number;
-  /** Folder nesting held open at once. Default 256. */
-  maxDepth: number;
+/** Glob bounds: the traversal's (see walk.ts) plus the result size. */
+export interface GlobLimits extends WalkLimits {
   /** Largest compact JSON result in bytes, envelope included. Default 512 KiB. */
   maxResultBytes: number;
 }
 
 /** The agent-facing defaults. */
 export const DEFAULT_GLOB_LIMITS: GlobLimits = Object.freeze({
-  maxEntries: 10_000,
-  maxDirEntries: 10_000,
-  maxDepth: 256,
-  maxResultBytes: 512 * 1024,
+  ...DEFAULT_WALK_LIMITS,
+  maxResultBytes: LIMITS.maxJsonBytes,
 });
 
 /** Options of {@linkcode globFiles}. */

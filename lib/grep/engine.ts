@@ -11,21 +11,16 @@
 import { jsonBytes } from "../results/json_text.ts";
 import fs from "node:fs";
 import type { DirHandle, Sandbox } from "../paths/sandbox.ts";
-import { walkTree } from "../paths/walk.ts";
+import { DEFAULT_WALK_LIMITS, type WalkLimits, walkTree } from "../paths/walk.ts";
+import { LIMITS } from "../results/types.ts";
 import { childLogical } from "../paths/logical.ts";
 import type { CompiledGlob } from "../glob/pattern.ts";
 import { type ByteScanner, withByteScannerSync } from "./byte_scan.ts";
 import type { GrepPattern } from "./regex.ts";
 import { prepareScanner, searchBuffer } from "./search.ts";
 
-/** Grep bounds. */
-export interface GrepLimits {
-  /** Traversed entries before stopping (truncated). Default 10,000. */
-  maxEntries: number;
-  /** Entries one folder may hold (more is an error). Default 10,000. */
-  maxDirEntries: number;
-  /** Folder nesting held open at once. Default 256. */
-  maxDepth: number;
+/** Grep bounds: the traversal's (see walk.ts) plus file, total and result sizes. */
+export interface GrepLimits extends WalkLimits {
   /** Largest file searched; larger files are skipped (truncated). Default 8 MiB. */
   maxFileBytes: number;
   /** Total bytes searched before stopping (truncated). Default 64 MiB. */
@@ -36,12 +31,10 @@ export interface GrepLimits {
 
 /** The agent-facing defaults. */
 export const DEFAULT_GREP_LIMITS: GrepLimits = Object.freeze({
-  maxEntries: 10_000,
-  maxDirEntries: 10_000,
-  maxDepth: 256,
+  ...DEFAULT_WALK_LIMITS,
   maxFileBytes: 8 * 1024 * 1024,
   maxTotalBytes: 64 * 1024 * 1024,
-  maxResultBytes: 512 * 1024,
+  maxResultBytes: LIMITS.maxJsonBytes,
 });
 
 /** One matching line. */
