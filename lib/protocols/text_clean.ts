@@ -58,10 +58,24 @@ export function decodeLossy(bytes: Uint8Array, partial = false): string {
  * ```
  */
 export function capText(text: string, maxBytes: number, truncated = false): string {
-  const bytes = Buffer.from(text, "utf8");
-  if (bytes.length <= maxBytes && !truncated) return text;
+  if (!truncated && Buffer.byteLength(text, "utf8") <= maxBytes) return text;
   const markerBytes = Buffer.byteLength(TRUNCATION_MARKER, "utf8");
-  let end = Math.max(0, Math.min(bytes.length, maxBytes - markerBytes));
-  while (end > 0 && end < bytes.length && (bytes[end] & 0xc0) === 0x80) end--;
-  return bytes.subarray(0, end).toString("utf8") + TRUNCATION_MARKER;
+  return utf8Head(text, Math.max(0, maxBytes - markerBytes)) + TRUNCATION_MARKER;
+}
+
+/**
+ * The longest prefix of `text` of at most `max` UTF-8 bytes, cut on a character boundary.
+ *
+ * @example
+ * ```ts
+ * import { utf8Head } from "./text_clean.ts";
+ * utf8Head("héllo", 2); // "h"
+ * ```
+ */
+export function utf8Head(text: string, max: number): string {
+  const b = Buffer.from(text, "utf8");
+  if (b.length <= max) return text;
+  let end = max;
+  while (end > 0 && (b[end] & 0xc0) === 0x80) end--;
+  return b.subarray(0, end).toString("utf8");
 }

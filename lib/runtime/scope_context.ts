@@ -19,12 +19,13 @@ import type { ArgvElement, Workspace } from "../workspace/types.ts";
  */
 export function scopeEntries(ws: Workspace, scope: readonly string[]): Record<string, ScopeEntry> {
   const out: Record<string, ScopeEntry> = {};
+  const admitted = new Set(scope);
   for (const id of scope) {
     const a = ws.artifacts.get(id);
     if (!a) continue;
     const children: Record<string, string> = {};
     for (const [logical, childId] of Object.entries(a.children)) {
-      if (scope.includes(childId)) children[logical] = childId;
+      if (admitted.has(childId)) children[logical] = childId;
     }
     out[id] = { path: a.physicalPath, kind: a.kind, children };
   }

@@ -8,6 +8,7 @@
  * @module
  */
 
+import { utf8Head } from "../protocols/text_clean.ts";
 import { randomBytes } from "node:crypto";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -19,7 +20,6 @@ import { renderEnvelope } from "../odek/render.ts";
 import type { ArtifactRef } from "../odek/types.ts";
 import { inspectArtifactRef } from "../odek/validate.ts";
 import { formatBytes } from "../protocols/run_errors.ts";
-import { Buffer } from "node:buffer";
 import type { ToolResult } from "../results/types.ts";
 
 /** Where oversized output goes: the registry's artifact directory and store. */
@@ -97,23 +97,6 @@ export async function writeSpillText(path: string, text: string): Promise<SpillF
  */
 export function escapeArtifactMarkers(text: string): string {
   return text.replace(MARKER_LIKE, "\\$1");
-}
-
-/**
- * The longest prefix of `text` of at most `max` UTF-8 bytes, cut on a character boundary.
- *
- * @example
- * ```ts
- * import { utf8Head } from "./spill_result.ts";
- * utf8Head("héllo", 2); // "h"
- * ```
- */
-export function utf8Head(text: string, max: number): string {
-  const b = Buffer.from(text, "utf8");
-  if (b.length <= max) return text;
-  let end = max;
-  while (end > 0 && (b[end] & 0xc0) === 0x80) end--;
-  return b.subarray(0, end).toString("utf8");
 }
 
 /**
