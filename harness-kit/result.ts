@@ -6,6 +6,7 @@
  * @module
  */
 
+import { utf8Head } from "../lib/protocols/text_clean.ts";
 import { Buffer } from "node:buffer";
 import { statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
@@ -33,11 +34,7 @@ function isBlock(v: unknown): v is Block {
  * ```
  */
 export function cutUtf8(s: string, max: number): string {
-  const bytes = Buffer.from(s, "utf8");
-  if (bytes.byteLength <= max) return s;
-  let end = max;
-  while (end > 0 && (bytes[end] & 0xc0) === 0x80) end--;
-  return bytes.subarray(0, end).toString("utf8");
+  return utf8Head(s, max);
 }
 
 /**
