@@ -21,7 +21,7 @@ import { mkdir } from "node:fs/promises";
 import { artifactRootsFor, renderEnvelopes } from "./artifact_refs.ts";
 import { type CommandSpec, runCommand } from "./command_tool.ts";
 import { callBoundTool } from "../sessions/bound_call.ts";
-import { checkFileTargets } from "./file_targets.ts";
+import { checkScopeTargets } from "./scope_targets.ts";
 import { callBuiltinLike, isBuiltinLike } from "../plugins/builtin_like.ts";
 import type { CallGrant } from "../plugins/host.ts";
 import { trustOptions } from "../spill/command_options.ts";
@@ -49,7 +49,7 @@ export async function callTool(
   const admitted = admission.args;
   if (opts.signal?.aborted) return errorResult("The call was cancelled before it started.");
   const ws = reg.workspace;
-  const targetProblem = checkFileTargets(ws, reg.selection.scope);
+  const targetProblem = checkScopeTargets(ws, reg.selection.scope);
   if (targetProblem) return errorResult(`The call was refused: ${targetProblem}.`);
   const artifact = ws.artifacts.get(tool.artifactId)!;
   const decl = tool.decl;
