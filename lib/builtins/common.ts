@@ -71,7 +71,7 @@ export async function withSandbox<T>(
   env: BuiltinEnv,
   fn: (box: Sandbox) => T | Promise<T>,
 ): Promise<T> {
-  const box = Sandbox.open(r.rootDir, r.path);
+  const box = Sandbox.open(r.rootDir, r.path, { exact: true });
   try {
     box.deny(deniedPaths(env));
     return await fn(box);

@@ -20,13 +20,27 @@
 import fs from "node:fs";
 import process from "node:process";
 import { PathError } from "../errors/errors.ts";
-import { pathErrorFor } from "./errno.ts";
+import { errnoOf, pathErrorFor } from "./errno.ts";
 
 const C = fs.constants;
 const DIR_FLAGS = C.O_RDONLY | C.O_DIRECTORY | C.O_NOFOLLOW;
-/** The root itself is trusted configuration: its path may lead through symlinks. */
+/**
+ * The root path is trusted configuration and may lead through symlinks — unless the
+ * caller says it is a realpath ({@link SandboxOpenOptions.exact}).
+ */
 const ROOT_FLAGS = C.O_RDONLY | C.O_DIRECTORY;
 const FILE_FLAGS = C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK;
+
+/** Options of {@link Sandbox.open}. */
+export interface SandboxOpenOptions {
+  /**
+   * The path is a realpath that must still name the opened folder: no component may
+   * have become a symlink or been moved since it was declared (an Artifact folder
+   * swapped for a link to elsewhere). Checked after the open — by `/proc/self/fd` on
+   * Linux, by realpath and identity elsewhere. Default false.
+   */
+  exact?: boolean;
+}
 
 /** What a directory entry is, without following it. */
 export type EntryKind = "file" | "directory" | "symlink" | "other";
@@ -62,25 +76,44 @@ const STREAMING_DIRS = !("deno" in process.versions);
 
 let procfsState: boolean | undefined;
 
-function procfsWorks(fd: number, real: string): boolean {
-  if (procfsState !== undefined) return procfsState;
-  try {
-    procfsState = fs.readlinkSync(`/proc/self/fd/${fd}`) === real;
-  } catch {
-    procfsState = false;
+/**
+ * Whether `/proc/self/fd` shows what a descriptor is, probed once on `/` (never on a
+ * caller's path, which a swap could make disagree and so switch the checks off).
+ */
+function procfsAvailable(): boolean {
+  if (procfsState === undefined) {
+    try {
+      const fd = fs.openSync("/", ROOT_FLAGS);
+      try {
+        procfsState = fs.readlinkSync(`/proc/self/fd/${fd}`) === "/";
+      } finally {
+        closeQuietly(fd);
+      }
+    } catch {
+      procfsState = false;
+    }
   }
   return procfsState;
 }
 
 /**
- * The root's physical path without (or before probing) procfs: its realpath. The first
- * open also probes whether `/proc/self/fd` shows what a descriptor is; from then on the
- * descriptor itself says where the root is, so a swap after open cannot mislead.
+ * The root's physical path without procfs: its realpath. With `exact`, the name must
+ * still lead to the opened folder itself (same device and inode).
  */
-function firstOpen(fd: number, physicalDir: string): string {
+function realWithoutProcfs(fd: number, physicalDir: string, exact: boolean): string {
   const real = fs.realpathSync(physicalDir);
-  procfsWorks(fd, real);
-  return real;
+  if (!exact) return real;
+  const named = fs.statSync(real, { bigint: true });
+  const opened = fs.fstatSync(fd, { bigint: true });
+  return named.dev === opened.dev && named.ino === opened.ino ? real : `${real}\0moved`;
+}
+
+/** The error of a root that no longer is where it was declared. */
+function movedRoot(logical: string): PathError {
+  return new PathError(
+    `\`${logical}\` was refused: its Artifact folder no longer is where the workspace ` +
+      "declared it (moved, or it or a parent replaced, e.g. by a symlink); restore it and retry.",
+  );
 }
 
 function kindOfStats(st: fs.Stats | fs.BigIntStats | fs.Dirent): EntryKind {
@@ -124,23 +157,25 @@ export class Sandbox {
    * box.close();
    * ```
    */
-  static open(physicalDir: string, logical = "."): Sandbox {
+  static open(physicalDir: string, logical = ".", opts: SandboxOpenOptions = {}): Sandbox {
     let fd: number;
     try {
-      fd = fs.openSync(physicalDir, ROOT_FLAGS);
+      fd = fs.openSync(physicalDir, opts.exact ? ROOT_FLAGS | C.O_NOFOLLOW : ROOT_FLAGS);
     } catch (e) {
-      throw pathErrorFor(e, logical);
+      const swapped = opts.exact && (errnoOf(e) === "ELOOP" || errnoOf(e) === "ENOTDIR");
+      throw swapped ? movedRoot(logical) : pathErrorFor(e, logical);
     }
     let real: string;
     try {
-      real = procfsState === true
+      real = procfsAvailable()
         ? fs.readlinkSync(`/proc/self/fd/${fd}`) // what was opened, whatever the name now says
-        : firstOpen(fd, physicalDir);
+        : realWithoutProcfs(fd, physicalDir, opts.exact === true);
+      if (opts.exact && real !== physicalDir) throw movedRoot(logical);
     } catch (e) {
       closeQuietly(fd);
       throw e instanceof PathError ? e : pathErrorFor(e, logical);
     }
-    const procfs = procfsState === true;
+    const procfs = procfsAvailable();
     return new Sandbox({ fd, base: procfs ? `/proc/self/fd/${fd}` : real }, real, procfs);
   }
 

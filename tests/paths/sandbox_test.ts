@@ -240,6 +240,72 @@ Deno.test("race: a file swapped for a symlink between check and open never leaks
   assert.ok(okReads > 0, "some calls should succeed");
 });
 
+Deno.test("exact roots: a root whose name no longer leads to it is refused after open", () => {
+  const c = corpus();
+  try {
+    const box = Sandbox.open(c.root, ".", { exact: true });
+    assert.equal(box.real, c.root);
+    box.close();
+    // The last component swapped for a link (to outside, and even back to itself).
+    fs.renameSync(c.root, `${c.root}.real`);
+    fs.symlinkSync(path.join(c.outer, "outside"), c.root);
+    refuses(() => Sandbox.open(c.root, "rules", { exact: true }), /`rules` was refused: .*moved/);
+    fs.rmSync(c.root);
+    fs.symlinkSync(`${c.root}.real`, c.root);
+    refuses(() => Sandbox.open(c.root, ".", { exact: true }), /no longer is where/);
+    fs.rmSync(c.root);
+    fs.renameSync(`${c.root}.real`, c.root);
+    // An inner component swapped: <outer>/in/root where `in` becomes a link.
+    const inner = path.join(c.outer, "in", "root");
+    fs.mkdirSync(inner, { recursive: true });
+    assert.equal(Sandbox.open(inner, ".", { exact: true }).real, inner);
+    fs.renameSync(path.join(c.outer, "in"), path.join(c.outer, "in.real"));
+    fs.symlinkSync("in.real", path.join(c.outer, "in"));
+    refuses(() => Sandbox.open(inner, "x", { exact: true }), /`x` was refused/);
+    // Without `exact` the root is configuration and may lead through links.
+    Sandbox.open(inner).close();
+  } finally {
+    c.rm();
+  }
+});
+
+Deno.test("race: the Artifact folder itself swapped for a symlink never leaks", async () => {
+  const c = corpus();
+  fs.writeFileSync(path.join(c.outer, "outside", "a.txt"), `${SECRET}\n`);
+  const child = swapper(
+    c.outer,
+    `while [ ! -e stop ]; do
+       ln -sfn outside root.lnk; mv -fT root root.real; mv -fT root.lnk root
+       rm -f root; mv -fT root.real root
+     done`,
+  );
+  let okReads = 0;
+  try {
+    for (let i = 0; i < 400; i++) {
+      for (
+        const [tool, args] of [
+          ["read", { path: "a.txt" }],
+          ["list", {}],
+          ["grep", { pattern: "[A-Z]" }],
+          ["glob", { pattern: "*.txt" }],
+        ] as const
+      ) {
+        const r = await runBuiltin(decl(tool), args, c.e);
+        const s = JSON.stringify(r);
+        assert.ok(!s.includes(SECRET), `${tool} returned outside content`);
+        noPhysical(r, c.outer);
+        if (!r.isError) okReads++;
+      }
+      if (i % 50 === 0) await new Promise((res) => setTimeout(res, 1));
+    }
+  } finally {
+    fs.writeFileSync(path.join(c.outer, "stop"), "");
+    await child.status;
+    c.rm();
+  }
+  assert.ok(okReads > 0, "some calls should succeed");
+});
+
 Deno.test("root pinning: a root that is itself a symlink resolves to its realpath", () => {
   const c = corpus();
   try {

@@ -1,6 +1,6 @@
 /**
  * The call pipeline end to end through Registry.call: admission before anything exists,
- * admitted file targets re-validated before every call, json context for file Artifacts,
+ * admitted targets (file and folder Artifacts) re-validated before every call, json context for file Artifacts,
  * odek envelopes rendered and readable through get_artifact_field, and the CLI's exit codes.
  */
 
@@ -120,6 +120,49 @@ for (
     });
   });
 }
+
+for (
+  const [label, mutate] of [
+    ["missing", (p: string) => rmSync(p, { recursive: true })],
+    ["replaced by a symlink to elsewhere", (p: string) => {
+      renameSync(p, `${p}.bak`);
+      Deno.mkdirSync(`${p}.evil`);
+      writeFileSync(join(`${p}.evil`, "a.md"), "SECRET-outside\n");
+      symlinkSync(`${p}.evil`, p);
+    }],
+    ["replaced by a file", (p: string) => {
+      rmSync(p, { recursive: true });
+      writeFileSync(p, "x");
+    }],
+  ] as const
+) {
+  Deno.test(`an Artifact folder ${label} fails every call before anything runs`, async () => {
+    await withRegistry(async (reg, root, marker) => {
+      mutate(join(root, "app"));
+      for (const [tool, args] of [["probe_notes", {}], ["read_app", { path: "a.md" }]] as const) {
+        const r = await reg.call(tool, args);
+        assert.equal(r.isError, true, `${tool}: ${text(r)}`);
+        assert.match(text(r), /Artifact folder `app`/);
+        assert.equal(text(r).includes("SECRET"), false);
+        assert.equal(text(r).includes(root), false, "the message shows a physical path");
+      }
+      assert.equal(existsSync(join(marker, "ran")), false, "the command ran");
+    });
+  });
+}
+
+Deno.test("a restored Artifact folder is served again (nothing was pinned stale)", async () => {
+  await withRegistry(async (reg, root) => {
+    const app = join(root, "app");
+    rmSync(app, { recursive: true });
+    assert.equal((await reg.call("read_app", { path: "a.md" })).isError, true);
+    Deno.mkdirSync(app);
+    writeFileSync(join(app, "a.md"), "beta\n");
+    const r = await reg.call("read_app", { path: "a.md" });
+    assert.equal(r.isError, false, text(r));
+    assert.match(text(r), /beta/);
+  });
+});
 
 Deno.test("rejected arguments: nothing runs, no directory is created, the value never appears", async () => {
   await withRegistry(async (reg, _root, marker) => {
