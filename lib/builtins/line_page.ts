@@ -248,32 +248,71 @@ export function readLinePage(fd: number, request: PageRequest): Promise<PageOutc
   return withByteScanner((s) => readPageWith(s, fd, request));
 }
 
-async function readPageWith(
+/** Where a scan stands between rounds. */
+interface ScanState {
+  pos: number;
+  lastByte: number;
+  round: number;
+}
+
+/**
+ * Scan the file; synchronous while it needs at most 64 reads (64 MiB), so the common page
+ * returns a value and the scanner goes back to its pool at once. Longer scans yield every
+ * 64 reads and check cancellation.
+ */
+function readPageWith(
   s: ByteScanner,
   fd: number,
   request: PageRequest,
-): Promise<PageOutcome> {
+): PageOutcome | Promise<PageOutcome> {
   const req = normalize(request);
   const data = s.reserve(req.chunkBytes);
   const scan = new PageScan(s, req);
-  let pos = 0;
-  let lastByte = -1;
-  for (let round = 1;; round++) {
-    const n = fs.readSync(fd, data, 0, req.chunkBytes, pos);
+  const st: ScanState = { pos: 0, lastByte: -1, round: 0 };
+  const step = scanRounds(scan, fd, data, req, st);
+  return step === "more" ? scanOn(scan, fd, data, req, st) : step;
+}
+
+async function scanOn(
+  scan: PageScan,
+  fd: number,
+  data: Uint8Array,
+  req: Required<PageRequest>,
+  st: ScanState,
+): Promise<PageOutcome> {
+  for (;;) {
+    await new Promise((r) => setImmediate(r));
+    if (req.signal.aborted) throw new CancelledError();
+    const step = scanRounds(scan, fd, data, req, st);
+    if (step !== "more") return step;
+  }
+}
+
+/** Up to the next multiple of 64 reads; "more" when the file goes on. */
+function scanRounds(
+  scan: PageScan,
+  fd: number,
+  data: Uint8Array,
+  req: Required<PageRequest>,
+  st: ScanState,
+): PageOutcome | "more" {
+  for (;;) {
+    const n = fs.readSync(fd, data, 0, req.chunkBytes, st.pos);
     if (n === 0) break;
     if (!scan.chunk(data, n)) return { ok: false, reason: scan.error as string };
-    lastByte = data[n - 1];
-    pos += n;
-    if (n < req.chunkBytes && pos >= req.sizeHint) break; // a regular file's end
-    if (round % 64 === 0) {
-      await new Promise((r) => setImmediate(r));
-      if (req.signal.aborted) throw new CancelledError();
-    }
+    st.lastByte = data[n - 1];
+    st.pos += n;
+    if (n < req.chunkBytes && st.pos >= req.sizeHint) break; // a regular file's end
+    if (++st.round % 64 === 0) return "more";
   }
+  return pageOf(scan, req, st);
+}
+
+function pageOf(scan: PageScan, req: Required<PageRequest>, st: ScanState): PageOutcome {
   scan.finish();
   const lines = scan.lines();
   if (lines === false) return { ok: false, reason: scan.error as string };
-  const totalLines = scan.newlines + (pos > 0 && lastByte !== NL ? 1 : 0);
+  const totalLines = scan.newlines + (st.pos > 0 && st.lastByte !== NL ? 1 : 0);
   const last = lines.length > 0 ? lines[lines.length - 1].line : req.line - 1;
   const truncated = lines.length > 0 && last < totalLines;
   return {

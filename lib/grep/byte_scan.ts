@@ -205,7 +205,9 @@ const pool: ByteScanner[] = [];
 /**
  * Run `use` with a scanner from a small pool: instantiating the wasm module and growing
  * its memory costs more than a whole small read, so scanners are reused. A scanner is
- * only ever used by one caller at a time; at most four idle ones are kept.
+ * only ever used by one caller at a time; at most four idle ones are kept. Pass a
+ * synchronous `use` (or one that returns a value when it needs no await) to give the
+ * scanner back before any other task runs.
  *
  * @example
  * ```ts
@@ -217,13 +219,26 @@ const pool: ByteScanner[] = [];
  * }); // 2
  * ```
  */
-export async function withByteScanner<T>(use: (s: ByteScanner) => T | Promise<T>): Promise<T> {
+export function withByteScanner<T>(use: (s: ByteScanner) => T | Promise<T>): Promise<T> {
   const s = pool.pop() ?? createByteScanner();
+  let out: T | Promise<T>;
   try {
-    return await use(s);
-  } finally {
-    if (pool.length < POOL_LIMIT) pool.push(s);
+    out = use(s);
+  } catch (e) {
+    release(s);
+    return Promise.reject(e);
   }
+  // A use that finished synchronously gives its scanner back at once, so concurrent calls
+  // (a client pipelining reads) share one instead of each instantiating the module.
+  if (!(out instanceof Promise)) {
+    release(s);
+    return Promise.resolve(out);
+  }
+  return out.finally(() => release(s));
+}
+
+function release(s: ByteScanner): void {
+  if (pool.length < POOL_LIMIT) pool.push(s);
 }
 
 /**
@@ -240,6 +255,6 @@ export function withByteScannerSync<T>(use: (s: ByteScanner) => T): T {
   try {
     return use(s);
   } finally {
-    if (pool.length < POOL_LIMIT) pool.push(s);
+    release(s);
   }
 }

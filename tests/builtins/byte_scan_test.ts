@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { fileURLToPath } from "node:url";
-import { createByteScanner, type ScanLiteral } from "../../lib/grep/byte_scan.ts";
+import { createByteScanner, type ScanLiteral, withByteScanner } from "../../lib/grep/byte_scan.ts";
 import { SCAN_WASM_BASE64 } from "../../lib/grep/scan_wasm.ts";
 
 function fold(text: string): ScanLiteral {
@@ -62,4 +62,38 @@ Deno.test("the embedded module matches scan.wat (when wat2wasm is installed)", a
   }
   assert.equal(out.code, 0);
   assert.equal(Buffer.from(out.stdout).toString("base64"), SCAN_WASM_BASE64);
+});
+
+Deno.test("withByteScanner: a synchronous use gives its scanner back at once", async () => {
+  // Pipelined calls start in the same tick; each must not instantiate its own module.
+  const seen = new Set<unknown>();
+  const counts = await Promise.all(
+    Array.from({ length: 20 }, () =>
+      withByteScanner((s) => {
+        seen.add(s);
+        const data = s.reserve(2);
+        data.set([10, 10]);
+        return s.count(0, 2, 10);
+      })),
+  );
+  assert.deepEqual(counts, new Array(20).fill(2));
+  assert.equal(seen.size, 1);
+  // A use that awaits keeps its scanner until it settles; a concurrent one gets another.
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  const seenAsync: unknown[] = [];
+  const first = withByteScanner(async (s) => {
+    seenAsync.push(s);
+    await held;
+  });
+  await withByteScanner((s) => seenAsync.push(s));
+  release();
+  await first;
+  assert.notEqual(seenAsync[0], seenAsync[1]);
+  await assert.rejects(
+    withByteScanner(() => {
+      throw new Error("boom");
+    }),
+    /boom/,
+  );
 });
