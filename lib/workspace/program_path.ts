@@ -1,15 +1,18 @@
 /**
  * Program lookup: a command without `/` is looked up on PATH; a command with `/` is
- * relative to the owner's working directory and must stay inside the workspace.
+ * relative to the owner's working directory and must stay inside the workspace — by its
+ * text and, when it exists, by its realpath, so a symlink (the command itself or a folder
+ * on the way) cannot lead out of the workspace.
  *
  * @module
  */
 
-import { accessSync, constants, statSync } from "node:fs";
+import { accessSync, constants, realpathSync, statSync } from "node:fs";
 import { delimiter, isAbsolute, join, relative, resolve } from "node:path";
 
 /**
- * Is `command` (relative to `cwd`) lexically inside `root`?
+ * Is `command` (relative to `cwd`) inside `root` (a realpath)? Its path must be, and so
+ * must its realpath when it exists (a missing command is reported where it is run).
  *
  * @example
  * ```ts
@@ -19,8 +22,20 @@ import { delimiter, isAbsolute, join, relative, resolve } from "node:path";
  * ```
  */
 export function isInsideWorkspace(root: string, cwd: string, command: string): boolean {
-  const rel = relative(root, resolve(cwd, command));
-  return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel);
+  const path = resolve(cwd, command);
+  if (!isBelow(root, path)) return false;
+  let real: string;
+  try {
+    real = realpathSync(path);
+  } catch {
+    return true;
+  }
+  return isBelow(root, real);
+}
+
+function isBelow(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  return rel !== "" && rel !== ".." && !rel.startsWith("../") && !isAbsolute(rel);
 }
 
 /**

@@ -151,6 +151,19 @@ for (
   });
 }
 
+Deno.test("a command swapped for a symlink out of the workspace is refused at call time", async () => {
+  await withRegistry(async (reg, root, marker) => {
+    const probe = join(root, "tools/probe.sh");
+    rmSync(probe);
+    symlinkSync("/bin/sh", probe);
+    const r = await reg.call("probe_notes", {});
+    assert.equal(r.isError, true, text(r));
+    assert.match(text(r), /outside the workspace/);
+    assert.equal(text(r).includes(root), false);
+    assert.equal(existsSync(join(marker, "ran")), false);
+  });
+});
+
 Deno.test("a restored Artifact folder is served again (nothing was pinned stale)", async () => {
   await withRegistry(async (reg, root) => {
     const app = join(root, "app");

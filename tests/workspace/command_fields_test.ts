@@ -184,6 +184,26 @@ Deno.test("commands with `/` that resolve outside the workspace are rejected", a
   }
 });
 
+Deno.test("commands that leave the workspace through a symlink are rejected", async () => {
+  // The text stays inside; the realpath does not (the command, or a folder on the way).
+  const files = {
+    ...BASE_FILES,
+    "app/rootlink": { symlink: "/" },
+    "app/tools/lnk": { symlink: "/bin/sh" },
+    "app/tools/dirlink": { symlink: "/bin" },
+    "app/tools/real.sh": { text: "#!/bin/sh\n", mode: 0o755 },
+    "app/tools/inner": { symlink: "real.sh" },
+  };
+  for (const bad of ["rootlink/bin/sh", "tools/lnk", "tools/dirlink/sh"]) {
+    await expectProblem(withTool({ ...JSON_TOOL, command: bad }), files, {
+      keyPath: `${AT}.command`,
+      message: /outside the workspace/,
+    });
+  }
+  // A link that stays inside the workspace is fine.
+  await expectLoads(withTool({ ...JSON_TOOL, command: "tools/inner" }), files);
+});
+
 Deno.test("empty command is rejected", async () => {
   await expectProblem(withTool({ ...JSON_TOOL, command: "" }), BASE_FILES, {
     keyPath: `${AT}.command`,
