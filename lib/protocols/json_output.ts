@@ -12,6 +12,7 @@ import type { RunOutcome } from "../process/run.ts";
 import { type Block, errorResult, LIMITS, type ToolResult } from "../results/types.ts";
 import { admitImage } from "./image_block.ts";
 import { checkBlock, checkResultShape, isNonblank } from "./json_validate.ts";
+import { MAX_JSON_DEPTH, precheckJson } from "./json_precheck.ts";
 import { exitFailure, runFailure } from "./run_errors.ts";
 
 /**
@@ -31,6 +32,13 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** Decode and parse stdout, or return the generic error. */
 function parseStdout(stdout: Uint8Array): { value: unknown } | { error: ToolResult } {
+  const pre = precheckJson(stdout, LIMITS.maxResultBytes);
+  if (pre === "too-large") {
+    return { error: invalidOutput("the result is larger than 8 MiB (compact)") };
+  }
+  if (pre === "too-deep") {
+    return { error: invalidOutput(`the result nests deeper than ${MAX_JSON_DEPTH} levels`) };
+  }
   let text: string;
   try {
     text = utf8.decode(stdout);
