@@ -13,6 +13,7 @@ import { resolveLogicalPath } from "../paths/resolve.ts";
 import type { DirEntry } from "../paths/sandbox.ts";
 import type { BuiltinEnv } from "./context.ts";
 import { jsonBytes, ownership, withSandbox } from "./common.ts";
+import { showPath } from "../paths/show_path.ts";
 
 /** Entries one listed folder may hold. */
 export const MAX_LIST_ENTRIES = 10_000;
@@ -58,10 +59,10 @@ export async function runList(
   const entries = await withSandbox(r, env, (box) => {
     if (r.fileOnly !== undefined) {
       if (r.components.length > 0) {
-        throw new PathError(`\`${r.path}\` is a file; list takes a folder.`);
+        throw new PathError(`${showPath(r.path)} is a file; list takes a folder.`);
       }
       const kind = box.kindOf([r.fileOnly], r.fileOnly);
-      if (kind === null) throw new PathError(`\`${r.fileOnly}\` does not exist.`);
+      if (kind === null) throw new PathError(`${showPath(r.fileOnly)} does not exist.`);
       return [{ name: r.fileOnly, kind }];
     }
     const dir = box.openDir(r.components, r.path);

@@ -10,6 +10,7 @@ import { resolveLogicalPath } from "../paths/resolve.ts";
 import type { BuiltinEnv } from "./context.ts";
 import { ownership, withSandbox } from "./common.ts";
 import { readLinePage } from "./line_page.ts";
+import { showPath } from "../paths/show_path.ts";
 
 /** Default number of lines per page. */
 export const DEFAULT_READ_LIMIT = 2000;
@@ -45,7 +46,7 @@ export async function runRead(args: ReadArgs, env: BuiltinEnv): Promise<ToolResu
         sizeHint: file.size,
         signal: env.signal,
       });
-      if (!page.ok) return errorResult(`\`${r.path}\`: ${page.reason}`);
+      if (!page.ok) return errorResult(`${showPath(r.path)}: ${page.reason}`);
       const { ok: _ok, ...rest } = page;
       return jsonResult({ ...ownership(r), ...rest });
     } finally {

@@ -12,6 +12,7 @@ import { errorResult, LIMITS, textResult, type ToolResult } from "../results/typ
 import { resolveLogicalPath } from "../paths/resolve.ts";
 import type { BuiltinEnv } from "./context.ts";
 import { readBounded, withSandbox } from "./common.ts";
+import { showPath } from "../paths/show_path.ts";
 
 /** Largest document `section` reads. */
 export const MAX_SECTION_FILE_BYTES = 8 * 1024 * 1024;
@@ -101,17 +102,17 @@ export async function runSection(fixed: string[], env: BuiltinEnv): Promise<Tool
     }
   });
   if (doc === null) {
-    return errorResult(`\`${r.path}\` is larger than 8 MiB; section cannot read it.`);
+    return errorResult(`${showPath(r.path)} is larger than 8 MiB; section cannot read it.`);
   }
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(doc);
   } catch {
-    return errorResult(`\`${r.path}\` is not valid UTF-8 text.`);
+    return errorResult(`${showPath(r.path)} is not valid UTF-8 text.`);
   }
   const section = findSection(text, heading);
   if (section === null) {
-    return errorResult(`The heading \`${heading}\` was not found in \`${r.path}\`.`);
+    return errorResult(`The heading ${showPath(heading)} was not found in ${showPath(r.path)}.`);
   }
   return textResult(capText(section));
 }

@@ -11,6 +11,7 @@ import { resolveLogicalPath } from "../paths/resolve.ts";
 import { checkImage } from "../images/detect.ts";
 import type { BuiltinEnv } from "./context.ts";
 import { readBounded, withSandbox } from "./common.ts";
+import { showPath } from "../paths/show_path.ts";
 
 /** Arguments of `view_image`. */
 export interface ViewImageArgs {
@@ -33,11 +34,11 @@ export async function runViewImage(args: ViewImageArgs, env: BuiltinEnv): Promis
     const file = box.openFile(r.components, r.path);
     try {
       if (file.size > LIMITS.maxImageBytes) {
-        return errorResult(`\`${r.path}\` is larger than 4 MiB; use a smaller image.`);
+        return errorResult(`${showPath(r.path)} is larger than 4 MiB; use a smaller image.`);
       }
       const bytes = readBounded(file.fd, LIMITS.maxImageBytes);
       const check = checkImage(bytes);
-      if (!check.ok) return errorResult(`\`${r.path}\`: ${check.reason}`);
+      if (!check.ok) return errorResult(`${showPath(r.path)}: ${check.reason}`);
       return {
         content: [{ type: "image", mimeType: check.mimeType, data: bytes.toString("base64") }],
         isError: false,

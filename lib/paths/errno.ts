@@ -6,6 +6,7 @@
  */
 
 import { PathError } from "../errors/errors.ts";
+import { showPath } from "./show_path.ts";
 
 /**
  * The `code` of a Node-style system error (`ENOENT`, ...), or undefined.
@@ -38,26 +39,30 @@ export function pathErrorFor(e: unknown, logical: string): PathError {
   if (e instanceof PathError) return e;
   switch (errnoOf(e)) {
     case "ENOENT":
-      return new PathError(`\`${logical}\` does not exist.`);
+      return new PathError(`${showPath(logical)} does not exist.`);
     case "ELOOP":
-      return new PathError(`\`${logical}\` is a symlink; built-in tools never follow symlinks.`);
+      return new PathError(
+        `${showPath(logical)} is a symlink; built-in tools never follow symlinks.`,
+      );
     case "ENOTDIR":
-      return new PathError(`A component of \`${logical}\` is not a folder.`);
+      return new PathError(`A component of ${showPath(logical)} is not a folder.`);
     case "EISDIR":
-      return new PathError(`\`${logical}\` is a folder, not a file.`);
+      return new PathError(`${showPath(logical)} is a folder, not a file.`);
     case "EACCES":
     case "EPERM":
-      return new PathError(`\`${logical}\` cannot be read: permission denied.`);
+      return new PathError(`${showPath(logical)} cannot be read: permission denied.`);
     case "EMFILE":
     case "ENFILE":
-      return new PathError(`\`${logical}\` could not be opened: too many open files; try again.`);
+      return new PathError(
+        `${showPath(logical)} could not be opened: too many open files; try again.`,
+      );
     case "ENAMETOOLONG":
-      return new PathError(`\`${logical}\` is too long for the filesystem.`);
+      return new PathError(`${showPath(logical)} is too long for the filesystem.`);
     case "ENXIO":
     case "ESPIPE":
     case "EAGAIN":
-      return new PathError(`\`${logical}\` is a special file and cannot be read.`);
+      return new PathError(`${showPath(logical)} is a special file and cannot be read.`);
     default:
-      return new PathError(`\`${logical}\` could not be opened.`);
+      return new PathError(`${showPath(logical)} could not be opened.`);
   }
 }

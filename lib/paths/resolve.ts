@@ -10,6 +10,7 @@ import path from "node:path";
 import { PathError } from "../errors/errors.ts";
 import type { ArtifactView, BuiltinEnv } from "../builtins/context.ts";
 import { joinLogical, validateLogicalPath } from "./logical.ts";
+import { showPath } from "./show_path.ts";
 
 /** A resolved logical path. */
 export interface ResolvedPath {
@@ -75,7 +76,7 @@ export function findDescendant(
 
 function notAdmitted(key: string, id: string): PathError {
   return new PathError(
-    `\`${key}\` belongs to Artifact \`${id}\`, which this eval does not admit; ` +
+    `${showPath(key)} belongs to Artifact \`${id}\`, which this eval does not admit; ` +
       "it cannot be read through this tool.",
   );
 }
@@ -91,8 +92,10 @@ function resolveInFile(
     return { ...base, rootDir: view.cwd, components: rest, fileOnly: name };
   }
   throw new PathError(
-    `\`${base.path}\` does not exist: the file Artifact${shownPrefix} exposes only its file ` +
-      `\`${name}\`.`,
+    `${
+      showPath(base.path)
+    } does not exist: the file Artifact${shownPrefix} exposes only its file ` +
+      `${showPath(name)}.`,
   );
 }
 
@@ -134,7 +137,7 @@ export function resolveLogicalPath(
   };
   if (hit.view.kind === "file") {
     // The key names the file itself; its virtual root is not addressable from the parent.
-    if (rest.length > 0) throw new PathError(`\`${hit.key}\` is a file, not a folder.`);
+    if (rest.length > 0) throw new PathError(`${showPath(hit.key)} is a file, not a folder.`);
     return {
       ...reached,
       rootDir: hit.view.cwd,

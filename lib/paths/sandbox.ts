@@ -21,6 +21,7 @@ import fs from "node:fs";
 import process from "node:process";
 import { PathError } from "../errors/errors.ts";
 import { errnoOf, pathErrorFor } from "./errno.ts";
+import { showPath } from "./show_path.ts";
 
 const C = fs.constants;
 const DIR_FLAGS = C.O_RDONLY | C.O_DIRECTORY | C.O_NOFOLLOW;
@@ -111,7 +112,7 @@ function realWithoutProcfs(fd: number, physicalDir: string, exact: boolean): str
 /** The error of a root that no longer is where it was declared. */
 function movedRoot(logical: string): PathError {
   return new PathError(
-    `\`${logical}\` was refused: its Artifact folder no longer is where the workspace ` +
+    `${showPath(logical)} was refused: its Artifact folder no longer is where the workspace ` +
       "declared it (moved, or it or a parent replaced, e.g. by a symlink); restore it and retry.",
   );
 }
@@ -231,7 +232,7 @@ export class Sandbox {
     }
     const prefix = this.real === "/" ? "/" : `${this.real}/`;
     if (target !== this.real && !target.startsWith(prefix)) {
-      throw new PathError(`\`${logical}\` ${refusal}`);
+      throw new PathError(`${showPath(logical)} ${refusal}`);
     }
   }
 
@@ -250,7 +251,9 @@ export class Sandbox {
    * @throws {PathError} for a missing component, a symlink, a special file or a swap.
    */
   openFile(components: readonly string[], logical: string): OpenedFile {
-    if (components.length === 0) throw new PathError(`\`${logical}\` is a folder, not a file.`);
+    if (components.length === 0) {
+      throw new PathError(`${showPath(logical)} is a folder, not a file.`);
+    }
     return this.walk(components, logical, "file") as OpenedFile;
   }
 
@@ -284,7 +287,9 @@ export class Sandbox {
         const p = `${cur.base}/${comps[i]}`;
         const st = this.lstatChecked(p, shown);
         if (this.isDenied(st)) {
-          throw new PathError(`\`${shown}\` belongs to an Artifact this eval does not admit.`);
+          throw new PathError(
+            `${showPath(shown)} belongs to an Artifact this eval does not admit.`,
+          );
         }
         if (last && want === "file") {
           const file = this.openRegular(p, st, shown);
@@ -292,7 +297,7 @@ export class Sandbox {
           return file;
         }
         if (!st.isDirectory()) {
-          throw new PathError(`\`${shown}\` is not a folder.`);
+          throw new PathError(`${showPath(shown)} is not a folder.`);
         }
         const fd = this.openChecked(p, DIR_FLAGS, st, shown, "directory");
         this.closeDir(cur);
@@ -313,18 +318,18 @@ export class Sandbox {
     } catch (e) {
       throw pathErrorFor(e, shown);
     }
-    if (!st) throw new PathError(`\`${shown}\` does not exist.`);
+    if (!st) throw new PathError(`${showPath(shown)} does not exist.`);
     if (st.isSymbolicLink()) {
-      throw new PathError(`\`${shown}\` is a symlink; built-in tools never follow symlinks.`);
+      throw new PathError(`${showPath(shown)} is a symlink; built-in tools never follow symlinks.`);
     }
     return st;
   }
 
   private openRegular(p: string, st: fs.BigIntStats, shown: string): OpenedFile {
-    if (st.isDirectory()) throw new PathError(`\`${shown}\` is a folder, not a file.`);
+    if (st.isDirectory()) throw new PathError(`${showPath(shown)} is a folder, not a file.`);
     if (!st.isFile()) {
       throw new PathError(
-        `\`${shown}\` is a special file (not a regular file) and cannot be read.`,
+        `${showPath(shown)} is a special file (not a regular file) and cannot be read.`,
       );
     }
     const fd = this.openChecked(p, FILE_FLAGS, st, shown, "file");
@@ -357,7 +362,7 @@ export class Sandbox {
     } catch { /* treated as changed */ }
     if (!ok) {
       closeQuietly(fd);
-      throw new PathError(`\`${shown}\` changed while it was being opened; try again.`);
+      throw new PathError(`${showPath(shown)} changed while it was being opened; try again.`);
     }
     return fd;
   }
@@ -474,7 +479,7 @@ export class TooManyEntriesError extends PathError {}
 
 function tooMany(logical: string, max: number): PathError {
   return new TooManyEntriesError(
-    `The folder \`${logical}\` has more than ${max.toLocaleString("en-US")} entries; ` +
+    `The folder ${showPath(logical)} has more than ${max.toLocaleString("en-US")} entries; ` +
       "name a smaller folder.",
   );
 }
