@@ -60,8 +60,9 @@ function isJsonObject(v: unknown): v is Record<string, unknown> {
 /** What {@link fromMcpResult} needs to know about the caller. */
 export interface InboundOptions {
   /**
-   * Rewrite one text block (e.g. render an odek envelope). Returning a ToolResult replaces
-   * the whole result (used to fail closed). Default: text unchanged.
+   * Rewrite one text block (e.g. render an odek envelope), given whole (cleaned, not yet
+   * cut). Return the same string for "not mine"; a ToolResult replaces the whole result
+   * (used to fail closed). Default: text unchanged.
    */
   mapText?: (text: string) => Promise<string | ToolResult>;
   /**
@@ -77,7 +78,9 @@ export interface InboundOptions {
  * limits: at most 32 blocks; text cleaned of control characters and capped at 64 KiB;
  * images must be PNG/JPEG/WebP matching their bytes (≤ 4 MiB); embedded text resources
  * become text; audio, blobs and resource links become a short text note; a result with
- * no content but an object `structuredContent` becomes one json block. Whatever the
+ * no content but an object `structuredContent` becomes one json block. Every text (also
+ * of an error result, and a content-less `structuredContent`) goes through `mapText`
+ * whole, before any cut or spill, so an envelope is always validated. Whatever the
  * server sends, the outcome is a valid ToolResult (invalid output → error result).
  *
  * @example
@@ -101,24 +104,25 @@ export async function fromMcpResult(
   }
   const blocks: Block[] = [];
   const spill = isError ? undefined : opts.spillText;
+  const whole = spill !== undefined || opts.mapText !== undefined;
   for (const [i, item] of items.entries()) {
-    const b = inboundBlock(item, i, spill !== undefined);
+    const b = inboundBlock(item, i, whole);
     if ("error" in b) return errorResult(b.error);
-    if (
-      b.type === "text" && spill &&
-      Buffer.byteLength(b.text) > LIMITS.maxTextBytes
-    ) {
+    if (b.type !== "text") {
+      blocks.push(b);
+      continue;
+    }
+    // Envelopes first, on the whole text: a cut or spilled envelope would skip validation.
+    const mapped = opts.mapText ? await opts.mapText(b.text) : b.text;
+    if (typeof mapped !== "string") return mapped;
+    if (mapped === b.text && spill && Buffer.byteLength(b.text) > LIMITS.maxTextBytes) {
       blocks.push({ type: "text", text: await spill(b.text) });
-    } else if (b.type === "text" && opts.mapText && !isError) {
-      const mapped = await opts.mapText(b.text);
-      if (typeof mapped !== "string") return mapped;
-      blocks.push({ type: "text", text: capText(mapped, LIMITS.maxTextBytes) });
-    } else if (b.type === "text") {
-      blocks.push({ type: "text", text: capText(b.text, LIMITS.maxTextBytes) });
-    } else blocks.push(b);
+    } else blocks.push({ type: "text", text: capText(mapped, LIMITS.maxTextBytes) });
   }
   if (blocks.length === 0 && isJsonObject(raw.structuredContent)) {
-    blocks.push({ type: "json", data: raw.structuredContent });
+    const json = await structuredBlock(raw.structuredContent, opts.mapText);
+    if (!("type" in json)) return json;
+    blocks.push(json);
   }
   if (blocks.length === 0) {
     blocks.push({ type: "text", text: isError ? "The tool failed." : "(no output)" });
@@ -130,6 +134,19 @@ export async function fromMcpResult(
     return errorResult(`The extension's result is ${bytes} bytes; the limit is 8 MiB.`);
   }
   return result;
+}
+
+/** A content-less result's `structuredContent`: an envelope is checked like text. */
+async function structuredBlock(
+  data: Record<string, unknown>,
+  mapText: InboundOptions["mapText"],
+): Promise<Block | ToolResult> {
+  if (!mapText) return { type: "json", data };
+  const text = jsonText({ type: "json", data }) ?? "null";
+  const mapped = await mapText(text);
+  if (typeof mapped !== "string") return mapped;
+  if (mapped === text) return { type: "json", data };
+  return { type: "text", text: capText(mapped, LIMITS.maxTextBytes) };
 }
 
 function textOf(b: Block): string {

@@ -26,6 +26,9 @@ function own(o: Record<string, unknown>, key: string): unknown {
   return Object.hasOwn(o, key) ? o[key] : undefined;
 }
 
+/** Only text that starts as a JSON object can be an envelope (skips a parse attempt). */
+const STARTS_AS_OBJECT = /^\s*\{/;
+
 /**
  * Detect and parse an odek.tool-result/v1 envelope carried as a tool result's text.
  *
@@ -45,7 +48,7 @@ function own(o: Record<string, unknown>, key: string): unknown {
  * ```
  */
 export function parseEnvelope(text: string): Envelope | null {
-  if (typeof text !== "string") return null;
+  if (typeof text !== "string" || !STARTS_AS_OBJECT.test(text)) return null;
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -10,7 +10,9 @@ import { ArtifactRefError, InvalidEnvelopeError } from "../../odek/errors.ts";
 import { parseEnvelope } from "../../odek/envelope.ts";
 import { renderEnvelope } from "../../odek/render.ts";
 import { validateEnvelope } from "../../odek/validate.ts";
-import { errorResult, type ToolResult } from "../../results/types.ts";
+import { Buffer } from "node:buffer";
+import { capText } from "../../protocols/text_clean.ts";
+import { errorResult, LIMITS, type ToolResult } from "../../results/types.ts";
 import type { ArtifactStore } from "../../artifacts/store.ts";
 
 /**
@@ -39,7 +41,12 @@ export function envelopeMapper(
       if (env === null) return text;
       const found = await validateEnvelope(env, roots);
       if (store) env.artifacts.forEach((ref, i) => store.add(ref, found[i]));
-      return renderEnvelope(env, { sizes: found.map((f) => f.size) });
+      const rendered = renderWithin(env, found.map((f) => f.size), LIMITS.maxTextBytes);
+      if (rendered !== undefined) return rendered;
+      return errorResult(
+        `The extension \`${extension}\` returned a refused result: its artifact lines ` +
+          "alone exceed 64 KiB.",
+      );
     } catch (e) {
       if (e instanceof InvalidEnvelopeError || e instanceof ArtifactRefError) {
         return errorResult(
@@ -51,4 +58,24 @@ export function envelopeMapper(
       );
     }
   };
+}
+
+/**
+ * The rendered envelope within `max` UTF-8 bytes: as the seed has it, the envelope's text
+ * is cut (with the truncation marker) and every metadata line is kept after it. Undefined
+ * when the metadata lines alone do not fit.
+ */
+function renderWithin(
+  env: Parameters<typeof renderEnvelope>[0],
+  sizes: (number | undefined)[],
+  max: number,
+): string | undefined {
+  const full = renderEnvelope(env, { sizes });
+  if (Buffer.byteLength(full, "utf8") <= max) return full;
+  const meta = renderEnvelope({ ...env, text: "" }, { sizes });
+  if (meta === "") return capText(full, max);
+  const room = max - Buffer.byteLength(meta, "utf8") - 1;
+  if (room < 64) return undefined;
+  const text = full.slice(0, full.length - meta.length - 1); // the flattened text line
+  return `${capText(text, room, true)}\n${meta}`;
 }
