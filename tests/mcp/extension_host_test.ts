@@ -11,7 +11,7 @@ import type { Workspace } from "../../lib/workspace/types.ts";
 import { tempWorkspace } from "../helpers/workspace.ts";
 import { alive, extensionToml, fixtureServerArgs, groupMembers, waitFor } from "./_helpers.ts";
 
-async function fixtureWorkspace(timeoutMs = 30000) {
+async function fixtureWorkspace(timeoutMs = 30000, extraEnv: Record<string, string> = {}) {
   const tmp = await tempWorkspace("", {
     "app/README.md": "# app\n",
     "out/r1.json": '{"a":1}',
@@ -28,6 +28,7 @@ async function fixtureWorkspace(timeoutMs = 30000) {
         FIXTURE_ARTIFACT: `${tmp.root}/out/r1.json`,
         FIXTURE_OUTSIDE: `${tmp.root}/app/secret.json`,
         FIXTURE_PIDFILE: `${tmp.root}/grandchild.pid`,
+        ...extraEnv,
       },
     });
   Deno.writeTextFileSync(`${tmp.root}/toolhost.toml`, toml);
@@ -131,6 +132,29 @@ Deno.test("extension readiness: a ready server and one that cannot start", async
     assert.equal(bad.toolsListed, false);
     assert.match(bad.error!, /cannot start: the command was not found on PATH/);
   } finally {
+    await tmp.cleanup();
+  }
+});
+
+Deno.test("extension host: a tool nested past 128 levels is left out, the rest listed", async () => {
+  // 127 and 128 levels are kept, 129 and 5000 (deep enough to overflow a recursive walk)
+  // are left out; the listing, the lock hashes and the calls keep working.
+  const { tmp, ws } = await fixtureWorkspace(30000, { FIXTURE_DEEP: "127,128,129,5000" });
+  const host = ExtensionHost.forEval(ws, "app/review", { log: () => {} });
+  try {
+    const names = (await host.list()).map((t) => t.name).sort();
+    assert.deepEqual(names, [
+      "deep127_fx",
+      "deep128_fx",
+      "echo_fx",
+      "envelope_fx",
+      "image_fx",
+      "sleep_fx",
+    ]);
+    assert.equal(text(await host.call("echo_fx", { text: "hi" })), "hi");
+    assert.equal((await host.call("deep5000_fx", {})).isError, true);
+  } finally {
+    await host.close();
     await tmp.cleanup();
   }
 });

@@ -23,6 +23,7 @@ import type { RunGuard } from "../../process/run_guard.ts";
 import type { ExtensionDecl } from "../../workspace/parse_extensions.ts";
 import { resolveProgram } from "../../workspace/program_path.ts";
 import { VERSION } from "../../version.ts";
+import { nestingWithin } from "../../results/json_depth.ts";
 import { NotDeliveredError, ProcessGroupTransport } from "./group_transport.ts";
 
 /**
@@ -45,6 +46,17 @@ export const MAX_LIST_PAGES = 16;
  * ```
  */
 export const MAX_EXTENSION_TOOLS = 1024;
+
+/**
+ * Deepest nesting of arrays/objects a listed tool definition may have.
+ *
+ * @example
+ * ```ts
+ * import { MAX_TOOL_NESTING } from "./connection.ts";
+ * MAX_TOOL_NESTING; // 128
+ * ```
+ */
+export const MAX_TOOL_NESTING = 128;
 
 /**
  * A call failed in a way the model should see as an error result.
@@ -218,7 +230,10 @@ export class ExtensionConnection {
     return conn;
   }
 
-  /** List the server's tools (following at most {@link MAX_LIST_PAGES} pages). */
+  /**
+   * List the server's tools (following at most {@link MAX_LIST_PAGES} pages); a tool whose
+   * definition nests deeper than {@link MAX_TOOL_NESTING} levels is left out.
+   */
   async listTools(): Promise<Tool[]> {
     const out: Tool[] = [];
     let cursor: string | undefined;
@@ -234,7 +249,9 @@ export class ExtensionConnection {
     } catch (e) {
       throw new ExtensionCallError(this.limitMessage ?? extensionMessage(e, this.decl));
     }
-    return out.slice(0, MAX_EXTENSION_TOOLS);
+    // A definition nested absurdly deep would overflow the recursive walks that hash and
+    // compile it; such a tool is left out like any other unusable one.
+    return out.slice(0, MAX_EXTENSION_TOOLS).filter((t) => nestingWithin(t, MAX_TOOL_NESTING));
   }
 
   /** Call a tool; errors propagate unmapped (the server classifies them). */

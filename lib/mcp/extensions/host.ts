@@ -139,7 +139,14 @@ export class ExtensionHost {
   }
 
   #tools(): Promise<Map<string, PublishedTool>> {
-    this.#listing ??= this.#collect();
+    if (this.#listing === undefined) {
+      const listing = this.#collect();
+      this.#listing = listing;
+      // A failed listing is not kept: the next request lists again.
+      listing.catch(() => {
+        if (this.#listing === listing) this.#listing = undefined;
+      });
+    }
     return this.#listing;
   }
 
@@ -169,21 +176,42 @@ export class ExtensionHost {
     const out = new Map<string, PublishedTool>();
     for (const { s, tools } of lists) {
       if (tools === undefined) continue;
-      const check = this.#opts.lock?.toolCheck(s.decl.name, tools);
-      drift.push(...(check?.drift ?? []));
-      for (const t of tools) {
-        const p = this.#publish(s, t, check?.blocked.get(t.name));
-        if (typeof p === "string") {
-          this.#opts.log?.(`extension \`${s.decl.name}\`: tool skipped: ${p}`);
-        } else if (out.has(p.listing.name) || this.#opts.reserved?.has(p.listing.name)) {
-          this.#opts.log?.(
-            `extension \`${s.decl.name}\`: tool skipped: \`${p.listing.name}\` is taken`,
-          );
-        } else out.set(p.listing.name, p);
+      try {
+        this.#publishAll(s, tools, drift, out);
+      } catch (e) {
+        // One server's listing must never take the others (or the registry's) down.
+        this.#opts.log?.(
+          `extension \`${s.decl.name}\`: its tools were skipped: ${(e as Error).name}`,
+        );
       }
     }
     this.#drift = drift;
     return out;
+  }
+
+  #publishAll(
+    s: ExtensionServer,
+    tools: Tool[],
+    drift: Drift[],
+    out: Map<string, PublishedTool>,
+  ): void {
+    const check = this.#opts.lock?.toolCheck(s.decl.name, tools);
+    const mine = new Map<string, PublishedTool>();
+    for (const t of tools) {
+      const p = this.#publish(s, t, check?.blocked.get(t.name));
+      if (typeof p === "string") {
+        this.#opts.log?.(`extension \`${s.decl.name}\`: tool skipped: ${p}`);
+      } else if (
+        out.has(p.listing.name) || mine.has(p.listing.name) ||
+        this.#opts.reserved?.has(p.listing.name)
+      ) {
+        this.#opts.log?.(
+          `extension \`${s.decl.name}\`: tool skipped: \`${p.listing.name}\` is taken`,
+        );
+      } else mine.set(p.listing.name, p);
+    }
+    drift.push(...(check?.drift ?? []));
+    for (const [k, v] of mine) out.set(k, v);
   }
 
   #publish(server: ExtensionServer, t: Tool, blocked?: Drift[]): PublishedTool | string {
