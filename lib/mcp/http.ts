@@ -19,7 +19,13 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { ToolhostError } from "../errors/errors.ts";
-import { checkBind, checkRequest, type GuardPolicy, loopbackOrigins } from "./http_guard.ts";
+import {
+  checkBind,
+  checkRequest,
+  type GuardPolicy,
+  isLoopbackHost,
+  loopbackOrigins,
+} from "./http_guard.ts";
 import type { BindAddress } from "./http_guard.ts";
 import { createMcpServer, type McpServerOptions, type ToolhostMcpServer } from "./server.ts";
 import type { ToolSource } from "./tool_source.ts";
@@ -87,7 +93,8 @@ export async function startHttpServer(opts: HttpServeOptions): Promise<HttpMcpSe
   const origins = new Set<string>();
   const policy: GuardPolicy = {
     origins,
-    loopbackHostOnly: !(opts.allowRemote ?? false),
+    // A loopback bind only ever has local clients: a foreign Host is DNS rebinding.
+    loopbackHostOnly: !(opts.allowRemote ?? false) || isLoopbackHost(opts.bind.host),
     token: opts.token,
   };
   const ctx = { opts, sessions, policy, pending: 0 };

@@ -71,6 +71,11 @@ export function checkBind(
   bind: BindAddress,
   opts: { allowRemote: boolean; hasToken: boolean },
 ): void {
+  if (opts.allowRemote && !opts.hasToken) {
+    throw new InvocationError(
+      "--allow-remote requires a bearer token: pass --token-env NAME naming an environment variable",
+    );
+  }
   if (isLoopbackHost(bind.host)) return;
   if (!opts.allowRemote) {
     throw new InvocationError(

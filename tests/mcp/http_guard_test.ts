@@ -38,6 +38,11 @@ Deno.test("checkBind: non-loopback needs --allow-remote and a token", () => {
     /requires a bearer token/,
   );
   checkBind({ host: "0.0.0.0", port: 1 }, { allowRemote: true, hasToken: true });
+  // --allow-remote always requires the token, also on a loopback bind.
+  assert.throws(
+    () => checkBind({ host: "127.0.0.1", port: 1 }, { allowRemote: true, hasToken: false }),
+    /requires a bearer token/,
+  );
 });
 
 Deno.test("checkRequest: Origin, Host and bearer token", () => {

@@ -250,3 +250,87 @@ Deno.test("serve over HTTP: non-loopback binds are refused without --allow-remot
   const badSpec = await run(["--http", "127.0.0.1"]);
   assert.equal(badSpec.code, 2);
 });
+
+Deno.test("serve over HTTP: the token never reaches tools; a loopback bind keeps its Host check", async () => {
+  const toml =
+    `[artifacts.app]\npath = "app"\n\n[artifacts.app.evals.review]\naudience = "agent"\n\n` +
+    `[artifacts.app.views.agent_tools.env]\ndescription = "Show the token variable."\n` +
+    `protocol = "plain"\ncommand = "tools/env.sh"\nargs = []\n`;
+  await using tmp = await tempWorkspace(toml, {
+    "app/tools/env.sh": { text: '#!/bin/sh\necho "token=${E2E_TOKEN:-none}"\n', mode: 0o755 },
+  });
+  const child = new Deno.Command("deno", {
+    args: serveArgs(
+      "--eval",
+      "app/review",
+      "--repo",
+      tmp.root,
+      "--http",
+      "127.0.0.1:0",
+      "--allow-remote",
+      "--token-env",
+      "E2E_TOKEN",
+    ),
+    env: { E2E_TOKEN: "t0ken-value" },
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  let text = "";
+  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  const pump = (async () => {
+    for (let r = await reader.read(); !r.done; r = await reader.read()) text += r.value;
+  })();
+  try {
+    assert.equal(await waitFor(() => /on (http:\S+)/.test(text), 20_000), true, text);
+    const url = /on (http:\S+)/.exec(text)![1];
+    const auth = { authorization: "Bearer t0ken-value" };
+    const { c } = await client(url, auth);
+    const r = await c.callTool({ name: "env_app", arguments: {} });
+    assert.equal((r.content as Text[])[0].text.trim(), "token=none");
+    await c.close();
+    const port = new URL(url).port;
+    const init = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-06-18",
+        capabilities: {},
+        clientInfo: { name: "x", version: "1" },
+      },
+    });
+    const headers = {
+      ...auth,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    };
+    assert.equal(await rawStatus(url, { ...headers, host: `attacker.example:${port}` }, init), 403);
+    assert.equal(await rawStatus(url, { ...headers, host: `127.0.0.1:${port}` }, init), 200);
+  } finally {
+    child.kill("SIGTERM");
+    await child.status;
+    await pump;
+  }
+  assert.doesNotMatch(text, /t0ken-value/);
+});
+
+Deno.test("serve over HTTP: --allow-remote without a token, or a token with spaces, is refused", async () => {
+  await using tmp = await tempWorkspace("", E2E_FILES);
+  Deno.writeTextFileSync(`${tmp.root}/toolhost.toml`, e2eToml(tmp.root));
+  const run = (args: string[], env: Record<string, string> = {}) =>
+    new Deno.Command("deno", {
+      args: serveArgs("--eval", E2E_EVAL, "--repo", tmp.root, "--http", "127.0.0.1:0", ...args),
+      env,
+      stdin: "null",
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+  const loop = await run(["--allow-remote"]);
+  assert.equal(loop.code, 2);
+  assert.match(new TextDecoder().decode(loop.stderr), /requires a bearer token/);
+  const spaced = await run(["--token-env", "E2E_TOKEN"], { E2E_TOKEN: "two words" });
+  assert.equal(spaced.code, 2);
+  assert.match(new TextDecoder().decode(spaced.stderr), /must not contain whitespace/);
+  assert.doesNotMatch(new TextDecoder().decode(spaced.stderr), /two words/);
+});

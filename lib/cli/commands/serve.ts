@@ -154,5 +154,11 @@ function readToken(name: string): string {
   if (v === undefined || v.trim() === "") {
     throw new InvocationError(`--token-env ${name}: the variable is unset or empty`);
   }
-  return v.trim();
+  const token = v.trim();
+  if (/\s/.test(token)) {
+    throw new InvocationError(`--token-env ${name}: the token must not contain whitespace`);
+  }
+  // The credential guarding the server never reaches a tool, session or extension.
+  delete process.env[name];
+  return token;
 }
