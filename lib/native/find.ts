@@ -1,15 +1,18 @@
 /**
  * `files_find`: files and folders whose path relative to the start folder matches a glob
  * (default depth 8, 500 results, a bounded scan). Names only; contents are never opened.
+ * The result stops early (`truncated: true`) where its json block would pass 512 KiB of
+ * compact JSON.
  *
  * @module
  */
 
-import { jsonResult, type ToolResult } from "../results/types.ts";
+import { jsonResult, LIMITS, type ToolResult } from "../results/types.ts";
 import { resolveLogicalPath } from "../paths/resolve.ts";
 import { compileGlob } from "../glob/pattern.ts";
 import { ownership } from "../builtins/common.ts";
 import type { BuiltinEnv } from "../builtins/context.ts";
+import { cutWarning, fitPrefix, ItemBytes } from "./json_budget.ts";
 import { NATIVE_LIMITS } from "./limits.ts";
 import { traverse } from "./traverse.ts";
 
@@ -25,8 +28,15 @@ export interface FilesFindArgs {
   maxResults?: number;
 }
 
+/** One match. */
+interface Match {
+  path: string;
+  kind: string;
+}
+
 /**
- * Run `files_find`.
+ * Run `files_find`. `scanEntries` (default 20,000) bounds the scan, `maxResultBytes`
+ * (default 512 KiB) the json block.
  *
  * @example
  * ```ts
@@ -38,12 +48,14 @@ export async function runFilesFind(
   args: FilesFindArgs,
   env: BuiltinEnv,
   scanEntries: number = NATIVE_LIMITS.scanEntries,
+  maxResultBytes: number = LIMITS.maxJsonBytes,
 ): Promise<ToolResult> {
   const glob = compileGlob(args.pattern);
   const r = resolveLogicalPath(env, args.path, { allowDotRoot: true });
   const depth = args.depth ?? NATIVE_LIMITS.findDefaultDepth;
   const max = args.maxResults ?? NATIVE_LIMITS.findDefaultResults;
-  const matches: { path: string; kind: string }[] = [];
+  const matches: Match[] = [];
+  const bytes = new ItemBytes(maxResultBytes);
   let full = false;
   const out = await traverse(env, r, { depth, scanEntries }, (e) => {
     if (!glob.matchesPath(e.rel)) return;
@@ -51,10 +63,20 @@ export async function runFilesFind(
       full = true;
       return "stop";
     }
-    matches.push({ path: e.path, kind: e.kind });
+    const m: Match = { path: e.path, kind: e.kind };
+    matches.push(m);
+    if (!bytes.add(m)) return "stop"; // cut below by fitPrefix
   });
   const warnings = full
     ? [`only the first ${max} matches are returned`, ...out.warnings]
     : out.warnings;
-  return jsonResult({ ...ownership(r), depth, matches, truncated: out.truncated, warnings });
+  const shape = (kept: Match[], cut: boolean) => ({
+    ...ownership(r),
+    depth,
+    matches: kept,
+    truncated: cut || out.truncated,
+    warnings: cut ? [cutWarning(maxResultBytes), ...warnings] : warnings,
+  });
+  const fit = fitPrefix(matches, shape, maxResultBytes);
+  return jsonResult(shape(fit.items, fit.cut));
 }

@@ -2,8 +2,12 @@
  * `git_status` and `git_diff`: git run with argument arrays (never a shell) in the
  * declaring Artifact's folder, limited by pathspec to that Artifact (descendants the eval
  * does not admit excluded; a file Artifact limited to its file), with paths reported
- * relative to the Artifact. Repository configuration that would run programs is disabled
- * (`core.fsmonitor`, external diff, textconv); output is bounded (256 KiB kept).
+ * relative to the Artifact. No configuration can make git run a program: system and global
+ * configuration are ignored, fixed keys are overridden, submodules are not entered, every
+ * transport is refused, and a repository whose configuration defines filter or diff
+ * driver programs, config hooks or includes is refused before status or diff runs (see
+ * git_safety.ts). Output is bounded (256 KiB kept), and the status result to the 512 KiB
+ * json block cap.
  *
  * @module
  */
@@ -19,19 +23,9 @@ import { runCaptured } from "./capture.ts";
 import type { NativeEnv } from "./context.ts";
 import { NATIVE_LIMITS } from "./limits.ts";
 import { textBlocks } from "./text.ts";
-
-const SAFE_CONFIG = [
-  "-c",
-  "core.fsmonitor=false",
-  "-c",
-  "core.quotepath=false",
-  "-c",
-  "core.untrackedCache=false",
-  "-c",
-  "color.ui=false",
-  "-c",
-  "diff.external=",
-];
+import { checkConfigListing, GIT_SAFE_CONFIG, gitSafeEnv } from "./git_safety.ts";
+import { fitPrefix } from "./json_budget.ts";
+import { LIMITS } from "../results/types.ts";
 
 interface GitRun {
   stdout: string;
@@ -45,17 +39,9 @@ async function git(env: NativeEnv, args: string[]): Promise<GitRun> {
   try {
     const run = await runCaptured({
       command: exe.path,
-      args: ["--no-pager", ...SAFE_CONFIG, ...args],
+      args: ["--no-pager", ...GIT_SAFE_CONFIG, ...args],
       cwd: env.declaring.cwd,
-      env: {
-        ...(env.baseEnv.PATH ? { PATH: env.baseEnv.PATH } : {}),
-        ...(env.baseEnv.HOME ? { HOME: env.baseEnv.HOME } : {}),
-        GIT_TERMINAL_PROMPT: "0",
-        GIT_OPTIONAL_LOCKS: "0",
-        GIT_CONFIG_NOSYSTEM: "1",
-        LC_ALL: "C",
-        TMPDIR: dirs.tmpDir,
-      },
+      env: gitSafeEnv(env.baseEnv, dirs.tmpDir),
       timeoutMs: NATIVE_LIMITS.gitTimeoutMs,
       retainBytes: NATIVE_LIMITS.gitMaxOutputBytes,
       signal: env.signal,
@@ -84,6 +70,19 @@ async function git(env: NativeEnv, args: string[]): Promise<GitRun> {
   } finally {
     await dirs.remove().catch(() => {});
   }
+}
+
+/**
+ * Check that the Artifact is inside a repository git will use safely; returns the
+ * Artifact folder's prefix within the work tree (`rev-parse --show-prefix`).
+ *
+ * @throws {ToolhostError} outside a repository; {@link checkConfigListing}'s refusal.
+ */
+async function prepare(env: NativeEnv): Promise<string> {
+  const prefix = (await git(env, ["rev-parse", "--show-prefix"])).stdout.replace(/\n$/, "");
+  const listing = await git(env, ["config", "--list", "-z", "--no-includes"]);
+  checkConfigListing(listing.stdout, listing.truncated, env.declaring.id);
+  return prefix;
 }
 
 /** Pathspecs confining git to the Artifact: its files, minus non-admitted descendants. */
@@ -153,7 +152,9 @@ export function parsePorcelain(
 }
 
 /**
- * Run `git_status`: `{artifactId, branch, entries, truncated}`.
+ * Run `git_status`: `{artifactId, branch, entries, truncated}`. Entries stop early
+ * (`truncated`) where git's output was cut or the json block would pass
+ * `maxResultBytes` (default 512 KiB).
  *
  * @example
  * ```ts
@@ -164,31 +165,29 @@ export function parsePorcelain(
 export async function runGitStatus(
   a: { untracked?: boolean },
   env: NativeEnv,
+  maxResultBytes: number = LIMITS.maxJsonBytes,
 ): Promise<ToolResult> {
-  const prefix = (await git(env, ["rev-parse", "--show-prefix"])).stdout.replace(/\n$/, "");
+  const prefix = await prepare(env);
   const untracked = a.untracked === false ? "no" : "all";
   const run = await git(env, [
     "status",
     "--porcelain=v1",
     "-z",
     "--branch",
+    "--ignore-submodules=all",
     `--untracked-files=${untracked}`,
     ...scopeSpecs(env),
   ]);
   const parsed = parsePorcelain(run.stdout, prefix);
   if (run.truncated && parsed.entries.length > 0) parsed.entries.pop(); // possibly cut
-  return {
-    content: [{
-      type: "json",
-      data: {
-        artifactId: env.declaring.id,
-        branch: parsed.branch,
-        entries: parsed.entries,
-        truncated: run.truncated,
-      },
-    }],
-    isError: false,
-  };
+  const shape = (entries: StatusEntry[], cut: boolean) => ({
+    artifactId: env.declaring.id,
+    branch: parsed.branch,
+    entries,
+    truncated: cut || run.truncated,
+  });
+  const fit = fitPrefix(parsed.entries, shape, maxResultBytes);
+  return { content: [{ type: "json", data: shape(fit.items, fit.cut) }], isError: false };
 }
 
 /**
@@ -206,12 +205,13 @@ export async function runGitDiff(
   env: NativeEnv,
 ): Promise<ToolResult> {
   checkPaths(env, a.paths);
-  await git(env, ["rev-parse", "--show-prefix"]); // outside a repository git diff would run --no-index
+  await prepare(env); // also: outside a repository git diff would run --no-index
   const args = [
     "diff",
     "--no-color",
     "--no-ext-diff",
     "--no-textconv",
+    "--ignore-submodules=all",
     "--relative",
     `-U${a.contextLines ?? 3}`,
   ];

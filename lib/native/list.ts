@@ -1,16 +1,18 @@
 /**
  * `files_list`: files and folders beneath a folder, depth-first in name order (default
  * depth 4 and 500 entries), each with its kind and, for files, size. Symlinks are listed,
- * never followed.
+ * never followed. The result stops early (`truncated: true`) where its json block would
+ * pass 512 KiB of compact JSON.
  *
  * @module
  */
 
 import fs from "node:fs";
-import { jsonResult, type ToolResult } from "../results/types.ts";
+import { jsonResult, LIMITS, type ToolResult } from "../results/types.ts";
 import { resolveLogicalPath } from "../paths/resolve.ts";
 import { ownership } from "../builtins/common.ts";
 import type { BuiltinEnv } from "../builtins/context.ts";
+import { cutWarning, fitPrefix, ItemBytes } from "./json_budget.ts";
 import { NATIVE_LIMITS } from "./limits.ts";
 import { traverse } from "./traverse.ts";
 
@@ -35,7 +37,7 @@ export interface ListedEntry {
 }
 
 /**
- * Run `files_list`.
+ * Run `files_list`. `maxResultBytes` (default 512 KiB) bounds the json block.
  *
  * @example
  * ```ts
@@ -43,11 +45,16 @@ export interface ListedEntry {
  * // const r = await runFilesList({ path: "src", depth: 2 }, env);
  * ```
  */
-export async function runFilesList(args: FilesListArgs, env: BuiltinEnv): Promise<ToolResult> {
+export async function runFilesList(
+  args: FilesListArgs,
+  env: BuiltinEnv,
+  maxResultBytes: number = LIMITS.maxJsonBytes,
+): Promise<ToolResult> {
   const r = resolveLogicalPath(env, args.path, { allowDotRoot: true });
   const depth = args.depth ?? NATIVE_LIMITS.listDefaultDepth;
   const max = args.maxEntries ?? NATIVE_LIMITS.listDefaultEntries;
   const entries: ListedEntry[] = [];
+  const bytes = new ItemBytes(maxResultBytes);
   let full = false;
   const out = await traverse(env, r, { depth }, (e) => {
     if (entries.length === max) {
@@ -60,9 +67,18 @@ export async function runFilesList(args: FilesListArgs, env: BuiltinEnv): Promis
       if (st) entry.size = st.size;
     }
     entries.push(entry);
+    if (!bytes.add(entry)) return "stop"; // cut below by fitPrefix
   });
   const warnings = full
     ? [`only the first ${max} entries are listed`, ...out.warnings]
     : out.warnings;
-  return jsonResult({ ...ownership(r), depth, entries, truncated: out.truncated, warnings });
+  const shape = (kept: ListedEntry[], cut: boolean) => ({
+    ...ownership(r),
+    depth,
+    entries: kept,
+    truncated: cut || out.truncated,
+    warnings: cut ? [cutWarning(maxResultBytes), ...warnings] : warnings,
+  });
+  const fit = fitPrefix(entries, shape, maxResultBytes);
+  return jsonResult(shape(fit.items, fit.cut));
 }

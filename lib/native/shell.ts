@@ -4,7 +4,9 @@
  * process group with a 30 s default deadline (TERM, then KILL), capturing stdout and
  * stderr separately and bounded. The environment starts from PATH and HOME only, then
  * explicit `env` overrides, then values granted by plugins for `protectedBindings`, plus a
- * private TMPDIR. `shell_exec` is not an OS sandbox: confinement covers its working folder,
+ * private TMPDIR. The json block stays within 512 KiB: where JSON escaping of the kept
+ * output (control characters) would pass it, the stream texts are cut further and marked
+ * `truncated`. `shell_exec` is not an OS sandbox: confinement covers its working folder,
  * not what the command does (see lib/native/README.md).
  *
  * @module
@@ -15,7 +17,7 @@ import path from "node:path";
 import { PathError, ToolhostError } from "../errors/errors.ts";
 import { createCallDirs } from "../process/call_dirs.ts";
 import { STRIPPED_ENV_PREFIXES } from "../process/env.ts";
-import { errorResult, jsonResult, type ToolResult } from "../results/types.ts";
+import { errorResult, jsonResult, LIMITS, type ToolResult } from "../results/types.ts";
 import { resolveLogicalPath } from "../paths/resolve.ts";
 import { withSandbox } from "../builtins/common.ts";
 import { resolveProgram } from "../workspace/program_path.ts";
@@ -23,6 +25,8 @@ import { type CaptureOutcome, runCaptured } from "./capture.ts";
 import type { NativeEnv } from "./context.ts";
 import { NATIVE_LIMITS } from "./limits.ts";
 import { fitUtf8 } from "./text.ts";
+import { jsonBytes } from "../results/json_text.ts";
+import { fitJsonText } from "./json_budget.ts";
 
 /** Arguments of `shell_exec`. */
 export interface ShellExecArgs {
@@ -147,9 +151,42 @@ function checkArgs(a: ShellExecArgs, granted: Readonly<Record<string, string>>):
   }
 }
 
-function streamReport(bytes: Uint8Array, total: number, max: number) {
+/** What is kept of one stream. */
+interface StreamReport {
+  text: string;
+  bytes: number;
+  truncated: boolean;
+}
+
+function streamReport(bytes: Uint8Array, total: number, max: number): StreamReport {
   const text = fitUtf8(new TextDecoder("utf-8", { fatal: false }).decode(bytes), max);
   return { text, bytes: total, truncated: total > bytes.length };
+}
+
+/**
+ * Cut the stream texts further where JSON escaping (control characters, replacement
+ * characters) would take the block past `cap` bytes; a cut stream says `truncated`.
+ */
+function fitStreams<T extends { stdout: StreamReport; stderr: StreamReport }>(
+  data: T,
+  cap: number,
+): T {
+  if (jsonBytes(data) <= cap) return data;
+  const base = jsonBytes({
+    ...data,
+    stdout: { ...data.stdout, text: "" },
+    stderr: { ...data.stderr, text: "" },
+  });
+  const avail = Math.max(0, cap - base);
+  const half = Math.floor(avail / 2);
+  const needOut = jsonBytes(data.stdout.text) - 2;
+  const needErr = jsonBytes(data.stderr.text) - 2;
+  const out = needErr < half ? avail - needErr : Math.min(needOut, half);
+  const cut = (s: StreamReport, budget: number): StreamReport => {
+    const text = fitJsonText(s.text, budget);
+    return text.length === s.text.length ? s : { ...s, text, truncated: true };
+  };
+  return { ...data, stdout: cut(data.stdout, out), stderr: cut(data.stderr, avail - out) };
 }
 
 function report(
@@ -157,6 +194,7 @@ function report(
   cwdLogical: string,
   artifactId: string,
   max: number,
+  maxResultBytes: number,
 ): ToolResult {
   if (run.spawnFailure) {
     return errorResult(`The command could not be started (${run.spawnFailure}).`);
@@ -165,7 +203,7 @@ function report(
     return errorResult("The command's processes could not be confirmed stopped.");
   }
   if (run.cancelled) return errorResult("The call was cancelled; the command was stopped.");
-  return jsonResult({
+  return jsonResult(fitStreams({
     artifactId,
     cwd: cwdLogical,
     exitCode: run.exitCode,
@@ -175,11 +213,11 @@ function report(
     durationMs: run.durationMs,
     stdout: streamReport(run.stdout, run.stdoutBytes, max),
     stderr: streamReport(run.stderr, run.stderrBytes, max),
-  });
+  }, maxResultBytes));
 }
 
 /**
- * Run `shell_exec`.
+ * Run `shell_exec`. `maxResultBytes` (default 512 KiB) bounds the json block.
  *
  * @example
  * ```ts
@@ -187,7 +225,11 @@ function report(
  * // await runShellExec({ command: "npm test", cwd: "web" }, env);
  * ```
  */
-export async function runShellExec(a: ShellExecArgs, env: NativeEnv): Promise<ToolResult> {
+export async function runShellExec(
+  a: ShellExecArgs,
+  env: NativeEnv,
+  maxResultBytes: number = LIMITS.maxJsonBytes,
+): Promise<ToolResult> {
   checkArgs(a, env.grantedEnv);
   const cwd = await physicalCwd(env, a.cwd);
   const merged = { ...env.baseEnv, ...(a.env ?? {}) };
@@ -204,7 +246,7 @@ export async function runShellExec(a: ShellExecArgs, env: NativeEnv): Promise<To
       retainBytes: max,
       signal: env.signal,
     });
-    return report(run, a.cwd ?? ".", env.declaring.id, max);
+    return report(run, a.cwd ?? ".", env.declaring.id, max, maxResultBytes);
   } finally {
     await dirs.remove().catch(() => {});
   }

@@ -4,9 +4,14 @@
  * created there with `mkdir`, which never follows a link), so no write ever follows a
  * symlink in any component. New content goes to a temporary file created with
  * `O_CREAT|O_EXCL|O_NOFOLLOW` in the same verified folder and is renamed over the target
- * (atomic; a symlink or hard link at the target is replaced, never written through).
- * A file Artifact's own file is rewritten in place, so nothing is ever created outside
- * the Artifact. Errors name logical paths only.
+ * (atomic; a symlink at the target is replaced, never written through). A file Artifact's
+ * own file is rewritten in place, so nothing is ever created outside the Artifact.
+ *
+ * Refused outright: any path through git's control folder (`.git`, see git_path.ts); an
+ * existing file that is another name (hard link) of an Artifact the eval does not admit,
+ * found by identity like the read tools do; and any existing file with more than one
+ * hard link, since writing it would change, or silently detach, the same file under its
+ * other names — possibly outside the workspace. Errors name logical paths only.
  *
  * @module
  */
@@ -17,6 +22,7 @@ import { PathError } from "../errors/errors.ts";
 import { pathErrorFor } from "../paths/errno.ts";
 import type { ResolvedPath } from "../paths/resolve.ts";
 import type { DirHandle, Sandbox } from "../paths/sandbox.ts";
+import { refuseGitControlPath } from "./git_path.ts";
 import { NATIVE_LIMITS } from "./limits.ts";
 
 const C = fs.constants;
@@ -92,7 +98,8 @@ function enterChild(
  * Open the parent folder of a resolved path for writing, creating missing folders when
  * `createParents`. The caller closes it with {@link closeTarget}.
  *
- * @throws {PathError} for symlinks, non-folders, refused Artifacts, or a missing parent.
+ * @throws {PathError} for symlinks, non-folders, refused Artifacts, a missing parent, or
+ * a path through git's control folder (`.git`).
  * @example
  * ```ts
  * import { openWriteTarget } from "./write_fs.ts";
@@ -105,6 +112,7 @@ export function openWriteTarget(
   createParents: boolean,
 ): WriteTarget {
   const comps = r.components;
+  refuseGitControlPath(r.path, r.fileOnly === undefined ? comps : [...comps, r.fileOnly]);
   if (comps.length === 0) throw new PathError(`\`${r.path}\` is a folder, not a file.`);
   const t: WriteTarget = {
     box,
@@ -163,10 +171,49 @@ export function removeCreated(t: WriteTarget): void {
   t.created = [];
 }
 
+/** Message end for a file that has other names (hard links). */
+const LINKED =
+  "has other hard links; writing it would change (or detach) the same file under its " +
+  "other names, possibly outside the Artifact, so it is refused. Remove the other links first.";
+
+/**
+ * Throw when a regular file has more than one hard link.
+ *
+ * @throws {PathError} naming the logical path.
+ * @example
+ * ```ts
+ * import { refuseLinked } from "./write_fs.ts";
+ * // refuseLinked(fs.fstatSync(fd, { bigint: true }), "a.txt");
+ * ```
+ */
+export function refuseLinked(st: fs.BigIntStats, logical: string): void {
+  if (st.nlink > 1n) throw new PathError(`\`${logical}\` ${LINKED}`);
+}
+
+/**
+ * Open the target's regular file read-only through the sandbox, which refuses a file
+ * whose identity is a non-admitted Artifact (another name of it) and anything not a
+ * regular file.
+ */
+function openExisting(t: WriteTarget, p: string): number {
+  const fd = t.box.childFile(t.dir, t.name, true);
+  if (fd !== null) return fd;
+  try {
+    fs.closeSync(fs.openSync(p, C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK));
+  } catch (e) {
+    throw pathErrorFor(e, t.logical); // the reason it could not be opened
+  }
+  throw new PathError(
+    `\`${t.logical}\` is another name of a file that belongs to an Artifact this eval does ` +
+      "not admit (or it changed while it was being opened); it cannot be changed.",
+  );
+}
+
 /**
  * The target's current regular file, or null when it does not exist.
  *
- * @throws {PathError} when it is a symlink, a folder or a special file, or too large.
+ * @throws {PathError} when it is a symlink, a folder or a special file, too large, a
+ * name of a non-admitted Artifact, or a file with other hard links.
  * @example
  * ```ts
  * import { readCurrent } from "./write_fs.ts";
@@ -184,21 +231,17 @@ export function readCurrent(t: WriteTarget): CurrentFile | null {
   if (!st.isFile()) {
     throw new PathError(`\`${t.logical}\` is a special file and cannot be written.`);
   }
-  if (st.size > BigInt(NATIVE_LIMITS.writeMaxFileBytes)) {
-    throw new PathError(
-      `\`${t.logical}\` is larger than ${NATIVE_LIMITS.writeMaxFileBytes} bytes; it cannot be changed with this tool.`,
-    );
-  }
-  let fd: number;
-  try {
-    fd = fs.openSync(p, C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK);
-  } catch (e) {
-    throw pathErrorFor(e, t.logical);
-  }
+  const fd = openExisting(t, p);
   try {
     const f = fs.fstatSync(fd, { bigint: true });
     if (f.dev !== st.dev || f.ino !== st.ino || !f.isFile()) {
       throw new PathError(`\`${t.logical}\` changed while it was being opened; try again.`);
+    }
+    refuseLinked(f, t.logical);
+    if (f.size > BigInt(NATIVE_LIMITS.writeMaxFileBytes)) {
+      throw new PathError(
+        `\`${t.logical}\` is larger than ${NATIVE_LIMITS.writeMaxFileBytes} bytes; it cannot be changed with this tool.`,
+      );
     }
     return { bytes: fs.readFileSync(fd), mode: Number(f.mode & 0o7777n), id: `${f.dev}:${f.ino}` };
   } finally {
@@ -307,6 +350,7 @@ export function rewriteInPlace(t: WriteTarget, bytes: Uint8Array, expectId: stri
     if (!f.isFile() || `${f.dev}:${f.ino}` !== expectId) {
       throw new PathError(`\`${t.logical}\` changed while it was being written; try again.`);
     }
+    refuseLinked(f, t.logical);
     fs.ftruncateSync(fd, 0);
     writeAll(fd, bytes);
   } finally {

@@ -31,15 +31,18 @@ Deno.test("files_write: creates the file and its parents; overwrites keeping the
   }
 });
 
-Deno.test("files_write: a hard-linked target is replaced, never written through", async () => {
+Deno.test("files_write: a hard-linked target is refused, never written through", async () => {
   const t = appTree({ "f.txt": "inside\n" });
   try {
     fs.writeFileSync(`${t.root}/outside.txt`, "outside\n");
     fs.rmSync(`${t.app}/f.txt`);
     fs.linkSync(`${t.root}/outside.txt`, `${t.app}/f.txt`);
-    ok(await call("files_write", { path: "f.txt", content: "changed\n" }, t.e));
+    assert.match(
+      err(await call("files_write", { path: "f.txt", content: "changed\n" }, t.e)),
+      /has other hard links/,
+    );
     assert.equal(fs.readFileSync(`${t.root}/outside.txt`, "utf8"), "outside\n");
-    assert.equal(fs.readFileSync(`${t.app}/f.txt`, "utf8"), "changed\n");
+    assert.equal(fs.readFileSync(`${t.app}/f.txt`, "utf8"), "outside\n");
   } finally {
     t.rm();
   }
