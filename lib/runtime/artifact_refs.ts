@@ -15,6 +15,22 @@ import { renderEnvelope } from "../odek/render.ts";
 import { validateEnvelope } from "../odek/validate.ts";
 import { errorResult, type ToolResult } from "../results/types.ts";
 import type { Artifact, CommandToolDecl, Workspace } from "../workspace/types.ts";
+import { leavesWorkspace } from "../workspace/program_path.ts";
+
+/**
+ * Workspace-relative artifact roots as absolute folders, checked at the time of use: a
+ * root that leads outside the workspace through a symlink (swapped in after load, say)
+ * admits nothing.
+ *
+ * @example
+ * ```ts
+ * import { workspaceRoots } from "./artifact_refs.ts";
+ * workspaceRoots("/ws", ["out"]); // ["/ws/out"] (unless /ws/out links elsewhere)
+ * ```
+ */
+export function workspaceRoots(root: string, rel: readonly string[]): string[] {
+  return rel.filter((r) => !leavesWorkspace(root, r)).map((r) => join(root, r));
+}
 
 /**
  * The artifact roots of a command tool: its own `artifact_roots`, its Artifact's, and the
@@ -33,7 +49,7 @@ export function artifactRootsFor(
   registryDir: string,
 ): string[] {
   const rel = [...decl.artifactRoots, ...artifact.artifactRoots];
-  return [...new Set([...rel.map((r) => join(ws.root, r)), registryDir])];
+  return [...new Set([...workspaceRoots(ws.root, rel), registryDir])];
 }
 
 /**
@@ -51,7 +67,7 @@ export async function renderEnvelopes(
   roots: readonly string[],
   store: ArtifactStore,
 ): Promise<ToolResult> {
-  if (result.isError) return result;
+  // An error result's text is checked too: an envelope is never passed on unvalidated.
   const content = [...result.content];
   for (let i = 0; i < content.length; i++) {
     const block = content[i];
@@ -72,5 +88,5 @@ export async function renderEnvelopes(
       throw e;
     }
   }
-  return { content, isError: false };
+  return { content, isError: result.isError };
 }

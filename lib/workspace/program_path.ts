@@ -33,6 +33,26 @@ export function isInsideWorkspace(root: string, cwd: string, command: string): b
   return isBelow(root, real);
 }
 
+/**
+ * Does the workspace-relative folder `rel` (an artifact root) lead outside `root` through a
+ * symlink? False when it does not exist (yet): a root is checked again when used.
+ *
+ * @example
+ * ```ts
+ * import { leavesWorkspace } from "./program_path.ts";
+ * leavesWorkspace("/ws", "out"); // false unless /ws/out is a link to elsewhere
+ * ```
+ */
+export function leavesWorkspace(root: string, rel: string): boolean {
+  let real: string;
+  try {
+    real = realpathSync(resolve(root, rel));
+  } catch {
+    return false;
+  }
+  return real !== root && !isBelow(root, real);
+}
+
 function isBelow(root: string, path: string): boolean {
   const rel = relative(root, path);
   return rel !== "" && rel !== ".." && !rel.startsWith("../") && !isAbsolute(rel);

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { isInsideWorkspace } from "./program_path.ts";
+import { isInsideWorkspace, leavesWorkspace } from "./program_path.ts";
 import { publishedName, RESERVED_TOOL_NAMES, sessionPinKey } from "./names.ts";
 import type { Problems } from "./problems.ts";
 import { evalScope } from "./scope.ts";
@@ -25,6 +25,7 @@ export function checkWorkspaceRules(p: Problems, ws: Workspace): void {
   for (const a of ws.artifacts.values()) {
     checkSessionBindings(p, a);
     checkCommandsStayInside(p, ws, a);
+    checkRootsStayInside(p, ws, a);
     checkOperandsExist(p, ws, a);
   }
   for (const ev of ws.evals.values()) {
@@ -56,6 +57,20 @@ function checkCommandsStayInside(p: Problems, ws: Workspace, a: Artifact): void 
     if (c.command.includes("/") && !isInsideWorkspace(ws.root, a.cwd, c.command)) {
       p.add(`${c.keyPath}.command`, "resolves outside the workspace");
     }
+  }
+}
+
+function checkRootsStayInside(p: Problems, ws: Workspace, a: Artifact): void {
+  const owners: { artifactRoots: string[]; keyPath: string }[] = [a];
+  for (const t of [...Object.values(a.agentTools), ...Object.values(a.humanTools)]) {
+    if (t.type === "command") owners.push(t);
+  }
+  for (const o of owners) {
+    o.artifactRoots.forEach((r, i) => {
+      if (leavesWorkspace(ws.root, r)) {
+        p.add(`${o.keyPath}.artifact_roots[${i}]`, "resolves outside the workspace (a symlink)");
+      }
+    });
   }
 }
 

@@ -153,3 +153,12 @@ Deno.test("extensions: a top-level typo is still an unknown key", async () => {
     message: /did you mean `extensions`/,
   });
 });
+
+Deno.test("extensions: an artifact root that links out of the workspace is refused", async () => {
+  const toml = EVAL_WITH(["fx"]) + extensionToml("fx", { command: "srv", artifact_roots: ["out"] });
+  await expectProblem(toml, { ...BASE_FILES, out: { symlink: "/tmp" } }, {
+    keyPath: "extensions.fx.artifact_roots[0]",
+    message: /outside the workspace/,
+  });
+  await expectLoads(toml, { ...BASE_FILES, "real/x": "x", out: { symlink: "real" } });
+});

@@ -17,7 +17,6 @@
  */
 
 import { processEnv } from "../../process/env.ts";
-import { join } from "node:path";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { CleanupFailed } from "../../errors/errors.ts";
@@ -33,6 +32,7 @@ import { evalExtensions, type ExtensionDecl } from "../../workspace/parse_extens
 import type { Workspace } from "../../workspace/types.ts";
 import { fromMcpResult } from "../result_mapping.ts";
 import { envelopeMapper } from "./envelope.ts";
+import { workspaceRoots } from "../../runtime/artifact_refs.ts";
 import {
   ExtensionCallError,
   type ExtensionReadiness,
@@ -86,7 +86,9 @@ export class ExtensionHost {
   /** One server per admitted extension, in declaration order. */
   readonly servers: ExtensionServer[];
   readonly #opts: ExtensionHostOptions;
+  /** Workspace-relative artifact roots by extension (made absolute and checked per call). */
   readonly #roots: Map<string, string[]>;
+  readonly #root: string;
   #listing?: Promise<Map<string, PublishedTool>>;
   #drift: Drift[] = [];
   readonly #changed = new Set<() => void>();
@@ -108,7 +110,8 @@ export class ExtensionHost {
       };
       return s;
     });
-    this.#roots = new Map(decls.map((d) => [d.name, d.artifactRoots.map((r) => join(ws.root, r))]));
+    this.#root = ws.root;
+    this.#roots = new Map(decls.map((d) => [d.name, d.artifactRoots]));
   }
 
   /** The host for the extensions `evalId` admits (possibly none). */
@@ -263,7 +266,11 @@ export class ExtensionHost {
     }
     const home = this.#opts.artifacts;
     return fromMcpResult(raw, {
-      mapText: envelopeMapper(decl.name, this.#roots.get(decl.name) ?? [], home?.store),
+      mapText: envelopeMapper(
+        decl.name,
+        workspaceRoots(this.#root, this.#roots.get(decl.name) ?? []),
+        home?.store,
+      ),
       spillText: home && decl.overflow !== "truncate" ? extensionSpill(home, name) : undefined,
     });
   }
