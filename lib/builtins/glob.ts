@@ -39,7 +39,7 @@ export async function runGlob(
   const r = resolveLogicalPath(env, args.path, { allowDotRoot: true });
   const base = ownership(r);
   const envelopeBytes = jsonBytes({ ...base, files: [], truncated: false });
-  const out = await withSandbox(r, env, (box) => {
+  const out = await withSandbox(r, env, async (box) => {
     if (r.fileOnly !== undefined) {
       if (r.components.length > 0) {
         throw new PathError(`\`${r.path}\` is a file; glob takes a folder.`);
@@ -48,7 +48,7 @@ export async function runGlob(
     }
     const dir = box.openDir(r.components, r.path);
     try {
-      return globFiles(box, dir, r.path, glob, {
+      return await globFiles(box, dir, r.path, glob, {
         limits,
         admit: admitter(env),
         envelopeBytes,

@@ -35,44 +35,44 @@ export interface GrepArgs {
   glob?: string;
 }
 
-type Run = (target: GrepTarget) => GrepOutcome;
+type Run = (target: GrepTarget) => Promise<GrepOutcome>;
 
-function searchFile(
+async function searchFile(
   box: Sandbox,
   comps: string[],
   logical: string,
   name: string,
   run: Run,
-): GrepOutcome {
+): Promise<GrepOutcome> {
   const file = box.openFile(comps, logical);
   try {
-    return run({ kind: "file", fd: file.fd, logical, name });
+    return await run({ kind: "file", fd: file.fd, logical, name });
   } finally {
     fs.closeSync(file.fd);
   }
 }
 
-function searchResolved(
+async function searchResolved(
   box: Sandbox,
   r: ResolvedPath,
   env: BuiltinEnv,
   run: Run,
-): GrepOutcome {
+): Promise<GrepOutcome> {
   if (r.fileOnly !== undefined) {
     const logical = r.components.length === 0 ? r.fileOnly : r.path;
-    return searchFile(box, [r.fileOnly], logical, r.fileOnly, run);
+    return await searchFile(box, [r.fileOnly], logical, r.fileOnly, run);
   }
   const kind = box.kindOf(r.components, r.path);
   if (kind === null) throw new PathError(`\`${r.path}\` does not exist.`);
   if (kind === "file") {
-    return searchFile(box, r.components, r.path, r.components[r.components.length - 1], run);
+    return await searchFile(box, r.components, r.path, r.components[r.components.length - 1], run);
   }
   if (kind !== "directory") {
     throw new PathError(`\`${r.path}\` is a symlink or special file; grep does not follow it.`);
   }
   const dir = box.openDir(r.components, r.path);
   try {
-    return run({ kind: "dir", box, dir, logical: r.path, admit: admitter(env) });
+    return await run({ kind: "dir", box, dir, logical: r.path, admit: admitter(env) });
   } finally {
     box.closeDir(dir);
   }

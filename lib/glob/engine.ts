@@ -9,7 +9,7 @@
 
 import { jsonBytes } from "../results/json_text.ts";
 import type { DirHandle, Sandbox } from "../paths/sandbox.ts";
-import { DEFAULT_WALK_LIMITS, type WalkLimits, walkTree } from "../paths/walk.ts";
+import { DEFAULT_WALK_LIMITS, TimeSlice, type WalkLimits, walkTreeAsync } from "../paths/walk.ts";
 import { LIMITS } from "../results/types.ts";
 import { childLogical } from "../paths/logical.ts";
 import type { CompiledGlob, GlobState } from "./pattern.ts";
@@ -34,7 +34,7 @@ export interface GlobOptions {
   admit?: (logical: string) => boolean;
   /** Bytes of the result envelope without files (counted against `maxResultBytes`). */
   envelopeBytes?: number;
-  /** Cancellation. */
+  /** Cancellation (checked whenever the walk gives the event loop a turn). */
   signal?: AbortSignal;
 }
 
@@ -48,32 +48,35 @@ export interface GlobOutcome {
 
 /**
  * Select files beneath `dir` (logical path `logical`) whose path relative to it matches.
+ * Folders nothing below can match are never read. The walk yields to the event loop
+ * every 20 ms or so; `dir` must stay open until the promise settles.
  *
  * @throws {import("../paths/sandbox.ts").TooManyEntriesError} for an oversized folder.
+ * @throws {import("../paths/walk.ts").CancelledError} when `signal` aborts.
  * @example
  * ```ts
  * import { Sandbox } from "../paths/sandbox.ts";
  * import { compileGlob } from "./pattern.ts";
  * import { globFiles } from "./engine.ts";
  * const box = Sandbox.open("/tmp");
- * const out = globFiles(box, box.root, ".", compileGlob("*.txt"));
+ * const out = await globFiles(box, box.root, ".", compileGlob("*.txt"));
  * box.close();
  * console.log(out.files);
  * ```
  */
-export function globFiles(
+export async function globFiles(
   box: Sandbox,
   dir: DirHandle,
   logical: string,
   glob: CompiledGlob,
   options: GlobOptions = {},
-): GlobOutcome {
+): Promise<GlobOutcome> {
   const lim = { ...DEFAULT_GLOB_LIMITS, ...options.limits };
   const states = new Map<string, GlobState>([["", glob.start]]);
   const files: string[] = [];
   let budget = lim.maxResultBytes - (options.envelopeBytes ?? 0);
   let truncated = false;
-  const walked = walkTree(
+  const walked = await walkTreeAsync(
     box,
     dir,
     logical,
@@ -99,7 +102,7 @@ export function globFiles(
       files.push(path);
     },
     lim,
-    options.signal,
+    new TimeSlice(options.signal),
   );
   files.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   return { files, truncated: truncated || walked.truncated };

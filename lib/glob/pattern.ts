@@ -25,14 +25,20 @@ export class PatternError extends ToolhostError {
   }
 }
 
-/** A set of NFA states (segment indexes); `accept` is `segments.length`. */
+/**
+ * A set of NFA states: ascending indexes of the segment to match next (after `**`
+ * collapsing). Empty means nothing can match.
+ */
 export type GlobState = readonly number[];
 
 /** A compiled glob. */
 export interface CompiledGlob {
   /** The start state (before any component). */
   readonly start: GlobState;
-  /** States after consuming one folder name; empty means nothing below can match. */
+  /**
+   * States after consuming one folder name; empty means nothing below can match (the
+   * folder need not be read).
+   */
   step(state: GlobState, name: string): GlobState;
   /** Whether a file named `name` in a folder at `state` matches. */
   matchesFile(state: GlobState, name: string): boolean;
@@ -76,17 +82,38 @@ export function validateGlobPattern(pattern: unknown, label = "glob pattern"): s
 
 type Seg = { star2: true } | { star2: false; match: SegmentMatcher };
 
-function closure(segs: Seg[], states: Iterable<number>): number[] {
-  const out = new Set<number>();
+/**
+ * The pattern's segments with each run of consecutive `**` collapsed into one (`**\/**`
+ * spans exactly what `**` does), so no run of `**` states is longer than one.
+ */
+function collapseStars(raw: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const s of raw) if (s !== "**" || out[out.length - 1] !== "**") out.push(s);
+  return out;
+}
+
+/**
+ * The ε-closure of an ascending state list (each `**` state also stands before the next
+ * segment), ascending and without duplicates, in time linear in its size.
+ */
+function closure(segs: readonly Seg[], states: readonly number[]): number[] {
+  const out: number[] = [];
+  let hi = -1; // the highest state added; every state up to the end of its run is in
   for (let s of states) {
-    out.add(s);
-    while (s < segs.length && segs[s].star2) out.add(++s);
+    if (s <= hi) continue;
+    out.push(s);
+    while (s < segs.length && segs[s].star2) out.push(++s);
+    hi = s;
   }
-  return [...out].sort((a, b) => a - b);
+  return out;
 }
 
 /**
  * Validate and compile a glob pattern.
+ *
+ * States are ascending segment indexes. A folder only leads to states that still have
+ * segments to match beneath it (a folder matching the last segment is a dead end), so an
+ * empty step means nothing below can match and the folder is never read.
  *
  * @throws {PatternError} for an invalid pattern.
  * @example
@@ -95,33 +122,31 @@ function closure(segs: Seg[], states: Iterable<number>): number[] {
  * const g = compileGlob("**\/*.md");
  * g.matchesPath("docs/a.md"); // true
  * g.matchesPath("a.md"); // true
+ * g.step(compileGlob("*").start, "docs"); // []: nothing below `docs` can match `*`
  * ```
  */
 export function compileGlob(pattern: unknown, label?: string): CompiledGlob {
   const raw = validateGlobPattern(pattern, label);
   if (raw[raw.length - 1] === "**") raw.push("*");
-  const segs: Seg[] = raw.map((s) =>
+  const basenameOnly = raw.length === 1;
+  const segs: Seg[] = collapseStars(raw).map((s) =>
     s === "**" ? { star2: true } : { star2: false, match: compileSegment(s) }
   );
-  const accept = segs.length;
+  const last = segs.length - 1; // never `**`: a trailing one is followed by `*`
   const start = closure(segs, [0]);
   const step = (state: GlobState, name: string): GlobState => {
     const next: number[] = [];
     for (const s of state) {
-      if (s >= accept) continue;
       const seg = segs[s];
       if (seg.star2) next.push(s);
-      else if (seg.match(name)) next.push(s + 1);
+      else if (s < last && seg.match(name)) next.push(s + 1);
     }
     return next.length === 0 ? next : closure(segs, next);
   };
   const matchesFile = (state: GlobState, name: string): boolean => {
-    for (const s of state) {
-      if (s >= accept) continue;
-      const seg = segs[s];
-      if (!seg.star2 && s + 1 === accept && seg.match(name)) return true;
-    }
-    return false;
+    // States are ascending and the last segment is the highest, so it comes last.
+    const s = state[state.length - 1];
+    return s === last && (segs[s] as Extract<Seg, { star2: false }>).match(name);
   };
   const matchesPath = (rel: string): boolean => {
     const parts = rel.split("/");
@@ -129,5 +154,5 @@ export function compileGlob(pattern: unknown, label?: string): CompiledGlob {
     for (let i = 0; i < parts.length - 1 && state.length > 0; i++) state = step(state, parts[i]);
     return matchesFile(state, parts[parts.length - 1]);
   };
-  return { start, step, matchesFile, matchesPath, basenameOnly: raw.length === 1 };
+  return { start, step, matchesFile, matchesPath, basenameOnly };
 }

@@ -2,8 +2,12 @@
  * The grep engine: search one file or a folder tree inside a {@linkcode Sandbox} with
  * agent-facing bounds (10,000 traversed entries, 8 MiB per file, 64 MiB searched,
  * 512 KiB of JSON result). Hitting a bound, or skipping an oversized file, sets
- * `truncated`; a folder with more than 10,000 entries is an error. The benchmark lifts
- * the bounds through `limits`.
+ * `truncated`; a folder with more than 10,000 entries is an error. A skipped file is not
+ * searched, so it does not count toward the 64 MiB. The benchmark lifts the bounds
+ * through `limits`.
+ *
+ * A search gives the event loop a turn about every 20 ms — between files and inside a
+ * large file — so its AbortSignal can cancel it and other calls are served meanwhile.
  *
  * @module
  */
@@ -11,13 +15,26 @@
 import { jsonBytes } from "../results/json_text.ts";
 import fs from "node:fs";
 import type { DirHandle, Sandbox } from "../paths/sandbox.ts";
-import { DEFAULT_WALK_LIMITS, type WalkLimits, walkTree } from "../paths/walk.ts";
+import {
+  DEFAULT_WALK_LIMITS,
+  TimeSlice,
+  type WalkAction,
+  type WalkLimits,
+  walkTreeAsync,
+} from "../paths/walk.ts";
 import { LIMITS } from "../results/types.ts";
 import { childLogical } from "../paths/logical.ts";
 import type { CompiledGlob } from "../glob/pattern.ts";
-import { type ByteScanner, withByteScannerSync } from "./byte_scan.ts";
+import { type ByteScanner, withByteScanner } from "./byte_scan.ts";
 import type { GrepPattern } from "./regex.ts";
-import { prepareScanner, searchBuffer } from "./search.ts";
+import {
+  type BufferOutcome,
+  type MatchSink,
+  prepareScanner,
+  searchBuffer,
+  type SearchCursor,
+  startCursor,
+} from "./search.ts";
 
 /** Grep bounds: the traversal's (see walk.ts) plus file, total and result sizes. */
 export interface GrepLimits extends WalkLimits {
@@ -68,7 +85,7 @@ export interface GrepOptions {
   limits?: Partial<GrepLimits>;
   /** Bytes of the result envelope without matches (counted against `maxResultBytes`). */
   envelopeBytes?: number;
-  /** Cancellation. */
+  /** Cancellation (checked whenever the search gives the event loop a turn). */
   signal?: AbortSignal;
 }
 
@@ -80,7 +97,7 @@ export interface GrepOutcome {
   truncated: boolean;
   /** Files whose contents were searched (binary/invalid ones included). */
   filesSearched: number;
-  /** Bytes read and searched. */
+  /** Bytes searched (skipped files are not counted). */
   bytesSearched: number;
 }
 
@@ -91,28 +108,48 @@ interface State {
   out: GrepOutcome;
   budget: number;
   stop: boolean;
-  signal?: AbortSignal;
+  slice: TimeSlice;
+  /** Bytes searched since the clock was last read between files. */
+  unchecked: number;
 }
 
-/** Read a whole file (at most `cap + 1` bytes) into the scanner with positioned reads. */
+/**
+ * Bytes of a file's first read (a file that fills it is measured before reading on), and
+ * of searching between two looks at the clock between files.
+ */
+const PROBE_BYTES = 64 * 1024;
+
+/**
+ * Read a whole file into the scanner with positioned reads. Returns its length when it
+ * is at most `cap` bytes, otherwise a number above `cap`: its measured size, or `cap + 1`
+ * when it grew while being read. `fstat` is costly under Deno, so only a file that fills
+ * the first read (64 KiB, or `cap + 1` when less) is measured, and a file over `cap` is
+ * never read past that first read.
+ */
 function readFileInto(scanner: ByteScanner, fd: number, cap: number): number {
-  const data = scanner.reserve(cap + 1);
-  let n = 0;
+  const probe = Math.min(cap + 1, PROBE_BYTES);
+  const first = fs.readSync(fd, scanner.reserve(probe), 0, probe, 0);
+  if (first < probe) return first; // a short read of a regular file is its end
+  const size = fs.fstatSync(fd).size;
+  if (size > cap) return size;
+  const all = scanner.reserve(cap + 1);
+  let n = first;
   while (n <= cap) {
     const want = cap + 1 - n;
-    const r = fs.readSync(fd, data, n, want, n);
+    const r = fs.readSync(fd, all, n, want, n);
     n += r;
-    if (r < want) break; // a short read of a regular file is its end
+    if (r < want) break;
   }
   return n;
 }
 
 /**
- * Search one open file. Traversals skip `fstat` (costly under Deno): the size comes from
- * reading at most `cap + 1` bytes with positioned reads, which also fail on FIFOs and
- * sockets, and the bytes read from an oversized file count toward the total bound.
+ * Search one open file. Traversals skip `fstat` for small files (see `readFileInto`),
+ * whose positioned reads also fail on FIFOs and sockets. A file over the per-file bound
+ * is skipped (truncated) and not counted; one that fits it but not what is left of the
+ * total bound ends the search (truncated).
  */
-function searchFd(st: State, fd: number, logical: string): void {
+function searchFd(st: State, fd: number, logical: string): void | Promise<void> {
   const remaining = st.lim.maxTotalBytes - st.out.bytesSearched;
   const cap = Math.min(st.lim.maxFileBytes, remaining);
   let n: number;
@@ -123,17 +160,14 @@ function searchFd(st: State, fd: number, logical: string): void {
   }
   if (n > cap) {
     st.out.truncated = true;
-    if (cap < st.lim.maxFileBytes) {
-      st.stop = true; // the total bound is reached
-      return;
-    }
-    st.out.bytesSearched += cap; // an oversized file: skipped, but its read is counted
-    if (st.out.bytesSearched >= st.lim.maxTotalBytes) st.stop = true;
+    // Past the per-file bound: skipped, not searched. Otherwise the total bound is reached.
+    if (n <= st.lim.maxFileBytes) st.stop = true;
     return;
   }
   st.out.filesSearched++;
   st.out.bytesSearched += n;
-  const outcome = searchBuffer(st.scanner, n, st.pattern, (line, text) => {
+  st.unchecked += n;
+  const sink: MatchSink = (line, text) => {
     const m: GrepMatch = { path: logical, line, text };
     const bytes = jsonBytes(m) + (st.out.matches.length > 0 ? 1 : 0);
     if (bytes > st.budget) {
@@ -143,14 +177,37 @@ function searchFd(st: State, fd: number, logical: string): void {
     st.budget -= bytes;
     st.out.matches.push(m);
     return true;
-  });
+  };
+  const cursor = startCursor();
+  const outcome = searchBuffer(st.scanner, n, st.pattern, sink, cursor, st.slice);
+  if (outcome === "paused") return resumeSearch(st, n, sink, cursor);
   if (outcome === "stopped") st.stop = true;
 }
 
-function grepDir(st: State, t: Extract<GrepTarget, { kind: "dir" }>, glob?: CompiledGlob): void {
+/** Go on with a paused search of the scanner's data, pausing in turns. */
+async function resumeSearch(
+  st: State,
+  n: number,
+  sink: MatchSink,
+  cursor: SearchCursor,
+): Promise<void> {
+  let outcome: BufferOutcome = "paused";
+  while (outcome === "paused") {
+    await st.slice.pause();
+    outcome = searchBuffer(st.scanner, n, st.pattern, sink, cursor, st.slice);
+  }
+  if (outcome === "stopped") st.stop = true;
+}
+
+async function grepDir(
+  st: State,
+  t: Extract<GrepTarget, { kind: "dir" }>,
+  glob?: CompiledGlob,
+): Promise<void> {
   const states = new Map<string, readonly number[]>();
   if (glob) states.set("", glob.start);
-  const walked = walkTree(
+  const next = (): WalkAction => (st.stop ? "stop" : undefined);
+  const walked = await walkTreeAsync(
     t.box,
     t.dir,
     t.logical,
@@ -176,30 +233,40 @@ function grepDir(st: State, t: Extract<GrepTarget, { kind: "dir" }>, glob?: Comp
       }
       const fd = t.box.childFile(e.dir, e.name, false);
       if (fd === null) return;
+      let searched: void | Promise<void>;
       try {
-        searchFd(st, fd, logical);
+        searched = searchFd(st, fd, logical);
       } finally {
-        fs.closeSync(fd);
+        fs.closeSync(fd); // the file is read whole before its search starts or pauses
       }
-      return st.stop ? "stop" : undefined;
+      if (searched) return searched.then(next);
+      // Searches take long even below the walk's entry stride: after every 64 KiB
+      // searched, look at the clock.
+      if (st.unchecked >= PROBE_BYTES) {
+        st.unchecked = 0;
+        if (st.slice.expired()) return st.slice.pause().then(next);
+      }
+      return next();
     },
     st.lim,
-    st.signal,
+    st.slice,
   );
   if (walked.truncated) st.out.truncated = true;
 }
 
 /**
- * Search a file or folder.
+ * Search a file or folder. The target (its descriptor or folder) must stay open until the
+ * promise settles.
  *
  * @throws {import("../paths/sandbox.ts").TooManyEntriesError} for a folder with too many entries.
+ * @throws {import("../paths/walk.ts").CancelledError} when `signal` aborts.
  * @example
  * ```ts
  * import { Sandbox } from "../paths/sandbox.ts";
  * import { compileGrepPattern } from "./regex.ts";
  * import { grepTarget } from "./engine.ts";
  * const box = Sandbox.open("/tmp");
- * const out = grepTarget({ kind: "dir", box, dir: box.root, logical: "." },
+ * const out = await grepTarget({ kind: "dir", box, dir: box.root, logical: "." },
  *   compileGrepPattern("needle"));
  * box.close();
  * console.log(out.matches.length, out.truncated);
@@ -209,16 +276,16 @@ export function grepTarget(
   target: GrepTarget,
   pattern: GrepPattern,
   options: GrepOptions = {},
-): GrepOutcome {
-  return withByteScannerSync((scanner) => grepWith(scanner, target, pattern, options));
+): Promise<GrepOutcome> {
+  return withByteScanner((scanner) => grepWith(scanner, target, pattern, options));
 }
 
-function grepWith(
+async function grepWith(
   scanner: ByteScanner,
   target: GrepTarget,
   pattern: GrepPattern,
   options: GrepOptions,
-): GrepOutcome {
+): Promise<GrepOutcome> {
   const lim = { ...DEFAULT_GREP_LIMITS, ...options.limits };
   prepareScanner(scanner, pattern);
   const st: State = {
@@ -228,14 +295,16 @@ function grepWith(
     out: { matches: [], truncated: false, filesSearched: 0, bytesSearched: 0 },
     budget: lim.maxResultBytes - (options.envelopeBytes ?? 0),
     stop: false,
-    signal: options.signal,
+    slice: new TimeSlice(options.signal),
+    unchecked: 0,
   };
+  st.slice.check();
   if (target.kind === "file") {
     if (!options.glob || options.glob.matchesPath(target.name)) {
-      searchFd(st, target.fd, target.logical);
+      await searchFd(st, target.fd, target.logical);
     }
   } else {
-    grepDir(st, target, options.glob);
+    await grepDir(st, target, options.glob);
   }
   return st.out;
 }

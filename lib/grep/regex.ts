@@ -35,7 +35,10 @@ export interface GrepPattern {
   whole: RE2JS | null;
   /** Byte literals, one of which every match's line contains; null when none is known. */
   literals: ScanLiteral[] | null;
-  /** True when the pattern is exactly `literals[0]` (no regex needs to run). */
+  /**
+   * True when the pattern is exactly the literal `literals[0]` (no anchors, classes,
+   * repetition or case folding), so any line holding it matches and no regex runs.
+   */
   pureLiteral: boolean;
   /** A linear-time V8 whole-file check for a tiny safe subset (see fast_prefilter.ts). */
   prefilter: Prefilter | null;
@@ -211,6 +214,23 @@ function requiredLiterals(re: RE2JS): Uint8Array[] | null {
   }
 }
 
+const NEWLINE = 0x0a;
+
+/**
+ * The literal a pattern is exactly, as UTF-8, when the whole pattern is one (re2js's
+ * complete prefix: case-sensitive runes straight to the match, no anchors, classes or
+ * repetition left) and a line can hold it (no `\n`); null otherwise. This, not
+ * {@linkcode requiredLiterals}, decides `pureLiteral`: the required literal of `o{2}` is
+ * only `o`, while its complete prefix is `oo`.
+ */
+function completeLiteral(re: RE2JS): Uint8Array | null {
+  const re2 = re.re2();
+  if (re2.prefixComplete !== true || typeof re2.prefix !== "string") return null;
+  if (re2.prefix.length === 0) return null;
+  const bytes = new TextEncoder().encode(re2.prefix);
+  return bytes.includes(NEWLINE) ? null : bytes;
+}
+
 /** ASCII letters whose case folding reaches non-ASCII characters (KELVIN SIGN, LONG S). */
 const NON_ASCII_FOLDS = new Set([0x4b, 0x6b, 0x53, 0x73]);
 const MIN_FOLD_LITERAL = 3;
@@ -306,13 +326,12 @@ export function compileGrepPattern(pattern: unknown): GrepPattern {
     );
   }
   if (compiledRegexBytes(line) > MAX_COMPILED_REGEX_BYTES) throw tooBig();
-  const exact = requiredLiterals(line);
+  const complete = completeLiteral(line);
+  const exact = complete ? [complete] : requiredLiterals(line);
   const literals = exact
     ? exact.map((bytes) => ({ bytes, mask: null }))
     : caseInsensitiveLiterals(pattern);
-  const re2 = line.re2();
-  const pureLiteral = exact !== null && exact.length === 1 && re2.prefixComplete === true &&
-    typeof re2.prefix === "string" && re2.prefix.length > 0;
+  const pureLiteral = complete !== null;
   const prefilter = literals === null ? compilePrefilter(pattern) : null;
   // The whole-buffer regex only screens files where neither literals nor the V8 prefilter
   // can (search.ts `searchLines`); compiling it otherwise was a second compile per call.
