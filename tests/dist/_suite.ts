@@ -9,7 +9,7 @@
 
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client";
 // @ts-types="@modelcontextprotocol/sdk/client/stdio"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -208,6 +208,20 @@ async function artifactCases(t: Deno.TestContext, ws: DistWorkspace, r: Runner):
     assert.match(res.out, /^Built the report\.\n\[artifact\] id="report" .*size=12 bytes/);
     assert.ok(!res.out.includes(ws.dir), "no physical path in the render");
   });
+  await t.step(
+    "artifact validate: a relative --root is relative to the working folder",
+    async () => {
+      const res = await run(ws, r, [
+        "artifact",
+        "validate",
+        "--root",
+        `./${relative(ws.root, out)}`,
+        file,
+      ]);
+      assert.equal(res.code, 0, res.err);
+      assert.match(res.out, /^Built the report\.\n\[artifact\] id="report"/);
+    },
+  );
   await t.step("artifact validate: a ref outside the roots is rejected (stdin)", async () => {
     const res = await run(ws, r, ["artifact", "validate", "--root", ws.root], {
       stdin: envelope,

@@ -6,6 +6,7 @@
  */
 
 import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
 import { Command } from "commander";
 import { InvocationError } from "../../errors/errors.ts";
 import { ArtifactRefError, InvalidEnvelopeError } from "../../odek/errors.ts";
@@ -75,7 +76,9 @@ export function artifactCommand(io: CliIo, done: (code: number) => void): Comman
           io.out(text.endsWith("\n") ? text : `${text}\n`);
           return done(EXIT.ok);
         }
-        const validated = await validateEnvelope(env, o.root);
+        // Relative roots (the help's own `--root ./out`) are relative to the working folder.
+        const roots = o.root.map((r) => resolve(r));
+        const validated = await validateEnvelope(env, roots);
         io.out(`${renderEnvelope(env, { sizes: validated.map((v) => v.size) })}\n`);
         done(EXIT.ok);
       } catch (e) {
