@@ -46,6 +46,13 @@ export function plainText(run: RunOutcome): string {
  * ```
  */
 export function normalizePlainOutput(run: RunOutcome): ToolResult {
+  if (run.stdoutOverflow) {
+    // Seed: stdout is "capped at 64 KiB with an explicit truncation marker". A tool still
+    // printing past the 16 MiB stream cap was stopped by us, not by its own failure.
+    const other = runFailure({ ...run, stdoutOverflow: false, signal: null, exitCode: 0 });
+    if (other !== null) return other;
+    return { content: [{ type: "text", text: plainText(run) }], isError: false };
+  }
   const failed = runFailure(run);
   if (failed !== null) return failed;
   const text = plainText(run);

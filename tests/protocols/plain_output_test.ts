@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { capText, cleanText, TRUNCATION_MARKER } from "../../lib/protocols/text_clean.ts";
+import { LIMITS } from "../../lib/results/types.ts";
 import { assertError, callPlain } from "./helpers.ts";
 
 const KiB = 1024;
@@ -58,14 +59,19 @@ Deno.test("plain tools get empty stdin", async () => {
   assert.equal(textOf(await plain("read_stdin")), "stdin bytes: 0\n");
 });
 
-Deno.test("timeouts and over-cap output are generic errors", async () => {
+Deno.test("output past the 16 MiB stream cap: the tool is stopped, 64 KiB kept with the marker", async () => {
+  // Seed: stdout "becomes one text block, capped at 64 KiB with an explicit truncation marker".
+  const r = await callPlain("misbehave.sh", ["forever"]);
+  assert.equal(r.isError, false);
+  const text = (r.content[0] as { text: string }).text;
+  assert.ok(text.endsWith("[output truncated at 64 KiB]"), text.slice(-80));
+  assert.equal(new TextEncoder().encode(text).length <= LIMITS.maxTextBytes, true);
+});
+
+Deno.test("timeouts and signals are generic errors", async () => {
   assertError(
     await callPlain("misbehave.sh", ["sleep"], { timeoutMs: 150 }),
     "The tool timed out after 150 ms.",
-  );
-  assertError(
-    await callPlain("misbehave.sh", ["forever"]),
-    "The tool's output exceeded the 16 MiB limit.",
   );
   assertError(
     await callPlain("misbehave.sh", ["kill_self"]),
