@@ -28,9 +28,36 @@ export interface CliIo {
  * ```
  */
 export const processIo: CliIo = {
-  out: (t) => void process.stdout.write(t),
-  err: (t) => void process.stderr.write(t),
+  out: pipeSafeWriter(() => process.stdout),
+  err: pipeSafeWriter(() => process.stderr),
 };
+
+/**
+ * A writer that goes quiet once its reader is gone (`toolhost … | head`): the command
+ * still finishes — sessions are stopped, cleanup confirmed — without an EPIPE trace.
+ */
+function pipeSafeWriter(stream: () => NodeJS.WriteStream): (text: string) => void {
+  let closed = false;
+  let watching = false;
+  const gone = (e: unknown) => (e as { code?: string } | null)?.code === "EPIPE";
+  return (text) => {
+    if (closed) return;
+    const s = stream();
+    if (!watching) {
+      watching = true;
+      s.on("error", (e) => {
+        if (gone(e)) closed = true;
+        else throw e;
+      });
+    }
+    try {
+      s.write(text);
+    } catch (e) {
+      if (!gone(e)) throw e;
+      closed = true;
+    }
+  };
+}
 
 /**
  * Report an error on stderr and return the exit code it maps to.
