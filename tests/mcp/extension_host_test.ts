@@ -158,3 +158,18 @@ Deno.test("extension host: a tool nested past 128 levels is left out, the rest l
     await tmp.cleanup();
   }
 });
+
+Deno.test("extension host: descriptions are cleaned, nonblank and at most 4000 units", async () => {
+  const { tmp, ws } = await fixtureWorkspace(30000, { FIXTURE_ODD_DESCRIPTIONS: "1" });
+  const host = ExtensionHost.forEval(ws, "app/review", { log: () => {} });
+  try {
+    const d = new Map((await host.list()).map((t) => [t.name, t.description]));
+    assert.equal(d.get("blank_fx"), "Tool `blank` of extension `fx`.");
+    assert.equal(d.get("nodesc_fx"), "Tool `nodesc` of extension `fx`.");
+    assert.equal(d.get("ctl_fx"), "abred");
+    assert.equal(d.get("long_fx"), "d".repeat(4000));
+  } finally {
+    await host.close();
+    await tmp.cleanup();
+  }
+});

@@ -32,6 +32,7 @@ import { evalExtensions, type ExtensionDecl } from "../../workspace/parse_extens
 import type { Workspace } from "../../workspace/types.ts";
 import { fromMcpResult } from "../result_mapping.ts";
 import { envelopeMapper } from "./envelope.ts";
+import { cleanText } from "../../protocols/text_clean.ts";
 import { workspaceRoots } from "../../runtime/artifact_refs.ts";
 import {
   ExtensionCallError,
@@ -229,8 +230,10 @@ export class ExtensionHost {
     } catch {
       return `\`${name}\`: its input schema does not compile`;
     }
-    const description = typeof t.description === "string"
-      ? t.description.slice(0, LIMITS.maxDescriptionUnits)
+    // Like a declared description: no control characters, nonblank, at most 4000 units.
+    const cleaned = typeof t.description === "string" ? cleanText(t.description).trim() : "";
+    const description = cleaned !== ""
+      ? cutUnits(cleaned, LIMITS.maxDescriptionUnits)
       : `Tool \`${remote}\` of extension \`${server.decl.name}\`.`;
     const listing = blocked
       ? { name, description: BLOCKED_DESCRIPTION, inputSchema: { type: "object" } }
@@ -294,4 +297,11 @@ export class ExtensionHost {
       );
     }
   }
+}
+
+/** At most `max` UTF-16 code units, never splitting a surrogate pair. */
+function cutUnits(s: string, max: number): string {
+  if (s.length <= max) return s;
+  const end = s.charCodeAt(max - 1) >= 0xd800 && s.charCodeAt(max - 1) <= 0xdbff ? max - 1 : max;
+  return s.slice(0, end);
 }
