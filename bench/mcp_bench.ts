@@ -17,6 +17,7 @@ import { Client } from "@modelcontextprotocol/sdk/client";
 // @ts-types="@modelcontextprotocol/sdk/client/stdio"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { Registry } from "../lib/registry/registry.ts";
+import { type RawRpc, rawRpc } from "./raw_rpc_client.ts";
 import { loadWorkspace } from "../lib/workspace/load_workspace.ts";
 
 const FS_SERVER = "@modelcontextprotocol/server-filesystem@2026.8.31";
@@ -107,26 +108,17 @@ export async function benchMcp(): Promise<string[]> {
   const clients: Client[] = [];
   try {
     const text = await writeWorkspace(dir);
-    const th = await connect("deno", [
-      "run",
-      "-A",
-      "--config",
-      `${REPO}/deno.json`,
-      `${REPO}/cli.ts`,
-      "serve",
-      "--eval",
-      "app/bench",
-      "--repo",
-      dir,
-      "--state-dir",
-      `${dir}/.state`,
-    ]);
+    const th = await connect(
+      "deno",
+      serveArgv(dir).map((a) => a.endsWith(".state-raw") ? `${dir}/.state` : a),
+    );
     clients.push(th);
     const fs = await connect("npx", ["-y", FS_SERVER, `${dir}/app`]);
     clients.push(fs);
     await checkSame(th, fs, dir, text);
     return [
       ...await throughput(th, fs, dir, quick),
+      ...await rawThroughput(dir, quick),
       ...await latency(th, dir, quick ? 100 : 300),
     ];
   } finally {
@@ -173,6 +165,71 @@ async function throughput(th: Client, fs: Client, dir: string, quick: boolean): 
     );
   }
   return lines;
+}
+
+/**
+ * The same 4 KiB read through a raw JSON-RPC client (no SDK parsing or validation: the
+ * servers' own cost), sequential and with 16 calls in flight.
+ */
+async function rawThroughput(dir: string, quick: boolean): Promise<string[]> {
+  const servers: RawRpc[] = [];
+  try {
+    const th = await rawRpc("deno", [...serveArgv(dir)]);
+    servers.push(th);
+    const fs = await rawRpc("npx", ["-y", FS_SERVER, `${dir}/app`]);
+    servers.push(fs);
+    const name = "file_4096.txt";
+    const readTh = () => th.call("tools/call", { name: "read_app", arguments: { path: name } });
+    const readFs = () =>
+      fs.call("tools/call", { name: "read_text_file", arguments: { path: `${dir}/app/${name}` } });
+    const lines = ["tools/call of the 4096 B file through a raw JSON-RPC client (no SDK):"];
+    for (const inFlight of [1, 16]) {
+      const batches = quick ? 10 : 30;
+      const per = 100;
+      const run = async (f: () => Promise<string>) => {
+        for (let i = 0; i < per / inFlight; i++) {
+          await Promise.all(Array.from({ length: inFlight }, f));
+        }
+      };
+      for (let i = 0; i < 5; i++) await run(readTh), await run(readFs); // warm-up
+      const total = { th: 0, fs: 0 };
+      for (let r = 0; r < batches; r++) {
+        for (const k of r % 2 === 0 ? (["th", "fs"] as const) : (["fs", "th"] as const)) {
+          const t = performance.now();
+          await run(k === "th" ? readTh : readFs);
+          total[k] += performance.now() - t;
+        }
+      }
+      const rate = (ms: number) => (batches * per) / (ms / 1000);
+      lines.push(
+        `  ${inFlight === 1 ? "sequential  " : "16 in flight"}: toolhost ${
+          rate(total.th).toFixed(0)
+        } ` +
+          `calls/s, server-filesystem ${rate(total.fs).toFixed(0)} calls/s, ratio ` +
+          `${(total.fs / total.th).toFixed(2)}×`,
+      );
+    }
+    return lines;
+  } finally {
+    for (const s of servers) await s.close();
+  }
+}
+
+function serveArgv(dir: string): string[] {
+  return [
+    "run",
+    "-A",
+    "--config",
+    `${REPO}/deno.json`,
+    `${REPO}/cli.ts`,
+    "serve",
+    "--eval",
+    "app/bench",
+    "--repo",
+    dir,
+    "--state-dir",
+    `${dir}/.state-raw`,
+  ];
 }
 
 async function latency(th: Client, dir: string, m: number): Promise<string[]> {
