@@ -4,14 +4,32 @@
  * — never following symlinks, and fixing permissions a tool may have removed (read-only
  * directories such as Go's module cache) before retrying.
  *
+ * Each call directory also journals its call so `toolhost sweep` can finish the job when
+ * toolhost is killed mid-call (`kill -9`, SIGHUP, a crash):
+ *
+ * ```
+ * owner.json      the owning toolhost process: pid, start time, boot id (at creation)
+ * journal.jsonl   the call's process group, written by `admit` before the group is
+ *                 admitted, in the session journal's line format
+ * output/ tmp/    the tool's private directories
+ * ```
+ *
+ * The records cost one small write each and are not fsynced: they only matter while the
+ * same boot lasts, and a killed process's writes survive in the page cache; after a
+ * machine crash the boot id changes and no recorded process can run. When the call's
+ * group cannot be confirmed gone, `remove()` keeps the directory with its records.
+ *
  * @module
  */
 
 import { randomBytes } from "node:crypto";
-import { lstatSync, mkdirSync, realpathSync } from "node:fs";
+import { lstatSync, mkdirSync, realpathSync, rmdirSync, unlinkSync, writeFileSync } from "node:fs";
 import { chmod, lstat, readdir, rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import process from "node:process";
 import { CleanupFailed } from "../errors/errors.ts";
+import { inspectGroup } from "./kill_group.ts";
+import { currentBootId, type ProcessRecord, readProcStat } from "./proc_identity.ts";
 
 /** The private directories of one call. */
 export interface CallDirs {
@@ -21,11 +39,38 @@ export interface CallDirs {
   outputDir: string;
   /** The tool's TMPDIR/TMP/TEMP. */
   tmpDir: string;
-  /** Remove everything; idempotent. Rejects with `CleanupFailed` if that is impossible. */
+  /**
+   * Journal the call's process group before it is admitted (pass as `callDirs` to
+   * `runBounded`). Synchronous, so it can run inside `spawnGroup`'s `onSpawn`; throws
+   * when the record cannot be written (the call must then be refused).
+   */
+  admit(record: ProcessRecord): void;
+  /**
+   * Remove everything; idempotent. Rejects with `CleanupFailed` if that is impossible,
+   * or when an admitted group still runs (the directory and its records are then kept
+   * for a sweep).
+   */
   remove(): Promise<void>;
 }
 
+/** Names of a call directory's records. */
+export const CALL_RECORD_FILES = { owner: "owner.json", journal: "journal.jsonl" } as const;
+
+/** Call directory names: 24 lowercase hex digits. */
+export const CALL_DIR_NAME = /^[0-9a-f]{24}$/;
+
 const PRIVATE = 0o700;
+
+let ownerLine: string | undefined;
+
+/** This process as a call directory's owner (the session owner record format). */
+function ownerRecordLine(): string {
+  if (ownerLine === undefined) {
+    const startTime = readProcStat(process.pid)?.startTime ?? null;
+    ownerLine = `${JSON.stringify({ pid: process.pid, startTime, bootId: currentBootId() })}\n`;
+  }
+  return ownerLine;
+}
 
 /**
  * The folder holding every call's directories under a state dir.
@@ -72,9 +117,10 @@ function makeRoot(stateDir: string): string {
 }
 
 /**
- * Create a call's private directories under `<stateDir>/calls/`. Modes are 0700 (the
- * umask can only remove bits). The few `mkdir`s are synchronous: they are local and
- * cheap, and avoid thread-pool round trips on the per-call hot path.
+ * Create a call's private directories under `<stateDir>/calls/`, with this process
+ * recorded as their owner. Modes are 0700 (the umask can only remove bits). The few
+ * `mkdir`s and the owner write are synchronous: they are local and cheap, and avoid
+ * thread-pool round trips on the per-call hot path.
  *
  * @example
  * ```ts
@@ -90,13 +136,26 @@ function makeRoot(stateDir: string): string {
 export function createCallDirs(stateDir: string): Promise<CallDirs> {
   try {
     const root = makeRoot(stateDir);
+    const admitted: ProcessRecord[] = [];
     const dirs: CallDirs = {
       root,
       outputDir: join(root, "output"),
       tmpDir: join(root, "tmp"),
-      remove: memo(() => removeTree(root)),
+      admit: (record) => {
+        const line = JSON.stringify({ op: "admit", role: "call", ...record });
+        writeFileSync(join(root, CALL_RECORD_FILES.journal), `${line}\n`, {
+          flag: "a",
+          mode: 0o600,
+        });
+        admitted.push(record);
+      },
+      remove: memo(() => removeCallRoot(dirs, admitted)),
     };
     try {
+      writeFileSync(join(root, CALL_RECORD_FILES.owner), ownerRecordLine(), {
+        flag: "wx",
+        mode: 0o600,
+      });
       mkdirSync(dirs.outputDir, { mode: PRIVATE });
       mkdirSync(dirs.tmpDir, { mode: PRIVATE });
     } catch (e) {
@@ -105,6 +164,48 @@ export function createCallDirs(stateDir: string): Promise<CallDirs> {
     return Promise.resolve(dirs);
   } catch (e) {
     return Promise.reject(e);
+  }
+}
+
+/** Remove a call's directory — unless an admitted group still runs: then only its
+ * private directories go, and the records stay for `toolhost sweep`. */
+async function removeCallRoot(dirs: CallDirs, admitted: ProcessRecord[]): Promise<void> {
+  const running = admitted.some((r) => {
+    const g = inspectGroup(r);
+    return g.ours && g.live.length > 0;
+  });
+  if (!running) {
+    if (removeEmptyCallSync(dirs)) return;
+    return await removeTree(dirs.root);
+  }
+  await removeTree(dirs.outputDir);
+  await removeTree(dirs.tmpDir);
+  throw new CleanupFailed(
+    "A tool call's processes could not be confirmed gone; its record was kept for `toolhost sweep`.",
+  );
+}
+
+/**
+ * The common case on the hot path: the tool left its directories empty. A handful of
+ * synchronous `rmdir`/`unlink` calls (none follows a symlink) is far cheaper than a
+ * recursive removal's thread-pool round trips; anything unexpected — content, a symlink,
+ * a permission — makes it return false, and the robust removal takes over.
+ */
+function removeEmptyCallSync(dirs: CallDirs): boolean {
+  try {
+    rmdirSync(dirs.outputDir);
+    rmdirSync(dirs.tmpDir);
+    for (const f of [CALL_RECORD_FILES.journal, CALL_RECORD_FILES.owner]) {
+      try {
+        unlinkSync(join(dirs.root, f));
+      } catch (e) {
+        if ((e as { code?: string }).code !== "ENOENT") throw e;
+      }
+    }
+    rmdirSync(dirs.root);
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -21,6 +21,16 @@
  *    `setsid` — needs `pid_max` forks between two checks; in-call cleanup runs within
  *    milliseconds of the leader's exit. A record from another boot never matches.
  *
+ * Fail-closed guards on every record: no signal is ever sent for pid/pgid 0, 1, a negative
+ * or out-of-range number, a pgid other than the pid, this process or its own group or
+ * session, a record without a start time (where `/proc` exists), or a boot id that is not
+ * exactly the current one.
+ *
+ * Records read back from disk (journals after a crash) may be forged, so
+ * {@linkcode verifyStoredGroup} is stricter still: the leader itself must be alive with
+ * exactly the recorded boot id and start time. Rule 3 (members of a leaderless group) is
+ * only ever applied to a group this process verified or spawned moments before.
+ *
  * @module
  */
 
@@ -29,6 +39,7 @@ import process from "node:process";
 import {
   currentBootId,
   liveGroupMembers,
+  PID_MAX,
   type ProcessRecord,
   type ProcStat,
   readProcStat,
@@ -57,19 +68,54 @@ function groupIsAbsent(pgid: number): boolean {
 
 let procAvailable: boolean | undefined;
 
-/** Without /proc (not Linux) identities cannot be checked: fall back to kill(-pgid, 0). */
+function hasProc(): boolean {
+  return (procAvailable ??= existsSync("/proc/self/stat"));
+}
+
+let ownGroups: { pgrp: number; sid: number } | undefined;
+
+/** This process's group and session (never ours to signal), read once. */
+function ownGroupAndSession(): { pgrp: number; sid: number } {
+  if (ownGroups === undefined) {
+    const me = readProcStat(process.pid);
+    ownGroups = { pgrp: me?.pgrp ?? process.pid, sid: me?.sid ?? process.pid };
+  }
+  return ownGroups;
+}
+
+/**
+ * The structural guard every signal passes first: a pid toolhost could have spawned as a
+ * session leader — an integer in 2..`PID_MAX`, equal to the pgid, and neither this process
+ * nor its own group or session. `kill(-0)` would hit our own group and `kill(-1)` every
+ * process we may signal, so those can never get through.
+ *
+ * @example
+ * ```ts
+ * import { isSignallable } from "./kill_group.ts";
+ * isSignallable({ pid: 1, pgid: 1, startTime: 5, bootId: null }); // false
+ * ```
+ */
+export function isSignallable(record: ProcessRecord): boolean {
+  const { pid, pgid } = record;
+  if (!Number.isSafeInteger(pid) || pid < 2 || pid > PID_MAX || pgid !== pid) return false;
+  if (pid === process.pid) return false;
+  const own = ownGroupAndSession();
+  return pgid !== own.pgrp && pgid !== own.sid;
+}
+
+/** Without /proc (not Linux) identities cannot be checked: fall back to kill(-pgid, 0).
+ * Only for records this process made itself (stored records are never trusted here). */
 function inspectWithoutProc(record: ProcessRecord): GroupInspection {
   if (groupIsAbsent(record.pgid)) return { ours: false, live: [] };
   const unknown = { pid: record.pgid, state: "?", ppid: 0, pgrp: record.pgid, sid: record.pgid };
   return { ours: true, live: [{ ...unknown, startTime: 0, ticks: 0 }] };
 }
 
-/** Leader present: ours only if it is the recorded process (or, start time unknown, a
- * leader of its own session and group). */
+/** Leader present: ours only if it is the recorded process, still leading its own
+ * session and group. */
 function leaderIsOurs(record: ProcessRecord, leader: ProcStat): boolean {
-  if (leader.pgrp !== record.pgid) return false;
-  if (record.startTime === null) return leader.sid === record.pgid;
-  return leader.startTime === record.startTime;
+  return leader.pgrp === record.pgid && leader.sid === record.pgid &&
+    leader.startTime === record.startTime;
 }
 
 /**
@@ -84,10 +130,11 @@ function leaderIsOurs(record: ProcessRecord, leader: ProcStat): boolean {
  * ```
  */
 export function inspectGroup(record: ProcessRecord): GroupInspection {
-  procAvailable ??= existsSync("/proc/self/stat");
-  if (!procAvailable) return inspectWithoutProc(record);
   const none = { ours: false, live: [] };
-  if (record.bootId !== null && record.bootId !== currentBootId()) return none;
+  if (!isSignallable(record)) return none;
+  if (!hasProc()) return inspectWithoutProc(record);
+  const startTime = record.startTime;
+  if (startTime === null || record.bootId !== currentBootId()) return none;
   const leader = readProcStat(record.pid);
   if (leader !== null) {
     return leaderIsOurs(record, leader)
@@ -96,11 +143,52 @@ export function inspectGroup(record: ProcessRecord): GroupInspection {
   }
   if (groupIsAbsent(record.pgid)) return none;
   const members = scanGroup(record.pgid);
-  const foreign = members.some((p) =>
-    p.sid !== record.pgid || (record.startTime !== null && p.startTime < record.startTime)
-  );
+  const foreign = members.some((p) => p.sid !== record.pgid || p.startTime < startTime);
   if (foreign || members.length === 0) return none;
   return { ours: true, live: members.filter((p) => p.state !== "Z" && p.state !== "X") };
+}
+
+/**
+ * How a group record read back from disk compares with the live system:
+ * - `ours`: its leader runs (or is an unreaped zombie) with exactly the recorded boot id
+ *   and start time, leading its own session and group — it may be ended;
+ * - `gone`: nothing of it runs any more (another boot; the leader's pid now belongs to a
+ *   younger process; or the leader is gone and no running process is in the group);
+ * - `unverified`: the leader is gone but running processes still use the group number;
+ *   what they are cannot be proven, so they are left alone (also: no `/proc` to check);
+ * - `invalid`: the record is incomplete or names what toolhost never records (see
+ *   {@linkcode isSignallable}); it is never signalled.
+ */
+export type StoredGroupVerdict = "ours" | "gone" | "unverified" | "invalid";
+
+/**
+ * Decide, fail-closed, whether a stored (possibly forged) record may be signalled: only
+ * when its verdict is `ours`.
+ *
+ * @example
+ * ```ts
+ * import { verifyStoredGroup } from "./kill_group.ts";
+ * verifyStoredGroup({ pid: 4242, pgid: 4242, startTime: null, bootId: null }); // "invalid"
+ * ```
+ */
+export function verifyStoredGroup(record: ProcessRecord): StoredGroupVerdict {
+  const { startTime, bootId } = record;
+  if (!isSignallable(record) || startTime === null || !Number.isSafeInteger(startTime)) {
+    return "invalid";
+  }
+  if (typeof bootId !== "string" || bootId === "") return "invalid";
+  if (!hasProc() || currentBootId() === null) return "unverified";
+  if (bootId !== currentBootId()) return "gone";
+  const leader = readProcStat(record.pid);
+  if (leader === null) {
+    const empty = groupIsAbsent(record.pgid) || liveGroupMembers(record.pgid).length === 0;
+    return empty ? "gone" : "unverified";
+  }
+  if (leader.startTime !== startTime) {
+    // A reused pid: the number was free, so our group (which reserved it) was empty.
+    return "gone";
+  }
+  return leaderIsOurs(record, leader) ? "ours" : "invalid";
 }
 
 /**
@@ -115,7 +203,7 @@ export function inspectGroup(record: ProcessRecord): GroupInspection {
  */
 export function signalGroup(record: ProcessRecord, signal: NodeJS.Signals): SignalOutcome {
   const { ours, live } = inspectGroup(record);
-  if (!ours || live.length === 0) return "gone";
+  if (!ours || live.length === 0 || !isSignallable(record)) return "gone";
   try {
     process.kill(-record.pgid, signal);
     return "signalled";

@@ -43,6 +43,44 @@ export interface ProcessRecord {
 }
 
 /**
+ * Highest process id Linux can ever hand out (`PID_MAX_LIMIT`, 2^22). A recorded pid above
+ * it cannot be ours.
+ */
+export const PID_MAX = 4_194_304;
+
+const BOOT_ID = /^[0-9a-f-]{1,64}$/i;
+
+/**
+ * Parse a group record read back from disk (a journal line) — strictly, because the file
+ * may be forged: a cloned repository can ship a state directory. Only a record toolhost
+ * itself writes on Linux passes: `pid` an integer in 2..{@linkcode PID_MAX}, `pgid === pid`,
+ * a start time (a nonnegative integer) and a boot id. Anything else — a null, missing or
+ * fractional field, pid 0, 1 or negative, a group other than the pid — is null, and a
+ * caller must then never signal what it names.
+ *
+ * @example
+ * ```ts
+ * import { parseStoredRecord } from "./proc_identity.ts";
+ * parseStoredRecord({ pid: 42, pgid: 42, startTime: 7, bootId: "b0" })?.pid; // 42
+ * parseStoredRecord({ pid: 42, pgid: 42, startTime: null, bootId: "b0" }); // null
+ * ```
+ */
+export function parseStoredRecord(value: unknown): ProcessRecord | null {
+  if (typeof value !== "object" || value === null) return null;
+  const o = value as Record<string, unknown>;
+  const { pid, pgid, startTime, bootId } = o;
+  if (typeof pid !== "number" || !Number.isSafeInteger(pid) || pid < 2 || pid > PID_MAX) {
+    return null;
+  }
+  if (pgid !== pid) return null;
+  if (typeof startTime !== "number" || !Number.isSafeInteger(startTime) || startTime < 0) {
+    return null;
+  }
+  if (typeof bootId !== "string" || !BOOT_ID.test(bootId)) return null;
+  return { pid, pgid: pid, startTime, bootId };
+}
+
+/**
  * Parse the text of a `/proc/<pid>/stat` file. The command name (field 2) may contain
  * spaces and parentheses, so fields are counted from the last `)`.
  *
@@ -151,7 +189,7 @@ export function recordProcess(pid: number): ProcessRecord {
  * ```
  */
 export function isSameProcess(record: ProcessRecord): boolean {
-  if (record.bootId !== null && record.bootId !== currentBootId()) return false;
+  if (record.bootId !== currentBootId()) return false;
   const stat = readProcStat(record.pid);
   return stat !== null && record.startTime !== null && stat.startTime === record.startTime;
 }

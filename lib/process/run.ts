@@ -10,6 +10,7 @@ import { InvocationError } from "../errors/errors.ts";
 import { LIMITS } from "../results/types.ts";
 import type { Readable } from "node:stream";
 import { type BoundedCollector, collectBounded } from "./bounded_collect.ts";
+import type { CallDirs } from "./call_dirs.ts";
 import type { ProcessRecord } from "./proc_identity.ts";
 import type { GuardLimit, RunGuard } from "./run_guard.ts";
 import { type GroupHandle, spawnGroup } from "./spawn_group.ts";
@@ -41,6 +42,12 @@ export interface RunBoundedOptions {
   graceMs?: number;
   /** Called with the group's identity before stdin is written (see `spawnGroup`). */
   onSpawn?: (record: ProcessRecord) => void | Promise<void>;
+  /**
+   * The call's private directories: the group is journaled there (`admit`) before
+   * `onSpawn` runs and before stdin is written, so `toolhost sweep` can end it if this
+   * process dies mid-call. A failed write refuses the call (`runBounded` rejects).
+   */
+  callDirs?: Pick<CallDirs, "admit">;
   /** Resource limits (lib/limits): wraps the command, watches the group. Default none. */
   guard?: RunGuard;
   /**
@@ -138,8 +145,8 @@ async function settleStreams(h: GroupHandle, cs: BoundedCollector[], ms: number)
  * Run `command` bounded: deadline, cancellation, 16 MiB stream caps with flat memory,
  * and — on every path — SIGTERM/SIGKILL of the whole process group with `/proc`
  * confirmation before resolving. stderr is drained and counted, never kept. Never
- * rejects for tool misbehaviour; rejects only for a bad `timeoutMs` or a throwing
- * `onSpawn`.
+ * rejects for tool misbehaviour; rejects only for a bad `timeoutMs`, a throwing
+ * `onSpawn` or a group that cannot be journaled in `callDirs`.
  *
  * @example
  * ```ts
@@ -160,6 +167,7 @@ export async function runBounded(opts: RunBoundedOptions): Promise<RunOutcome> {
     handle = await spawnGroup({
       ...opts,
       ...argv,
+      onSpawn: journaled(opts),
       onStreams: (
         stdout,
         stderr,
@@ -173,6 +181,17 @@ export async function runBounded(opts: RunBoundedOptions): Promise<RunOutcome> {
   out.record = handle.record;
   opts.guard?.watch(handle.record, () => overflow("limit"));
   return await supervise(handle, opts, out, streams!, early);
+}
+
+/** `onSpawn` preceded by journaling the group in the call's directory, if any. */
+function journaled(opts: RunBoundedOptions): RunBoundedOptions["onSpawn"] {
+  const dirs = opts.callDirs;
+  const next = opts.onSpawn;
+  if (dirs === undefined) return next;
+  return (record) => {
+    dirs.admit(record);
+    return next?.(record);
+  };
 }
 
 interface Streams {

@@ -100,6 +100,7 @@ function runOptions(call: CommandCallBase, dirs: CallDirs) {
     env: toolEnvironment(call.baseEnv, call.extraEnv ?? {}, { tmpDir: dirs.tmpDir }),
     timeoutMs: call.timeoutMs,
     signal: call.signal,
+    callDirs: dirs, // journals the group, so `toolhost sweep` can end it after a crash
     onSpawn: call.onSpawn,
     graceMs: call.graceMs,
     guard: call.guard,

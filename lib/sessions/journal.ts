@@ -2,7 +2,12 @@
  * The session journal: an append-only JSON-lines file recording every process group a
  * session admits (start, stop, bound calls) — written and fsynced before the group gets
  * its stdin — and every group whose termination was confirmed ("retired"). After a crash,
- * the unretired entries are exactly the groups a sweep must end.
+ * the unretired entries are exactly the groups a sweep must end. Per-call directories
+ * (lib/process call_dirs.ts) keep their group in the same line format.
+ *
+ * Reading back is fail-closed, because a state directory can be forged: an admission
+ * without a complete identity (pid ≥ 2 and equal to pgid, start time, boot id) is counted
+ * as rejected and never returned, and the file is never followed through a symlink.
  *
  * ```
  * {"op":"admit","role":"start","pid":41,"pgid":41,"startTime":9001,"bootId":"…"}
@@ -13,8 +18,8 @@
  */
 
 import { closeSync, fsyncSync, openSync, writeSync } from "node:fs";
-import { readFile } from "node:fs/promises";
-import type { ProcessRecord } from "../process/proc_identity.ts";
+import { parseStoredRecord, type ProcessRecord } from "../process/proc_identity.ts";
+import { readRecordFile } from "./record_file.ts";
 
 /** Which invocation a group belongs to. */
 export type JournalRole = "start" | "stop" | "call";
@@ -27,57 +32,105 @@ export interface JournalEntry {
   record: ProcessRecord;
 }
 
-function key(pid: number, startTime: number | null): string {
-  return `${pid}:${startTime}`;
+/** What a journal file holds. */
+export interface JournalContents {
+  /** The admitted, not yet retired groups with a complete identity. */
+  entries: JournalEntry[];
+  /**
+   * Unretired admissions refused as incomplete or malformed (a null or missing start
+   * time or boot id, pid 0, 1 or negative, pgid other than pid, an unknown role, ...).
+   * toolhost never writes such an entry on Linux; nothing they name is ever signalled.
+   */
+  rejected: number;
+  /** The whole file was refused: not a regular file (a symlink, FIFO, ...) or too large. */
+  refusedFile: boolean;
 }
 
-function isRecord(o: Record<string, unknown>): boolean {
-  const intOrNull = (x: unknown) => x === null || Number.isSafeInteger(x);
-  return Number.isSafeInteger(o.pid) && (o.pid as number) > 0 && Number.isSafeInteger(o.pgid) &&
-    intOrNull(o.startTime) && (o.bootId === null || typeof o.bootId === "string");
+/** Largest journal a sweep reads (64 MiB: hundreds of thousands of bound calls). */
+export const MAX_JOURNAL_BYTES = 64 * 1024 * 1024;
+
+const ROLES: readonly string[] = ["start", "stop", "call"];
+
+function key(pid: unknown, startTime: unknown): string {
+  return JSON.stringify([pid, startTime ?? null]);
 }
 
 /**
- * Parse journal text into its unretired entries. Malformed lines (such as a line torn by
- * a crash mid-write) are skipped.
+ * Parse journal text into its unretired entries and count the refused admissions.
+ * Records are parsed strictly (`parseStoredRecord`): the file may be forged. Lines that
+ * are not JSON objects (such as a line torn by a crash mid-write) are skipped.
+ *
+ * @example
+ * ```ts
+ * import { inspectJournal } from "./journal.ts";
+ * const ok = '{"op":"admit","role":"call","pid":7,"pgid":7,"startTime":1,"bootId":"b"}';
+ * const bad = '{"op":"admit","role":"call","pid":8,"pgid":8,"startTime":null,"bootId":null}';
+ * const j = inspectJournal(`${ok}\n${bad}\n`);
+ * console.log(j.entries.length, j.rejected); // 1 1
+ * ```
+ */
+export function inspectJournal(text: string): JournalContents {
+  const live = new Map<string, JournalEntry>();
+  const rejected = new Set<string>();
+  for (const line of text.split("\n")) {
+    if (line.trim() === "") continue;
+    let v: unknown;
+    try {
+      v = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    if (typeof v !== "object" || v === null || Array.isArray(v)) continue;
+    const o = v as Record<string, unknown>;
+    if (o.op === "retire") {
+      live.delete(key(o.pid, o.startTime));
+      rejected.delete(key(o.pid, o.startTime));
+    } else if (o.op === "admit") {
+      const record = parseStoredRecord(o);
+      if (record !== null && typeof o.role === "string" && ROLES.includes(o.role)) {
+        live.set(key(record.pid, record.startTime), { role: o.role as JournalRole, record });
+      } else {
+        rejected.add(key(o.pid, o.startTime));
+      }
+    }
+  }
+  return { entries: [...live.values()], rejected: rejected.size, refusedFile: false };
+}
+
+/**
+ * Parse journal text into its unretired, complete entries (see {@linkcode inspectJournal}).
  *
  * @example
  * ```ts
  * import { parseJournal } from "./journal.ts";
- * const text = '{"op":"admit","role":"call","pid":7,"pgid":7,"startTime":1,"bootId":null}\n';
+ * const text = '{"op":"admit","role":"call","pid":7,"pgid":7,"startTime":1,"bootId":"b"}\n';
  * parseJournal(text).length; // 1
  * ```
  */
 export function parseJournal(text: string): JournalEntry[] {
-  const live = new Map<string, JournalEntry>();
-  for (const line of text.split("\n")) {
-    if (line.trim() === "") continue;
-    let o: Record<string, unknown>;
-    try {
-      o = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    if (typeof o !== "object" || o === null) continue;
-    if (o.op === "retire" && Number.isSafeInteger(o.pid)) {
-      live.delete(key(o.pid as number, (o.startTime ?? null) as number | null));
-    } else if (
-      o.op === "admit" && ["start", "stop", "call"].includes(o.role as string) && isRecord(o)
-    ) {
-      const record: ProcessRecord = {
-        pid: o.pid as number,
-        pgid: o.pgid as number,
-        startTime: o.startTime as number | null,
-        bootId: o.bootId as string | null,
-      };
-      live.set(key(record.pid, record.startTime), { role: o.role as JournalRole, record });
-    }
-  }
-  return [...live.values()];
+  return inspectJournal(text).entries;
 }
 
 /**
- * Read a journal file's unretired entries; an absent file has none.
+ * Read a journal file without following symlinks (see record_file.ts): an absent file
+ * holds nothing; a file that is not a regular file, or is over {@linkcode MAX_JOURNAL_BYTES},
+ * is refused as a whole. Rejects on other I/O errors.
+ *
+ * @example
+ * ```ts
+ * import { readJournalFile } from "./journal.ts";
+ * (await readJournalFile("/nonexistent/journal.jsonl")).entries; // []
+ * ```
+ */
+export async function readJournalFile(path: string): Promise<JournalContents> {
+  const r = await readRecordFile(path, MAX_JOURNAL_BYTES);
+  if (r.kind === "absent") return { entries: [], rejected: 0, refusedFile: false };
+  if (r.kind === "refused") return { entries: [], rejected: 0, refusedFile: true };
+  return inspectJournal(r.text);
+}
+
+/**
+ * Read a journal file's unretired, complete entries; an absent (or refused) file has none.
  *
  * @example
  * ```ts
@@ -86,12 +139,7 @@ export function parseJournal(text: string): JournalEntry[] {
  * ```
  */
 export async function readJournal(path: string): Promise<JournalEntry[]> {
-  try {
-    return parseJournal(await readFile(path, "utf8"));
-  } catch (e) {
-    if ((e as { code?: string }).code === "ENOENT") return [];
-    throw e;
-  }
+  return (await readJournalFile(path)).entries;
 }
 
 /**

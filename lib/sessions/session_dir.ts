@@ -20,22 +20,14 @@
  */
 
 import { randomBytes } from "node:crypto";
-import {
-  chmod,
-  lstat,
-  mkdir,
-  open,
-  readFile,
-  realpath,
-  rename,
-  rm,
-  unlink,
-} from "node:fs/promises";
+import { chmod, lstat, mkdir, open, realpath, rename, rm, unlink } from "node:fs/promises";
+import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import process from "node:process";
 import { CleanupFailed } from "../errors/errors.ts";
 import { removeTree } from "../process/call_dirs.ts";
 import { currentBootId, readProcStat } from "../process/proc_identity.ts";
+import { readRecordFile } from "./record_file.ts";
 
 /** The process that owns a session directory. */
 export interface OwnerRecord {
@@ -112,11 +104,23 @@ export function currentOwner(): OwnerRecord {
  * ```
  */
 export function ownerIsAlive(owner: OwnerRecord): boolean {
-  if (owner.bootId !== null && owner.bootId !== currentBootId()) return false;
+  if (!existsSync("/proc/self/stat")) return pidMayRun(owner.pid);
+  if (owner.bootId !== currentBootId()) return false;
   const stat = readProcStat(owner.pid);
   if (stat === null || owner.startTime === null) return false;
   if (stat.startTime !== owner.startTime) return false;
   return stat.state !== "Z" && stat.state !== "X";
+}
+
+/** Without `/proc` an owner cannot be identified: any process with its pid may be it, so
+ * it counts as alive (its directories are left alone rather than removed under it). */
+function pidMayRun(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as { code?: string }).code === "EPERM";
+  }
 }
 
 /**
@@ -149,8 +153,12 @@ export function parseOwner(text: string): OwnerRecord | null {
   };
 }
 
+/** Largest owner record read back (a real one is under 100 bytes). */
+const MAX_OWNER_BYTES = 4096;
+
 /**
- * Read a root's owner record; null when missing or malformed.
+ * Read a root's owner record; null when missing, malformed, or not a regular file (it is
+ * never read through a symlink).
  *
  * @example
  * ```ts
@@ -160,7 +168,8 @@ export function parseOwner(text: string): OwnerRecord | null {
  */
 export async function readOwner(root: string): Promise<OwnerRecord | null> {
   try {
-    return parseOwner(await readFile(join(root, RECORD_FILES.owner), "utf8"));
+    const r = await readRecordFile(join(root, RECORD_FILES.owner), MAX_OWNER_BYTES);
+    return r.kind === "text" ? parseOwner(r.text) : null;
   } catch {
     return null;
   }

@@ -59,6 +59,7 @@ export async function runStop(req: StopRequest): Promise<StopOutcome> {
       signal: own.signal,
       graceMs: req.graceMs,
       retainStdoutBytes: 0,
+      callDirs: dirs,
       onSpawn: (r) => req.journal.admit("stop", r),
     }).catch(() => undefined);
     if (run?.record !== undefined && run.cleanupConfirmed) req.journal.retire(run.record);

@@ -1,23 +1,26 @@
 /**
  * Crash recovery: clean session roots whose owner has exited (zombies included) or whose
- * lease was released after a failed cleanup. Recorded groups are ended only after their
- * pid and start time still match (lib/process identity rules); a root is removed only
- * once all of them are confirmed gone, otherwise its journal is kept. Roots with an active
- * lease and a live owner belong to a running registry and are left alone.
+ * lease was released after a failed cleanup, and call directories whose owner has exited
+ * (call_sweep.ts). Roots with an active lease and a live owner, and calls of a live
+ * owner, belong to a running toolhost and are left alone.
+ *
+ * The state directory may be forged (it defaults to `<workspace>/.toolhost/state`, so a
+ * cloned repository can ship one), so cleaning is fail-closed (stale_folder.ts): a
+ * recorded group is signalled only when its leader is alive with exactly the recorded
+ * boot id and start time; incomplete or unverifiable entries are never signalled — they
+ * are counted in `refused` and reported, and their folder is removed (nothing in it can
+ * be acted on). A folder is removed only once every verified group is confirmed gone,
+ * otherwise its journal is kept and the sweep fails. Folders are only ever found by
+ * listing `sessions` and `calls` (real directories, never symlinks) and matching their
+ * strict name patterns; no path is ever taken from a record.
  *
  * @module
  */
 
-import { lstat, readdir } from "node:fs/promises";
+import { lstat } from "node:fs/promises";
 import { join } from "node:path";
-import {
-  terminateGroup,
-  type TerminateOptions,
-  type TerminateReport,
-} from "../process/kill_group.ts";
-import type { ProcessRecord } from "../process/proc_identity.ts";
-import { readJournal } from "./journal.ts";
 import { DEFAULT_GRACE_MS } from "./options.ts";
+import { sweepCalls } from "./call_sweep.ts";
 import {
   hasLease,
   ownerIsAlive,
@@ -27,26 +30,38 @@ import {
   ROOT_NAME,
   sessionsRoot,
 } from "./session_dir.ts";
+import { cleanStaleFolder, listStateFolder, refusedLine, type Terminator } from "./stale_folder.ts";
 
 /** Options of {@linkcode sweepSessions}. */
 export interface SweepOptions {
   /** SIGTERM→SIGKILL grace for recorded groups, in ms. Default 2000. */
   graceMs?: number;
-  /** A root without a readable owner record is stale only after this age, in ms. Default 60000. */
+  /**
+   * A root or call directory without a readable owner record is stale only after this
+   * age, in ms. Default 60000.
+   */
   ownerlessAgeMs?: number;
   /** Group terminator (tests inject failures). Default `terminateGroup` from lib/process. */
-  terminate?: (record: ProcessRecord, options: TerminateOptions) => Promise<TerminateReport>;
+  terminate?: Terminator;
 }
 
 /** What a sweep did. */
 export interface SweepReport {
-  /** Stale roots cleaned and removed. */
+  /** Stale session roots cleaned and removed. */
   swept: number;
-  /** Roots left alone (active lease and live owner, or being built). */
+  /** Session roots left alone (active lease and live owner, or being built). */
   active: number;
-  /** Stale roots that could not be cleaned; their journals are kept. */
+  /** Stale call directories (of a toolhost that exited mid-call) cleaned and removed. */
+  calls: number;
+  /**
+   * Journal entries never signalled because their identity was incomplete, malformed or
+   * could not be verified (a forged or foreign record); the processes they name were
+   * left alone.
+   */
+  refused: number;
+  /** Stale folders that could not be cleaned; their journals are kept. */
   failed: number;
-  /** One value-free line per failure (root names are random, not paths). */
+  /** One value-free line per failure or refusal (folder names are random, not paths). */
   problems: string[];
 }
 
@@ -70,50 +85,47 @@ async function classify(path: string, name: string, ownerlessAgeMs: number): Pro
   return alive && (await hasLease(path)) ? "active" : "stale";
 }
 
-const inProgress = new Map<string, Promise<string | null>>();
-
-/** Clean one stale root; resolves to a problem line, or null when removed. */
-function cleanRoot(path: string, name: string, opts: SweepOptions): Promise<string | null> {
-  let task = inProgress.get(path);
-  if (task === undefined) {
-    task = cleanRootOnce(path, name, opts).finally(() => inProgress.delete(path));
-    inProgress.set(path, task);
+async function sweepRoots(stateDir: string, opts: SweepOptions, report: SweepReport) {
+  const listing = await listStateFolder(sessionsRoot(stateDir), "sessions");
+  if (listing === null) return;
+  if ("problem" in listing) {
+    report.failed++;
+    report.problems.push(listing.problem);
+    return;
   }
-  return task;
-}
-
-async function cleanRootOnce(
-  path: string,
-  name: string,
-  opts: SweepOptions,
-): Promise<string | null> {
-  const terminate = opts.terminate ?? terminateGroup;
-  let entries;
-  try {
-    entries = await readJournal(join(path, RECORD_FILES.journal));
-  } catch {
-    return `session ${name}: its journal could not be read; it was kept`;
-  }
+  const ownerlessAgeMs = opts.ownerlessAgeMs ?? 60_000;
   const graceMs = opts.graceMs ?? DEFAULT_GRACE_MS;
-  const reports = await Promise.all(
-    entries.map((e) => terminate(e.record, { graceMs }).catch(() => ({ confirmed: false }))),
+  await Promise.all(
+    listing.names.filter((n) => ROOT_NAME.test(n)).map(async (name) => {
+      const verdict = await classify(join(listing.real, name), name, ownerlessAgeMs);
+      if (verdict === "ignore") return;
+      if (verdict === "active") {
+        report.active++;
+        return;
+      }
+      const folder = {
+        parent: listing.real,
+        name,
+        journal: RECORD_FILES.journal,
+        remove: removeSessionRoot,
+      };
+      const r = await cleanStaleFolder(folder, { graceMs, terminate: opts.terminate });
+      report.refused += r.refused;
+      if (r.refused > 0) report.problems.push(refusedLine(`session ${name}`, r.refused));
+      if (r.removed) report.swept++;
+      else {
+        report.failed++;
+        report.problems.push(`session ${name}: ${r.problem}`);
+      }
+    }),
   );
-  const unconfirmed = reports.filter((r) => !r.confirmed).length;
-  if (unconfirmed > 0) {
-    return `session ${name}: ${unconfirmed} recorded process group(s) could not be confirmed gone; its journal was kept`;
-  }
-  try {
-    await removeSessionRoot(path);
-    return null;
-  } catch {
-    return `session ${name}: its directory could not be removed`;
-  }
 }
 
 /**
- * Sweep `<stateDir>/sessions`: clean every stale root, leave active ones alone. Creates
- * nothing; a missing sessions folder is an empty sweep. Concurrent sweeps in one process
- * share the work on a root; sweeps in different processes are idempotent.
+ * Sweep `<stateDir>/sessions` and `<stateDir>/calls`: clean every stale folder, leave
+ * active ones alone. Creates nothing; missing folders make an empty sweep. Concurrent
+ * sweeps in one process share the work on a folder; sweeps in different processes are
+ * idempotent. Never rejects.
  *
  * @example
  * ```ts
@@ -126,35 +138,15 @@ export async function sweepSessions(
   stateDir: string,
   opts: SweepOptions = {},
 ): Promise<SweepReport> {
-  const report: SweepReport = { swept: 0, active: 0, failed: 0, problems: [] };
-  const parent = sessionsRoot(stateDir);
-  let names: string[];
-  try {
-    names = await readdir(parent);
-  } catch (e) {
-    if ((e as { code?: string }).code === "ENOENT") return report;
-    report.failed++;
-    report.problems.push("the state directory's sessions folder could not be read");
-    return report;
-  }
-  const ownerlessAgeMs = opts.ownerlessAgeMs ?? 60_000;
-  await Promise.all(
-    names.filter((n) => ROOT_NAME.test(n)).map(async (name) => {
-      const path = join(parent, name);
-      const verdict = await classify(path, name, ownerlessAgeMs);
-      if (verdict === "ignore") return;
-      if (verdict === "active") {
-        report.active++;
-        return;
-      }
-      const problem = await cleanRoot(path, name, opts);
-      if (problem === null) report.swept++;
-      else {
-        report.failed++;
-        report.problems.push(problem);
-      }
-    }),
-  );
+  const report: SweepReport = {
+    swept: 0,
+    active: 0,
+    calls: 0,
+    refused: 0,
+    failed: 0,
+    problems: [],
+  };
+  await Promise.all([sweepRoots(stateDir, opts, report), sweepCalls(stateDir, opts, report)]);
   report.problems.sort();
   return report;
 }

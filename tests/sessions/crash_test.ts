@@ -90,7 +90,14 @@ Deno.test("after kill -9 of toolhost, the next session start ends the old sessio
 Deno.test("after kill -9 of toolhost, sweepSessions ends the old session and removes its dir", async () => {
   await afterCrash(async (_root, state, crashed) => {
     const report = await sweepSessions(state, { graceMs: 200 });
-    assert.deepEqual(report, { swept: 1, active: 0, failed: 0, problems: [] });
+    assert.deepEqual(report, {
+      swept: 1,
+      active: 0,
+      calls: 0,
+      refused: 0,
+      failed: 0,
+      problems: [],
+    });
     for (const pid of crashed.pids) assert.equal(isRunning(pid), false, `process ${pid} survived`);
     assertGroupsGone(crashed.groups);
     assertStateClean(state);

@@ -57,7 +57,14 @@ Deno.test("a root whose owner exited is swept: its recorded group is killed, the
     const { root, handle } = await rootWithGroup(state, await deadOwner());
     assert.ok(isRunning(handle.record.pid));
     const report = await sweepSessions(state, { graceMs: 100 });
-    assert.deepEqual(report, { swept: 1, active: 0, failed: 0, problems: [] });
+    assert.deepEqual(report, {
+      swept: 1,
+      active: 0,
+      calls: 0,
+      refused: 0,
+      failed: 0,
+      problems: [],
+    });
     await handle.exited;
     assertGroupsGone([handle.record]);
     assert.equal(existsSync(root.root), false);
@@ -69,7 +76,14 @@ Deno.test("an active root (live owner, lease held) is left alone", async () => {
     const { root, handle } = await rootWithGroup(state, currentOwner());
     try {
       const report = await sweepSessions(state, { graceMs: 100 });
-      assert.deepEqual(report, { swept: 0, active: 1, failed: 0, problems: [] });
+      assert.deepEqual(report, {
+        swept: 0,
+        active: 1,
+        calls: 0,
+        refused: 0,
+        failed: 0,
+        problems: [],
+      });
       assert.ok(isRunning(handle.record.pid));
       assert.ok(existsSync(root.dir));
     } finally {
@@ -83,7 +97,14 @@ Deno.test("a released lease is swept even while its owner lives", async () => {
     const { root, handle } = await rootWithGroup(state, currentOwner());
     await releaseLease(root.root);
     const report = await sweepSessions(state, { graceMs: 100 });
-    assert.deepEqual(report, { swept: 1, active: 0, failed: 0, problems: [] });
+    assert.deepEqual(report, {
+      swept: 1,
+      active: 0,
+      calls: 0,
+      refused: 0,
+      failed: 0,
+      problems: [],
+    });
     await handle.exited;
     assert.equal(existsSync(root.root), false);
   });
@@ -114,7 +135,14 @@ Deno.test("an owner that exited but was never waited for (a zombie) counts as ex
       assert.equal(ownerIsAlive(owner), false, "a zombie owner counted as alive");
       await createSessionRoot(state, owner);
       const report = await sweepSessions(state, { graceMs: 100 });
-      assert.deepEqual(report, { swept: 1, active: 0, failed: 0, problems: [] });
+      assert.deepEqual(report, {
+        swept: 1,
+        active: 0,
+        calls: 0,
+        refused: 0,
+        failed: 0,
+        problems: [],
+      });
     } finally {
       await parent.terminate({ graceMs: 0 });
     }
@@ -190,12 +218,26 @@ Deno.test("a new session is refused with a clear error when the sweep fails", as
 
 Deno.test("sweeping a state dir without sessions creates nothing", async () => {
   await withState(async (state) => {
-    assert.deepEqual(await sweepSessions(state), { swept: 0, active: 0, failed: 0, problems: [] });
+    assert.deepEqual(await sweepSessions(state), {
+      swept: 0,
+      active: 0,
+      calls: 0,
+      refused: 0,
+      failed: 0,
+      problems: [],
+    });
     assert.deepEqual(readdirSync(state), []);
     // A file of someone else's in the sessions folder is neither swept nor counted.
     mkdirSync(sessionsRoot(state), { recursive: true });
     writeFileSync(join(sessionsRoot(state), "unrelated"), "x");
-    assert.deepEqual(await sweepSessions(state), { swept: 0, active: 0, failed: 0, problems: [] });
+    assert.deepEqual(await sweepSessions(state), {
+      swept: 0,
+      active: 0,
+      calls: 0,
+      refused: 0,
+      failed: 0,
+      problems: [],
+    });
     assert.deepEqual(readdirSync(sessionsRoot(state)), ["unrelated"]);
   });
 });

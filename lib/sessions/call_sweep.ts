@@ -1,0 +1,79 @@
+/**
+ * Sweeping `<stateDir>/calls`: the private directories of ordinary (non-session) command
+ * calls. Each records its owning toolhost process and the call's process group
+ * (lib/process call_dirs.ts). A directory whose owner is still alive is never touched —
+ * whatever its age. One whose owner exited (killed mid-call: `kill -9`, SIGHUP, a crash)
+ * is stale: its verified group is ended and the directory removed (stale_folder.ts rules:
+ * an unverifiable group is never signalled). A directory without a readable owner record
+ * is stale only once older than `ownerlessAgeMs` (it may be being created).
+ *
+ * @module
+ */
+
+import { lstat } from "node:fs/promises";
+import { join } from "node:path";
+import { CALL_DIR_NAME, CALL_RECORD_FILES, callsRoot, removeTree } from "../process/call_dirs.ts";
+import { DEFAULT_GRACE_MS } from "./options.ts";
+import { ownerIsAlive, readOwner } from "./session_dir.ts";
+import { cleanStaleFolder, listStateFolder, refusedLine } from "./stale_folder.ts";
+import type { SweepOptions, SweepReport } from "./sweep.ts";
+
+async function isStale(path: string, ownerlessAgeMs: number): Promise<boolean> {
+  let st;
+  try {
+    st = await lstat(path);
+  } catch {
+    return false;
+  }
+  if (!st.isDirectory()) return false;
+  const owner = await readOwner(path);
+  if (owner === null) return Date.now() - st.mtimeMs >= ownerlessAgeMs;
+  return !ownerIsAlive(owner);
+}
+
+/**
+ * Clean every stale call directory of a state directory into `report` (`calls`,
+ * `refused`, `failed`, `problems`). Creates nothing; never rejects.
+ *
+ * @example
+ * ```ts
+ * import { sweepCalls } from "./call_sweep.ts";
+ * const report = { swept: 0, active: 0, calls: 0, refused: 0, failed: 0, problems: [] };
+ * await sweepCalls("/tmp/toolhost-state", {}, report);
+ * console.log(report.calls);
+ * ```
+ */
+export async function sweepCalls(
+  stateDir: string,
+  opts: SweepOptions,
+  report: SweepReport,
+): Promise<void> {
+  const listing = await listStateFolder(callsRoot(stateDir), "calls");
+  if (listing === null) return;
+  if ("problem" in listing) {
+    report.failed++;
+    report.problems.push(listing.problem);
+    return;
+  }
+  const ownerlessAgeMs = opts.ownerlessAgeMs ?? 60_000;
+  const graceMs = opts.graceMs ?? DEFAULT_GRACE_MS;
+  await Promise.all(
+    listing.names.filter((n) => CALL_DIR_NAME.test(n)).map(async (name) => {
+      if (!(await isStale(join(listing.real, name), ownerlessAgeMs))) return;
+      const folder = {
+        parent: listing.real,
+        name,
+        journal: CALL_RECORD_FILES.journal,
+        remove: removeTree,
+      };
+      const r = await cleanStaleFolder(folder, { graceMs, terminate: opts.terminate });
+      report.refused += r.refused;
+      if (r.refused > 0) report.problems.push(refusedLine(`call ${name}`, r.refused));
+      if (r.removed) report.calls++;
+      else {
+        report.failed++;
+        report.problems.push(`call ${name}: ${r.problem}`);
+      }
+    }),
+  );
+}

@@ -1,0 +1,187 @@
+/**
+ * Cleaning one stale folder — a session root or a call directory whose owner is gone —
+ * fail-closed, because its records may be forged (a cloned repository can ship
+ * `.toolhost/state`):
+ *
+ * - Only journal entries with a complete identity are considered, and of those only the
+ *   groups `verifyStoredGroup` finds to be `ours` (leader alive with exactly the recorded
+ *   boot id and start time) are signalled. Incomplete, malformed, unverifiable entries and
+ *   a journal that is not a regular file are never signalled: they are counted as
+ *   `refused` and reported, and the processes they name are left alone.
+ * - When a verified group cannot be confirmed gone, the folder and its journal are kept
+ *   (a later sweep finishes the job) and the caller reports a failure.
+ * - Otherwise the folder is removed — only after checking that it is a real directory
+ *   directly inside the (canonical) parent it was listed from, and without following any
+ *   symlink inside it. Paths never come from a record's contents.
+ *
+ * @module
+ */
+
+import { lstat, readdir, realpath } from "node:fs/promises";
+import { join } from "node:path";
+import {
+  terminateGroup,
+  type TerminateOptions,
+  type TerminateReport,
+  verifyStoredGroup,
+} from "../process/kill_group.ts";
+import type { ProcessRecord } from "../process/proc_identity.ts";
+import { readJournalFile } from "./journal.ts";
+
+/** Ends one verified group (tests inject failures). */
+export type Terminator = (
+  record: ProcessRecord,
+  options: TerminateOptions,
+) => Promise<TerminateReport>;
+
+/** A stale folder to clean. */
+export interface StaleFolder {
+  /** Canonical path of the folder it was listed from (`sessions` or `calls`). */
+  parent: string;
+  /** Its name in `parent` (already checked against the folder-name pattern). */
+  name: string;
+  /** Its journal file's name. */
+  journal: string;
+  /** Removes the folder (it is confined to `parent` when this is called). */
+  remove: (path: string) => Promise<void>;
+}
+
+/** How cleaning went. */
+export interface StaleOutcome {
+  /** The folder was removed. */
+  removed: boolean;
+  /** Journal entries never signalled (see the module documentation). */
+  refused: number;
+  /** Why it was kept (value-free), when it was. */
+  problem?: string;
+}
+
+/** Options of {@linkcode cleanStaleFolder}. */
+export interface StaleOptions {
+  /** SIGTERM→SIGKILL grace, ms. */
+  graceMs: number;
+  /** Group terminator. Default `terminateGroup`. */
+  terminate?: Terminator;
+}
+
+const inProgress = new Map<string, Promise<StaleOutcome>>();
+
+/**
+ * Clean one stale folder (see the module documentation). Concurrent calls in one process
+ * for the same folder share the work; never rejects.
+ *
+ * @example
+ * ```ts
+ * import { cleanStaleFolder } from "./stale_folder.ts";
+ * import { removeTree } from "../process/call_dirs.ts";
+ * const r = await cleanStaleFolder(
+ *   { parent: "/tmp/state/calls", name: "0123456789abcdef01234567", journal: "journal.jsonl", remove: removeTree },
+ *   { graceMs: 2000 },
+ * );
+ * console.log(r.removed, r.refused);
+ * ```
+ */
+export function cleanStaleFolder(folder: StaleFolder, opts: StaleOptions): Promise<StaleOutcome> {
+  const path = join(folder.parent, folder.name);
+  let task = inProgress.get(path);
+  if (task === undefined) {
+    task = cleanOnce(folder, path, opts)
+      .catch(() => ({ removed: false, refused: 0, problem: "it could not be cleaned" }))
+      .finally(() => inProgress.delete(path));
+    inProgress.set(path, task);
+  }
+  return task;
+}
+
+async function cleanOnce(f: StaleFolder, path: string, opts: StaleOptions): Promise<StaleOutcome> {
+  let journal;
+  try {
+    journal = await readJournalFile(join(path, f.journal));
+  } catch {
+    return { removed: false, refused: 0, problem: "its journal could not be read; it was kept" };
+  }
+  let refused = journal.rejected + (journal.refusedFile ? 1 : 0);
+  const verified: ProcessRecord[] = [];
+  for (const e of journal.entries) {
+    const verdict = verifyStoredGroup(e.record);
+    if (verdict === "ours") verified.push(e.record);
+    else if (verdict !== "gone") refused++;
+  }
+  const terminate = opts.terminate ?? terminateGroup;
+  const reports = await Promise.all(
+    verified.map((r) =>
+      terminate(r, { graceMs: opts.graceMs }).catch(() => ({ confirmed: false }))
+    ),
+  );
+  const unconfirmed = reports.filter((r) => !r.confirmed).length;
+  if (unconfirmed > 0) {
+    return {
+      removed: false,
+      refused,
+      problem:
+        `${unconfirmed} recorded process group(s) could not be confirmed gone; its journal was kept`,
+    };
+  }
+  if (!(await isConfined(f.parent, f.name))) {
+    return { removed: false, refused, problem: "it is not a directory inside the state directory" };
+  }
+  try {
+    await f.remove(path);
+  } catch {
+    return { removed: false, refused, problem: "its directory could not be removed" };
+  }
+  return { removed: true, refused };
+}
+
+/** A real directory (not a symlink) whose canonical path is exactly `parent/name`. */
+async function isConfined(parent: string, name: string): Promise<boolean> {
+  const path = join(parent, name);
+  try {
+    return (await lstat(path)).isDirectory() && (await realpath(path)) === path;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The value-free problem line for refused entries of a cleaned folder.
+ *
+ * @example
+ * ```ts
+ * import { refusedLine } from "./stale_folder.ts";
+ * refusedLine("session 0123456789abcdef", 2);
+ * ```
+ */
+export function refusedLine(what: string, refused: number): string {
+  return `${what}: ${refused} journal entr${
+    refused === 1 ? "y" : "ies"
+  } could not be verified as toolhost's own process group(s): nothing was signalled and the processes they name were left alone`;
+}
+
+/** Which folder of the state directory a listing is for. */
+export type StateFolder = "sessions" | "calls";
+
+/**
+ * List a state-directory folder (`sessions` or `calls`): its canonical path and entry
+ * names, `null` when it does not exist, or a problem when it is not a real directory.
+ *
+ * @example
+ * ```ts
+ * import { listStateFolder } from "./stale_folder.ts";
+ * await listStateFolder("/nonexistent/sessions", "sessions"); // null
+ * ```
+ */
+export async function listStateFolder(
+  path: string,
+  what: StateFolder,
+): Promise<{ real: string; names: string[] } | { problem: string } | null> {
+  try {
+    if (!(await lstat(path)).isDirectory()) {
+      return { problem: `the state directory's ${what} folder is not a directory; remove it` };
+    }
+    return { real: await realpath(path), names: await readdir(path) };
+  } catch (e) {
+    if ((e as { code?: string }).code === "ENOENT") return null;
+    return { problem: `the state directory's ${what} folder could not be read` };
+  }
+}

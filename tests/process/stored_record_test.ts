@@ -1,0 +1,111 @@
+/**
+ * Records read back from disk are parsed strictly (`parseStoredRecord`) and verified
+ * fail-closed against the live system (`verifyStoredGroup`) before anything is signalled.
+ */
+
+import assert from "node:assert/strict";
+import process from "node:process";
+import { isSignallable, verifyStoredGroup } from "../../lib/process/kill_group.ts";
+import {
+  currentBootId,
+  parseStoredRecord,
+  PID_MAX,
+  readProcStat,
+} from "../../lib/process/proc_identity.ts";
+import { spawnGroup } from "../../lib/process/spawn_group.ts";
+import { ENV } from "./helpers.ts";
+
+const BOOT = currentBootId()!;
+
+Deno.test("parseStoredRecord accepts only complete identities", () => {
+  const ok = { pid: 4242, pgid: 4242, startTime: 7, bootId: BOOT };
+  assert.deepEqual(parseStoredRecord({ ...ok, extra: "ignored" }), ok);
+  const bad: Record<string, unknown>[] = [
+    { ...ok, startTime: null },
+    { ...ok, startTime: undefined },
+    { ...ok, startTime: -1 },
+    { ...ok, startTime: 1.5 },
+    { ...ok, startTime: "7" },
+    { ...ok, bootId: null },
+    { ...ok, bootId: undefined },
+    { ...ok, bootId: "" },
+    { ...ok, bootId: "x".repeat(65) },
+    { ...ok, bootId: "../../etc" },
+    { ...ok, pid: 0, pgid: 0 },
+    { ...ok, pid: 1, pgid: 1 },
+    { ...ok, pid: -4242, pgid: -4242 },
+    { ...ok, pid: 4242.5, pgid: 4242.5 },
+    { ...ok, pid: "4242", pgid: "4242" },
+    { ...ok, pid: PID_MAX + 1, pgid: PID_MAX + 1 },
+    { ...ok, pid: 2 ** 53, pgid: 2 ** 53 },
+    { ...ok, pgid: 0 },
+    { ...ok, pgid: 4243 },
+  ];
+  for (const b of bad) assert.equal(parseStoredRecord(b), null, JSON.stringify(b));
+  for (const v of [null, 7, "x", []]) assert.equal(parseStoredRecord(v), null);
+});
+
+Deno.test("isSignallable refuses pid 0/1, other groups and this process", () => {
+  const me = readProcStat(process.pid)!;
+  assert.equal(isSignallable({ pid: 4242, pgid: 4242, startTime: 1, bootId: BOOT }), true);
+  for (
+    const [pid, pgid] of [
+      [0, 0],
+      [1, 1],
+      [2, 0],
+      [-5, -5],
+      [PID_MAX + 1, PID_MAX + 1],
+      [4242, 4243],
+      [process.pid, process.pid],
+      [me.pgrp, me.pgrp],
+      [me.sid, me.sid],
+    ]
+  ) {
+    assert.equal(isSignallable({ pid, pgid, startTime: 1, bootId: BOOT }), false, `${pid}`);
+  }
+});
+
+Deno.test("verifyStoredGroup: only a live leader with the exact identity is ours", async () => {
+  const h = await spawnGroup({ command: "/bin/sleep", args: ["30"], cwd: "/", env: ENV });
+  h.stdout.resume();
+  h.stderr.resume();
+  try {
+    const r = h.record;
+    assert.equal(verifyStoredGroup(r), "ours");
+    assert.equal(verifyStoredGroup({ ...r, startTime: r.startTime! + 1 }), "gone");
+    assert.equal(verifyStoredGroup({ ...r, startTime: r.startTime! - 1 }), "gone");
+    assert.equal(
+      verifyStoredGroup({ ...r, bootId: "00000000-0000-0000-0000-000000000000" }),
+      "gone",
+    );
+    assert.equal(verifyStoredGroup({ ...r, startTime: null }), "invalid");
+    assert.equal(verifyStoredGroup({ ...r, bootId: null }), "invalid");
+    assert.equal(verifyStoredGroup({ ...r, pgid: r.pid + 1 }), "invalid");
+  } finally {
+    await h.terminate({ graceMs: 0 });
+  }
+  await h.exited;
+  assert.equal(verifyStoredGroup(h.record), "gone");
+  for (const pid of [0, 1, -1]) {
+    assert.equal(verifyStoredGroup({ pid, pgid: pid, startTime: 0, bootId: BOOT }), "invalid");
+  }
+});
+
+Deno.test("verifyStoredGroup: a leaderless group still in use is unverified, never ours", async () => {
+  const h = await spawnGroup({
+    command: "/bin/sh",
+    args: ["-c", "sleep 30 & echo $!"],
+    cwd: "/",
+    env: ENV,
+  });
+  h.stdout.resume();
+  h.stderr.resume();
+  await h.exited;
+  try {
+    assert.equal(verifyStoredGroup(h.record), "unverified");
+    assert.equal(verifyStoredGroup({ ...h.record, startTime: 0 }), "unverified");
+  } finally {
+    await h.terminate({ graceMs: 0 });
+  }
+  assert.equal(verifyStoredGroup(h.record), "gone");
+});
