@@ -1,6 +1,8 @@
 /**
  * Bounded stream collection with flat memory: keep at most `retainBytes`, count
- * everything, keep draining (and discarding) past the cap, and report overflow once.
+ * everything, keep draining (and discarding) past the cap, and report overflow once. For
+ * streams that are read for as long as their writer lives (a session harness after its
+ * ready line), {@linkcode discardPaced} drains and discards at a bounded pace.
  *
  * @module
  */
@@ -93,4 +95,70 @@ class Collector implements BoundedCollector {
  */
 export function collectBounded(stream: Readable, options: CollectOptions): BoundedCollector {
   return new Collector(stream, options);
+}
+
+/** Options of {@linkcode discardPaced}. */
+export interface PacedDiscardOptions {
+  /** Bytes read per tick; reading pauses for the rest of the tick once reached. */
+  bytesPerTick: number;
+  /** Tick length, ms. */
+  tickMs: number;
+}
+
+/**
+ * Drain `stream` and discard everything, reading at most about `bytesPerTick` per
+ * `tickMs`. The writer is never blocked for good: one that writes faster than the pace is
+ * only slowed by pipe backpressure. Because every read makes the runtime allocate a fresh
+ * buffer that is freed only by a later garbage collection, an unpaced drain of a writer
+ * that never stops lets memory climb as fast as the writer writes; the pace bounds that
+ * allocation rate, and with it memory and CPU. The drain ends when the stream ends,
+ * closes or errors (destroying it is how an owner stops it; errors are swallowed); the
+ * returned function stops it early and leaves the stream paused.
+ *
+ * @example
+ * ```ts
+ * import { Readable } from "node:stream";
+ * import { discardPaced } from "./bounded_collect.ts";
+ * const stream = Readable.from([new Uint8Array(10)]);
+ * discardPaced(stream, { bytesPerTick: 1 << 20, tickMs: 100 });
+ * ```
+ */
+export function discardPaced(stream: Readable, options: PacedDiscardOptions): () => void {
+  const { bytesPerTick, tickMs } = options;
+  let windowStart = Date.now();
+  let used = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const resume = () => {
+    timer = undefined;
+    windowStart = Date.now();
+    used = 0;
+    if (!stream.destroyed) stream.resume();
+  };
+  const onData = (chunk: Uint8Array) => {
+    const now = Date.now();
+    if (timer === undefined && now - windowStart >= tickMs) {
+      windowStart = now;
+      used = 0;
+    }
+    used += chunk.byteLength;
+    if (used < bytesPerTick || timer !== undefined) return;
+    stream.pause();
+    timer = setTimeout(resume, Math.max(0, windowStart + tickMs - now));
+  };
+  const stop = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    stream.off("data", onData);
+    stream.off("end", stop);
+    stream.off("close", stop);
+  };
+  stream.on("data", onData);
+  stream.once("end", stop);
+  stream.once("close", stop);
+  stream.on("error", stop); // stays: an error on a discarded stream is of no interest
+  stream.resume();
+  return () => {
+    stop();
+    stream.pause();
+  };
 }

@@ -1,9 +1,12 @@
 /**
- * Last-resort synchronous cleanup when the process is going away: on the `exit` event,
- * and — on Deno, which skips `exit` after an uncaught error or unhandled rejection — on
- * those global events too. Every registrant (process groups, tool sessions) shares this
- * one installation, so no kind of child is left running by an exit path another kind
- * happens to handle.
+ * Last-resort synchronous cleanup when the process is going away: on Node's `exit` event;
+ * on the web `unload` event where the global scope is an event target (Deno fires it on
+ * every way out that runs JavaScript, including `Deno.exit()`, which skips `exit`); and —
+ * on Deno, which skips both after an uncaught error or unhandled rejection — on those
+ * global events too. Every registrant (process groups, tool sessions) shares this one
+ * installation, so no kind of child is left running by an exit path another kind happens
+ * to handle. Callbacks may run more than once (`process.exit()` fires `exit` and then
+ * `unload` on Deno); they are idempotent.
  *
  * @module
  */
@@ -26,7 +29,8 @@ function runAll(): void {
 }
 
 /**
- * Run `fn` synchronously when the process exits, or dies of an uncaught error on Deno.
+ * Run `fn` synchronously when the process exits (`exit`, or `unload` — `Deno.exit()`), or
+ * dies of an uncaught error on Deno.
  * `fn` must be synchronous, quick and idempotent (it may run more than once).
  *
  * @example
@@ -41,7 +45,10 @@ export function onLastResort(fn: () => void): void {
   installed = true;
   process.on("exit", runAll);
   const g = globalThis as unknown as GlobalEvents;
-  if (typeof g.addEventListener === "function" && typeof process.versions.deno === "string") {
+  if (typeof g.addEventListener !== "function") return; // Node: `exit` covers every way out
+  // A web API, not the Deno global: `Deno.exit()` fires `unload` and never `exit`.
+  g.addEventListener("unload", runAll);
+  if (typeof process.versions.deno === "string") {
     const onFatal = (e: Event) => {
       if (!e.defaultPrevented) runAll();
     };

@@ -13,7 +13,7 @@ import { ARTIFACT_TOOL_SPECS, isArtifactToolName } from "../artifacts/specs.ts";
 import { removeSessionSubtree } from "../odek/session_subtree.ts";
 import { callArtifactToolAdmitted } from "../runtime/artifact_tools.ts";
 import { InvocationError } from "../errors/errors.ts";
-import type { ToolResult } from "../results/types.ts";
+import { errorResult, type ToolResult } from "../results/types.ts";
 import type { Workspace } from "../workspace/types.ts";
 import { callTool, closeRegistry } from "../runtime/call_tool.ts";
 import { SessionSupervisor } from "../sessions/supervisor.ts";
@@ -63,6 +63,9 @@ export interface RegistryOptions {
    */
   lock?: boolean | "ignore";
 }
+
+/** The error of a call made after `close()` began. */
+const CLOSED = "The tool call was refused: this registry is closed.";
 
 /** Options for one call. */
 export interface CallOptions {
@@ -123,7 +126,9 @@ export class Registry {
   readonly id: string = randomBytes(12).toString("hex");
   /** Artifacts validated in this registry's conversation (odek refs). */
   readonly artifacts: ArtifactStore = new ArtifactStore();
-  #closed = false;
+  #closing: Promise<void> | undefined;
+  // Every call not yet settled, with the controller that cancels it on close().
+  #inflight = new Map<AbortController, Promise<ToolResult>>();
   /**
    * Plugins: hooks around every call, plugin tools, and the session events the
    * supervisor reports with `plugins.emitSessionStarted(info)` / `emitSessionEnded(info)`.
@@ -220,19 +225,47 @@ export class Registry {
     return findTool(this.selection, name, false);
   }
 
-  /** Call a tool by published name; always resolves to a normalized ToolResult. */
+  /**
+   * Call a tool by published name; always resolves to a normalized ToolResult (an unknown
+   * name throws `InvocationError`). After {@link Registry.close} began, calls resolve to
+   * an error result and run nothing.
+   */
   call(name: string, args: unknown, opts: CallOptions = {}): Promise<ToolResult> {
-    if (this.#closed) return Promise.reject(new InvocationError("the registry is closed"));
+    if (this.#closing !== undefined) return Promise.resolve(errorResult(CLOSED));
     const refused = this.#lock?.refusal(name); // LOCK_MISMATCH
     if (refused) return Promise.resolve(refused);
     if (this.selection.audience === "agent" && isArtifactToolName(name)) {
       const exec = () => callArtifactToolAdmitted(name, args, this.artifacts);
-      return guardCall(this.plugins, name, args, opts, exec);
+      return this.#track(opts, (o) => guardCall(this.plugins, name, args, o, exec));
     }
     if (this.selection.audience === "agent" && this.plugins.tool(name)?.tool.alwaysListed) {
-      return callListedTool(this.plugins, name, args, opts);
+      return this.#track(opts, (o) => callListedTool(this.plugins, name, args, o));
     }
-    return callTool(this, this.tool(name), args, opts);
+    const tool = this.tool(name);
+    return this.#track(opts, (o) => callTool(this, tool, args, o));
+  }
+
+  /** Run `run` with a signal that also aborts on close(), and remember it until settled. */
+  #track(opts: CallOptions, run: (o: CallOptions) => Promise<ToolResult>): Promise<ToolResult> {
+    const ctl = new AbortController();
+    const caller = opts.signal;
+    const onAbort = () => ctl.abort(caller?.reason);
+    caller?.addEventListener("abort", onAbort, { once: true });
+    if (caller?.aborted) onAbort();
+    let p: Promise<ToolResult>;
+    try {
+      p = run({ ...opts, signal: ctl.signal });
+    } catch (e) {
+      caller?.removeEventListener("abort", onAbort);
+      throw e;
+    }
+    const settled = p.finally(() => {
+      this.#inflight.delete(ctl);
+      caller?.removeEventListener("abort", onAbort);
+    });
+    this.#inflight.set(ctl, settled);
+    settled.catch(() => {}); // the caller sees the rejection through `p`
+    return p;
   }
 
   /**
@@ -246,13 +279,22 @@ export class Registry {
 
   /** Whether {@link Registry.close} was called. */
   get closed(): boolean {
-    return this.#closed;
+    return this.#closing !== undefined;
   }
 
-  /** Stop sessions and remove per-registry state; confirms cleanup. Idempotent. */
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
+  /**
+   * Cancel every in-flight call (each kills its process group) and wait until each has
+   * settled and cleaned up, then stop sessions and remove per-registry state; confirms
+   * cleanup. Calls made from then on are refused with an error result. Idempotent: every
+   * caller gets the same outcome.
+   */
+  close(): Promise<void> {
+    return (this.#closing ??= this.#close());
+  }
+
+  async #close(): Promise<void> {
+    for (const ctl of this.#inflight.keys()) ctl.abort(CLOSED);
+    await Promise.allSettled(this.#inflight.values());
     try {
       await closeRegistry(this);
     } finally {

@@ -19,7 +19,7 @@ import { descendantsOf } from "../workspace/scope.ts";
 import type { Artifact, BuiltinToolDecl, CommandToolDecl } from "../workspace/types.ts";
 import { mkdir } from "node:fs/promises";
 import { artifactRootsFor, renderEnvelopes } from "./artifact_refs.ts";
-import { type CommandSpec, runCommand } from "./command_tool.ts";
+import { type CommandSpec, preflightCommand, runCommand } from "./command_tool.ts";
 import { callBoundTool } from "../sessions/bound_call.ts";
 import { checkScopeTargets } from "./scope_targets.ts";
 import { callBuiltinLike, isBuiltinLike } from "../plugins/builtin_like.ts";
@@ -148,7 +148,6 @@ async function callCommand(
   grant: CallGrant,
 ): Promise<ToolResult> {
   const props = decl.inputSchema.properties;
-  await mkdir(reg.artifactDir, { recursive: true, mode: 0o700 });
   const spec: CommandSpec = {
     ws: reg.workspace,
     artifact,
@@ -166,6 +165,10 @@ async function callCommand(
     signal: opts.signal,
     ...trustOptions(reg, artifact.id, decl), // limits, overflow spill
   };
+  // A call that cannot run (argv substitution) is refused before a session starts.
+  const refused = decl.session !== undefined ? preflightCommand(spec) : undefined;
+  if (refused) return refused;
+  await mkdir(reg.artifactDir, { recursive: true, mode: 0o700 });
   // A bound tool runs inside its lazily started tool session.
   const result = decl.session !== undefined
     ? await callBoundTool(reg.sessions, { artifact, session: decl.session, spec })

@@ -12,6 +12,7 @@ import type { ProcessRecord } from "../process/proc_identity.ts";
 import type { RunOutcome } from "../process/run.ts";
 import type { RunGuard } from "../process/run_guard.ts";
 import { invokeJsonCommand, invokePlainCommand } from "../protocols/invoke.ts";
+import { substitutePlainArgv } from "../protocols/plain_argv.ts";
 import { errorResult, type ToolResult } from "../results/types.ts";
 import { resolveProgram } from "../workspace/program_path.ts";
 import type { ArgvElement, Artifact, Workspace } from "../workspace/types.ts";
@@ -83,6 +84,35 @@ export async function runCommand(spec: CommandSpec): Promise<ToolResult> {
   }
 }
 
+/**
+ * Check what can fail about a call before anything is created or started — today the
+ * plain argv substitution (a missing placeholder value, a NUL byte). Returns the call's
+ * error result, or undefined when it may run. A bound call runs this before its session
+ * is started, so a call that cannot run never starts a harness.
+ *
+ * @example
+ * ```ts
+ * import { preflightCommand } from "./command_tool.ts";
+ * // const refused = preflightCommand(spec);
+ * // if (refused) return refused;
+ * ```
+ */
+export function preflightCommand(spec: CommandSpec): ToolResult | undefined {
+  if (spec.protocol !== "plain") return undefined;
+  try {
+    substitutePlainArgv(plainTemplate(spec.args), [...spec.properties], spec.callArgs);
+    return undefined;
+  } catch (e) {
+    if (e instanceof ToolhostError) return errorResult(e.message);
+    throw e;
+  }
+}
+
+/** A plain tool's argv template (plain argv holds no Artifact operands). */
+function plainTemplate(args: readonly ArgvElement[]): string[] {
+  return args.filter((a): a is string => typeof a === "string");
+}
+
 async function runResolved(
   spec: CommandSpec & { guard?: RunGuard },
   program: string,
@@ -115,7 +145,7 @@ async function runResolved(
   try {
     return await invokePlainCommand({
       ...base,
-      template: spec.args.filter((a): a is string => typeof a === "string"),
+      template: plainTemplate(spec.args),
       properties: [...spec.properties],
       args: spec.callArgs,
       stdoutSpill: spec.spill ? plainSpill(spec.spill) : undefined,

@@ -26,7 +26,7 @@ import {
   removeSessionRoot,
   type SessionRoot,
 } from "./session_dir.ts";
-import { readinessFailure, spawnStart } from "./startup.ts";
+import { readinessFailure, releaseStartStreams, spawnStart } from "./startup.ts";
 import { HarnessLimits } from "../limits/harness_limits.ts";
 import { sweepSessions } from "./sweep.ts";
 
@@ -244,6 +244,7 @@ export class ToolSession implements NetMember {
     for (const c of this.#inflight.keys()) c.abort(ENDED);
     const start = this.#start!;
     this.#ending = start.terminate({ graceMs: 0 }).then((rep) => {
+      releaseStartStreams(start); // an escaped descendant must not hold this process
       if (!rep.confirmed) return; // the final cleanup retries and reports it
       this.#startRetired = true;
       this.#journal?.retire(start.record);
@@ -343,6 +344,9 @@ export class ToolSession implements NetMember {
         journal?.retire(start.record);
       }
     }
+    // Nothing more is read from the harness: a descendant that left its group (setsid)
+    // while holding its stdout or stderr must not keep this process alive.
+    if (start !== undefined) releaseStartStreams(start);
     await this.#limits.settle(start?.exitStatus);
     const live = journal?.live() ?? [];
     const reports = await Promise.all(live.map((e) => terminateGroup(e.record, { graceMs })));

@@ -1,13 +1,18 @@
 /**
  * Starting a harness: spawn the start command in its own process group (journaled before
  * it gets its envelope), then wait for readiness — one newline-terminated line on stdout,
- * content ignored, at most {@linkcode READY_LINE_MAX_BYTES} before the newline. stderr is
- * discarded from the start; stdout is discarded after readiness. Nothing is buffered:
- * only the bytes before the first newline are counted.
+ * content ignored, at most {@linkcode READY_LINE_MAX_BYTES} before the newline. stderr
+ * goes to `/dev/null` from the start; stdout is drained and discarded after readiness, at
+ * a bounded pace ({@linkcode HARNESS_DRAIN_PACE}) so a harness that never stops printing
+ * cannot drive memory or CPU up. Nothing is buffered: only the bytes before the first
+ * newline are counted. Once the group is reaped, {@linkcode releaseStartStreams} closes
+ * this process's ends of the pipes, so a descendant that escaped the group while holding
+ * them cannot keep this process alive.
  *
  * @module
  */
 
+import { discardPaced, type PacedDiscardOptions } from "../process/bounded_collect.ts";
 import type { ExitStatus, GroupHandle } from "../process/spawn_group.ts";
 import { spawnGroup } from "../process/spawn_group.ts";
 import { SpawnError } from "../process/spawn_error.ts";
@@ -28,9 +33,20 @@ export type Readiness =
 const EXIT_SETTLE_MS = 200;
 
 /**
+ * The pace at which a harness's output is drained and discarded outside the ready line:
+ * at most 1 MiB per 100 ms (about 10 MiB/s). A harness printing faster is slowed by pipe
+ * backpressure, never stopped.
+ */
+export const HARNESS_DRAIN_PACE: Readonly<PacedDiscardOptions> = {
+  bytesPerTick: 1 << 20,
+  tickMs: 100,
+};
+
+/**
  * Watch a started harness until it is ready, exits, overflows the readiness bound, closes
- * stdout without a newline, or `signal` aborts. After readiness stdout keeps flowing and
- * is discarded.
+ * stdout without a newline, or `signal` aborts. From then on stdout (and stderr, when it
+ * is a pipe) is drained and discarded at {@linkcode HARNESS_DRAIN_PACE}, until the stream
+ * ends or is destroyed ({@linkcode releaseStartStreams}).
  *
  * @example
  * ```ts
@@ -43,7 +59,7 @@ export function watchReadiness(
   signal: AbortSignal,
   maxBytes: number = READY_LINE_MAX_BYTES,
 ): Promise<Readiness> {
-  h.stderr.resume();
+  discardPaced(h.stderr, HARNESS_DRAIN_PACE);
   return new Promise<Readiness>((resolve) => {
     let seen = 0;
     let done = false;
@@ -54,16 +70,19 @@ export function watchReadiness(
       done = true;
       clearTimeout(settleTimer);
       signal.removeEventListener("abort", onAbort);
+      h.stdout.off("data", onData);
+      h.stdout.off("end", onEnd);
+      h.stdout.off("close", onEnd);
+      discardPaced(h.stdout, HARNESS_DRAIN_PACE); // never buffered, never blocking for good
       resolve(r);
     };
     const onAbort = () => finish({ kind: "aborted" });
-    h.stdout.on("data", (chunk: Uint8Array) => {
-      if (done) return;
+    const onData = (chunk: Uint8Array) => {
       const nl = chunk.indexOf(10);
       if (nl >= 0 && seen + nl <= maxBytes) return finish({ kind: "ready" });
       seen += nl >= 0 ? nl + 1 : chunk.byteLength;
       if (seen > maxBytes) finish({ kind: "overflow" });
-    });
+    };
     const onEnd = () => {
       if (stdoutEnded) return;
       stdoutEnded = true;
@@ -75,9 +94,11 @@ export function watchReadiness(
         finish(late !== null ? { kind: "exited", status: late } : { kind: "closed" });
       }, EXIT_SETTLE_MS);
     };
+    h.stdout.on("data", onData);
     h.stdout.once("end", onEnd);
     h.stdout.once("close", onEnd);
     h.exited.then((status) => {
+      if (done) return;
       if (stdoutEnded) return finish({ kind: "exited", status });
       clearTimeout(settleTimer);
       // Give a line printed just before exiting the chance to arrive.
@@ -86,6 +107,24 @@ export function watchReadiness(
     signal.addEventListener("abort", onAbort, { once: true });
     if (signal.aborted) onAbort();
   });
+}
+
+/**
+ * Close this process's ends of a start group's output pipes. Call it once the group has
+ * been ended: a descendant that left the group (`setsid`) while holding the harness's
+ * stdout or stderr would otherwise keep them open, and with them this process, until it
+ * exits. Idempotent.
+ *
+ * @example
+ * ```ts
+ * import { releaseStartStreams } from "./startup.ts";
+ * // await handle.terminate({ graceMs: 2000 });
+ * // releaseStartStreams(handle);
+ * ```
+ */
+export function releaseStartStreams(h: GroupHandle): void {
+  h.stdout.destroy();
+  h.stderr.destroy();
 }
 
 /** Result of {@linkcode spawnStart}. */
@@ -122,6 +161,7 @@ export async function spawnStart(
       cwd: inv.cwd,
       env: inv.env,
       stdin: inv.stdin,
+      stderr: "ignore", // discarded anyway: /dev/null costs nothing and holds no pipe
       onSpawn: (record) => journal.admit("start", record),
     });
   } catch (e) {

@@ -15,7 +15,7 @@ async function endWithoutClose(how: string): Promise<void> {
   }).output();
   const text = new TextDecoder().decode(out.stdout).trim();
   assert.ok(text.startsWith("{"), `the owner failed: ${new TextDecoder().decode(out.stderr)}`);
-  assert.equal(out.code === 0, how === "exit");
+  assert.equal(out.code === 0, how === "exit" || how === "deno-exit");
   const { pids, groups } = JSON.parse(text) as { pids: number[]; groups: ProcessRecord[] };
   assert.equal(pids.length, 3);
   assert.equal(groups.length, 1);
@@ -26,6 +26,10 @@ async function endWithoutClose(how: string): Promise<void> {
 
 Deno.test("process.exit() without registry.close(): the exit net kills the session and removes its dir", async () => {
   await endWithoutClose("exit");
+});
+
+Deno.test("Deno.exit() without registry.close(): the net kills the session and removes its dir", async () => {
+  await endWithoutClose("deno-exit");
 });
 
 Deno.test("an uncaught exception: the net kills the session and removes its dir", async () => {
