@@ -1,6 +1,6 @@
 /**
  * Run CLI work against an open registry with a fresh set of lazy sessions that are stopped
- * and cleaned before the command exits — also on SIGINT/SIGTERM.
+ * and cleaned before the command exits — also on SIGINT/SIGTERM/SIGHUP.
  *
  * @module
  */
@@ -11,7 +11,7 @@ import type { Workspace } from "../workspace/types.ts";
 import { withProgress } from "./progress.ts";
 
 /**
- * Open a registry, run `work` with an AbortSignal that fires on SIGINT/SIGTERM, and always
+ * Open a registry, run `work` with an AbortSignal that fires on SIGINT/SIGTERM/SIGHUP, and always
  * close the registry (confirming cleanup) before returning. A terminal on stderr shows a
  * progress line when this takes more than a second (see progress.ts).
  *
@@ -34,6 +34,7 @@ export async function withRegistry<T>(
     const onSignal = () => ctl.abort();
     process.on("SIGINT", onSignal);
     process.on("SIGTERM", onSignal);
+    process.on("SIGHUP", onSignal); // a closed terminal: clean up like SIGINT/SIGTERM
     try {
       return await work(reg, ctl.signal);
     } finally {
@@ -41,6 +42,7 @@ export async function withRegistry<T>(
       await reg.close();
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);
+      process.off("SIGHUP", onSignal);
     }
   });
 }

@@ -1,7 +1,7 @@
 /**
  * `toolhost serve` over stdio: one process, one connection, one tool source. stdout
  * carries only the protocol; every log line goes to stderr. The connection ends when
- * stdin closes, the transport closes, or SIGINT/SIGTERM arrives; then in-flight calls are
+ * stdin closes, the transport closes, or SIGINT/SIGTERM/SIGHUP arrives; then in-flight calls are
  * cancelled, the source is closed (sessions stopped with full cleanup, extension servers
  * stopped) and the outcome is confirmed before the promise settles.
  *
@@ -21,14 +21,14 @@ export interface StdioServeOptions extends McpServerOptions {
   stdin?: Readable;
   /** Protocol output. Default: the process's stdout (see {@link openStdioStreams}). */
   stdout?: Writable;
-  /** Stop on SIGINT/SIGTERM. Default true. */
+  /** Stop on SIGINT/SIGTERM/SIGHUP. Default true. */
   handleSignals?: boolean;
 }
 
 /** How a stdio connection ended. */
 export interface StdioOutcome {
   /** What ended it. */
-  reason: "stdin closed" | "transport closed" | "SIGINT" | "SIGTERM";
+  reason: "stdin closed" | "transport closed" | "SIGINT" | "SIGTERM" | "SIGHUP";
 }
 
 /**
@@ -54,6 +54,7 @@ export async function serveStdio(
   const onEnd = () => finish("stdin closed");
   const onInt = () => finish("SIGINT");
   const onTerm = () => finish("SIGTERM");
+  const onHup = () => finish("SIGHUP");
   const onOutputError = () => finish("transport closed");
   stdin.once("end", onEnd);
   stdin.once("close", onEnd);
@@ -62,6 +63,7 @@ export async function serveStdio(
   if (signals) {
     process.on("SIGINT", onInt);
     process.on("SIGTERM", onTerm);
+    process.on("SIGHUP", onHup);
   }
   mcp.server.onclose = () => finish("transport closed");
   const transport = new StdioServerStreamTransport(stdin, stdout, {
@@ -82,6 +84,7 @@ export async function serveStdio(
     if (signals) {
       process.off("SIGINT", onInt);
       process.off("SIGTERM", onTerm);
+      process.off("SIGHUP", onHup);
     }
   }
 }

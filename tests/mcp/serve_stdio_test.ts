@@ -130,21 +130,23 @@ Deno.test("serve over stdio: list, call, sessions, envelopes, progress, cancel, 
   }
 });
 
-Deno.test("serve over stdio: SIGTERM stops the sessions and confirms cleanup", async () => {
-  await using tmp = await tempWorkspace("", E2E_FILES);
-  Deno.writeTextFileSync(`${tmp.root}/toolhost.toml`, e2eToml(tmp.root));
-  const { client, transport, stderr } = await connect(tmp.root);
-  const servePid = transport.pid!;
-  try {
-    const c1 = await client.callTool({ name: "count_app", arguments: {} });
-    assert.deepEqual(c1.structuredContent, { count: 1 });
-    const harness = await readPid(`${tmp.root}/harness.pids`);
-    assert.equal(alive(harness), true);
-    Deno.kill(servePid, "SIGTERM");
-    assert.equal(await exitOf(servePid), true);
-    assert.equal(alive(harness), false);
-    assert.match(stderr(), /SIGTERM.*\n(.*\n)*.*cleanup confirmed/);
-  } finally {
-    await client.close().catch(() => {});
-  }
-});
+for (const sig of ["SIGTERM", "SIGHUP"] as const) {
+  Deno.test(`serve over stdio: ${sig} stops the sessions and confirms cleanup`, async () => {
+    await using tmp = await tempWorkspace("", E2E_FILES);
+    Deno.writeTextFileSync(`${tmp.root}/toolhost.toml`, e2eToml(tmp.root));
+    const { client, transport, stderr } = await connect(tmp.root);
+    const servePid = transport.pid!;
+    try {
+      const c1 = await client.callTool({ name: "count_app", arguments: {} });
+      assert.deepEqual(c1.structuredContent, { count: 1 });
+      const harness = await readPid(`${tmp.root}/harness.pids`);
+      assert.equal(alive(harness), true);
+      Deno.kill(servePid, sig);
+      assert.equal(await exitOf(servePid), true);
+      assert.equal(alive(harness), false);
+      assert.match(stderr(), new RegExp(`${sig}.*\\n(.*\\n)*.*cleanup confirmed`));
+    } finally {
+      await client.close().catch(() => {});
+    }
+  });
+}

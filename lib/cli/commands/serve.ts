@@ -43,7 +43,7 @@ export function serveCommand(io: CliIo, done: (code: number) => void): Command {
     .description(
       "Serve an agent eval's tools over MCP: stdio by default, Streamable HTTP with --http.\n" +
         "One connection (or HTTP session) owns one registry; its tool sessions and extension\n" +
-        "servers stop with full cleanup when it ends, and on SIGINT/SIGTERM.",
+        "servers stop with full cleanup when it ends, and on SIGINT/SIGTERM/SIGHUP.",
     )
     .option("--eval <eval>", "the agent eval, e.g. app/review (required)")
     .option(
@@ -137,12 +137,15 @@ function untilSignal(): Promise<string> {
     const on = (s: string) => () => {
       process.off("SIGINT", int);
       process.off("SIGTERM", term);
+      process.off("SIGHUP", hup);
       resolve(s);
     };
     const int = on("SIGINT");
     const term = on("SIGTERM");
+    const hup = on("SIGHUP");
     process.on("SIGINT", int);
     process.on("SIGTERM", term);
+    process.on("SIGHUP", hup);
   });
 }
 

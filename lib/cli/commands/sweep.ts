@@ -25,8 +25,8 @@ import { withProgress } from "../progress.ts";
 export function sweepCommand(io: CliIo, done: (code: number) => void): Command {
   const cmd = new Command("sweep")
     .description(
-      "Clean stale tool-session directories left by a toolhost that was killed or crashed.\n" +
-        "Kills their recorded process groups (only while pid and start time still match).",
+      "Clean stale tool-session and call directories left by a toolhost that was killed or crashed.\n" +
+        "Kills their recorded process groups (only while pid, start time and boot id still match).",
     )
     .option("--json", "print the report as JSON")
     .addHelpText(
@@ -39,7 +39,9 @@ export function sweepCommand(io: CliIo, done: (code: number) => void): Command {
     if (o.json) io.out(`${JSON.stringify(report, null, 2)}\n`);
     else {
       io.out(
-        `swept ${report.swept} stale session(s); ${report.active} active left alone; ${report.failed} failed\n`,
+        `swept ${report.swept} stale session(s) and ${report.calls} stale call(s); ` +
+          `${report.active} active left alone; ${report.refused} refused (identity not ` +
+          `verifiable, nothing signalled); ${report.failed} failed\n`,
       );
       for (const p of report.problems) io.out(`  ${p}\n`);
     }

@@ -1,0 +1,50 @@
+/**
+ * DESIGN: `tools call` runs "in a fresh set of lazy sessions that are stopped and cleaned
+ * before the command exits, also on SIGINT/SIGTERM" — and SIGHUP (a closed terminal).
+ * A call in flight is cancelled: its whole process group is gone and no call directory
+ * is left, and the command exits with the tool-failure code.
+ */
+import assert from "node:assert/strict";
+import { existsSync, readdirSync } from "node:fs";
+import { tempWorkspace } from "../helpers/workspace.ts";
+import { REPO_ROOT } from "../helpers/cli.ts";
+import { alive, E2E_FILES, e2eToml, groupMembers, readPid, waitFor } from "../mcp/_helpers.ts";
+
+for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+  Deno.test(`tools call: ${sig} cancels the call, ends its group, leaves no directory`, async () => {
+    await using tmp = await tempWorkspace("", E2E_FILES);
+    Deno.writeTextFileSync(`${tmp.root}/toolhost.toml`, e2eToml(tmp.root));
+    const state = `${tmp.root}/.state`;
+    const child = new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "-A",
+        "--quiet",
+        `${REPO_ROOT}/cli.ts`,
+        "tools",
+        "call",
+        "slow_app",
+        "--eval",
+        "app/review",
+        "--repo",
+        tmp.root,
+        "--state-dir",
+        state,
+      ],
+      env: { TEST_PIDDIR: tmp.root },
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const leader = await readPid(`${tmp.root}/slow.pid`);
+    assert.equal(alive(leader), true);
+    child.kill(sig);
+    const out = await child.output();
+    assert.equal(out.code, 1, new TextDecoder().decode(out.stderr));
+    assert.equal(await waitFor(() => groupMembers(leader).length === 0, 5_000), true);
+    assert.equal(alive(leader), false);
+    const calls = `${state}/calls`;
+    assert.deepEqual(existsSync(calls) ? readdirSync(calls) : [], []);
+    assert.doesNotMatch(new TextDecoder().decode(out.stderr), /^\s+at /m);
+  });
+}
