@@ -19,6 +19,12 @@ import {
   type TerminateReport,
 } from "./kill_group.ts";
 import { SpawnError, spawnFailureFromCode } from "./spawn_error.ts";
+import {
+  GROUP_TAG_VAR,
+  newGroupTag,
+  reapEscapesConfirmed,
+  reapTaggedEscapes,
+} from "./escape_reaper.ts";
 
 /** Options of {@linkcode spawnGroup}. */
 export interface SpawnGroupOptions {
@@ -106,6 +112,8 @@ export function killLiveGroupsSync(): number {
   let n = 0;
   for (const handle of unconfirmed) {
     if (signalGroup(handle.record, "SIGKILL") === "signalled") n++;
+    const { pid, startTime } = handle.record;
+    n += reapTaggedEscapes({ tag: handle.tag, pid, startTime }).length;
   }
   return n;
 }
@@ -116,6 +124,7 @@ class GroupHandleImpl implements GroupHandle {
   readonly stderr: Readable;
   readonly exited: Promise<ExitStatus>;
   exitStatus: ExitStatus | null = null;
+  readonly tag: string;
   #chain: Promise<unknown> = Promise.resolve();
   #confirmed = false;
 
@@ -124,8 +133,10 @@ class GroupHandleImpl implements GroupHandle {
     stdout: Readable,
     stderr: Readable,
     exited: Promise<ExitStatus>,
+    tag: string,
   ) {
     this.record = record;
+    this.tag = tag;
     this.stdout = stdout;
     this.stderr = stderr;
     this.exited = exited.then((s) => {
@@ -142,6 +153,12 @@ class GroupHandleImpl implements GroupHandle {
   terminate(options: TerminateOptions = {}): Promise<TerminateReport> {
     const next = this.#chain.then(async () => {
       const report = await terminateGroup(this.record, options);
+      // The group is gone; so must be anything of it that left with setsid.
+      await reapEscapesConfirmed({
+        tag: this.tag,
+        pid: this.record.pid,
+        startTime: this.record.startTime,
+      });
       this.#confirmed = report.confirmed;
       if (report.confirmed && this.exitStatus !== null) unconfirmed.delete(this);
       return report;
@@ -167,9 +184,10 @@ class GroupHandleImpl implements GroupHandle {
  * ```
  */
 export async function spawnGroup(options: SpawnGroupOptions): Promise<GroupHandle> {
+  const tag = newGroupTag();
   const child = spawn(options.command, options.args ?? [], {
     cwd: options.cwd,
-    env: options.env,
+    env: { ...options.env, [GROUP_TAG_VAR]: tag },
     detached: true,
     stdio: ["pipe", "pipe", options.stderr === "ignore" ? "ignore" : "pipe"],
     windowsHide: true,
@@ -187,7 +205,7 @@ export async function spawnGroup(options: SpawnGroupOptions): Promise<GroupHandl
     child.once("exit", (exitCode, signal) => resolve({ exitCode, signal }));
   });
   const stderr = child.stderr ?? Readable.from([]);
-  const handle = new GroupHandleImpl(record, child.stdout!, stderr, exited);
+  const handle = new GroupHandleImpl(record, child.stdout!, stderr, exited, tag);
   installExitHook();
   unconfirmed.add(handle);
   options.onStreams?.(handle.stdout, handle.stderr);

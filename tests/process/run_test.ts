@@ -161,6 +161,23 @@ Deno.test("descendants that ignore SIGTERM do not outlive a successful call", as
   }
 });
 
+Deno.test("descendants that left the group with setsid do not outlive the call", async () => {
+  // setsid takes a process out of the group (and session) the call kills; the group's
+  // environment tag finds it anyway.
+  const dir = mkdtempSync(join(tmpdir(), "toolhost-pids-"));
+  try {
+    const pidFile = join(dir, "pids");
+    const r = await run(["escape", pidFile], { graceMs: 100 });
+    assert.equal(r.exitCode, 0);
+    assert.equal(r.cleanupConfirmed, true);
+    const pids = readFileSync(pidFile, "utf8").trim().split("\n").map(Number);
+    assert.equal(pids.length, 2);
+    assertPidsDead(pids);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 Deno.test("a timed-out leader and its SIGTERM-ignoring children all end", async () => {
   const dir = mkdtempSync(join(tmpdir(), "toolhost-pids-"));
   try {

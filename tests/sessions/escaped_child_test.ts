@@ -1,8 +1,9 @@
 /**
  * A harness whose start (and stop) command leaves a child outside its process group
- * (`setsid`) that still holds the harness's stdout and stderr: toolhost cannot end that
- * child, but it must not wait for it either — `toolhost tools call` prints its result,
- * cleans up and exits.
+ * (`setsid`) that still holds the harness's stdout and stderr: the group kill misses that
+ * child, so toolhost finds it by its group's environment tag and ends it too, and never
+ * waits on the pipes it holds — `toolhost tools call` prints its result, cleans up and
+ * exits, and nothing it started outlives it.
  */
 
 import assert from "node:assert/strict";
@@ -55,7 +56,9 @@ Deno.test("tools call exits when the harness's start and stop leave a detached c
     assert.deepEqual(result, { content: [{ type: "text", text: "stored\n" }], isError: false });
     const detached = readPids(pidFile);
     assert.equal(detached.length, 2, "start and stop should each have detached one child");
-    for (const pid of detached) assert.ok(isRunning(pid), "the detached child is not ours to end");
+    for (const pid of detached) {
+      assert.equal(isRunning(pid), false, `detached child ${pid} survived`);
+    }
     assertStateClean(state);
   } finally {
     clearTimeout(timer);
