@@ -131,7 +131,7 @@ export function enforcementGuarantees(mode: Enforcement["mode"]): string[] {
     return [
       "memory: the group's resident memory is checked every watchdog tick and the group is killed over max_memory_mb; the kernel caps each process's data segment at max(2 × limit, limit + 1 GiB) (RLIMIT_DATA)",
       "cpu: the group's CPU time is checked every watchdog tick; the kernel stops each process one second past the limit (RLIMIT_CPU)",
-      "processes: the group's running processes are counted every watchdog tick; over the limit, the group is killed (RLIMIT_NPROC is per user and not used)",
+      "processes: the group's running processes are counted every watchdog tick; over the limit, the group is killed (RLIMIT_NPROC is per user and not used); a process that leaves the group with setsid is not counted, only killed when the call ends — use cgroup mode to bound it",
     ];
   }
   return ["nothing is enforced: tools that declare limits are refused"];
