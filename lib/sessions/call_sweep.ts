@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { CALL_DIR_NAME, CALL_RECORD_FILES, callsRoot, removeTree } from "../process/call_dirs.ts";
 import { DEFAULT_GRACE_MS } from "./options.ts";
 import { ownerIsAlive, readOwner } from "./session_dir.ts";
-import { cleanStaleFolder, listStateFolder, refusedLine } from "./stale_folder.ts";
+import { cleanAndReport, listStateFolder } from "./stale_folder.ts";
 import type { SweepOptions, SweepReport } from "./sweep.ts";
 
 async function isStale(path: string, ownerlessAgeMs: number): Promise<boolean> {
@@ -66,14 +66,8 @@ export async function sweepCalls(
         journal: CALL_RECORD_FILES.journal,
         remove: removeTree,
       };
-      const r = await cleanStaleFolder(folder, { graceMs, terminate: opts.terminate });
-      report.refused += r.refused;
-      if (r.refused > 0) report.problems.push(refusedLine(`call ${name}`, r.refused));
-      if (r.removed) report.calls++;
-      else {
-        report.failed++;
-        report.problems.push(`call ${name}: ${r.problem}`);
-      }
+      const clean = { graceMs, terminate: opts.terminate };
+      if (await cleanAndReport(report, `call ${name}`, folder, clean)) report.calls++;
     }),
   );
 }

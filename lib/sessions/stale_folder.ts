@@ -143,16 +143,43 @@ async function isConfined(parent: string, name: string): Promise<boolean> {
   }
 }
 
+/** The counters of a sweep report that {@link cleanAndReport} keeps. */
+export interface SweepTally {
+  /** Journal entries that could not be verified (nothing signalled). */
+  refused: number;
+  /** Folders that could not be cleaned. */
+  failed: number;
+  /** Value-free problem lines. */
+  problems: string[];
+}
+
 /**
- * The value-free problem line for refused entries of a cleaned folder.
+ * {@link cleanStaleFolder}, with its outcome added to `tally` under `what` (e.g.
+ * `session 0123…`); resolves to whether the folder was removed.
  *
  * @example
  * ```ts
- * import { refusedLine } from "./stale_folder.ts";
- * refusedLine("session 0123456789abcdef", 2);
+ * import { cleanAndReport } from "./stale_folder.ts";
+ * // if (await cleanAndReport(report, `call ${name}`, folder, { graceMs })) report.calls++;
  * ```
  */
-export function refusedLine(what: string, refused: number): string {
+export async function cleanAndReport(
+  tally: SweepTally,
+  what: string,
+  folder: StaleFolder,
+  opts: StaleOptions,
+): Promise<boolean> {
+  const r = await cleanStaleFolder(folder, opts);
+  tally.refused += r.refused;
+  if (r.refused > 0) tally.problems.push(refusedLine(what, r.refused));
+  if (!r.removed) {
+    tally.failed++;
+    tally.problems.push(`${what}: ${r.problem}`);
+  }
+  return r.removed;
+}
+
+function refusedLine(what: string, refused: number): string {
   return `${what}: ${refused} journal entr${
     refused === 1 ? "y" : "ies"
   } could not be verified as toolhost's own process group(s): nothing was signalled and the processes they name were left alone`;

@@ -30,7 +30,7 @@ import {
   ROOT_NAME,
   sessionsRoot,
 } from "./session_dir.ts";
-import { cleanStaleFolder, listStateFolder, refusedLine, type Terminator } from "./stale_folder.ts";
+import { cleanAndReport, listStateFolder, type Terminator } from "./stale_folder.ts";
 
 /** Options of {@linkcode sweepSessions}. */
 export interface SweepOptions {
@@ -109,14 +109,8 @@ async function sweepRoots(stateDir: string, opts: SweepOptions, report: SweepRep
         journal: RECORD_FILES.journal,
         remove: removeSessionRoot,
       };
-      const r = await cleanStaleFolder(folder, { graceMs, terminate: opts.terminate });
-      report.refused += r.refused;
-      if (r.refused > 0) report.problems.push(refusedLine(`session ${name}`, r.refused));
-      if (r.removed) report.swept++;
-      else {
-        report.failed++;
-        report.problems.push(`session ${name}: ${r.problem}`);
-      }
+      const clean = { graceMs, terminate: opts.terminate };
+      if (await cleanAndReport(report, `session ${name}`, folder, clean)) report.swept++;
     }),
   );
 }

@@ -111,7 +111,16 @@ Deno.test("shell_exec: environment is PATH and HOME plus explicit overrides", as
     const names = r.stdout.text.trim().split("\n").map((l: string) => l.split("=")[0]).filter((
       n: string,
     ) => n !== "PWD" && n !== "SHLVL" && n !== "_").sort();
-    assert.deepEqual(names, ["EXTRA", "HOME", "PATH", "TEMP", "TMP", "TMPDIR"]);
+    // TMP* are the call's private folder; the tag lets a setsid'd descendant be reaped.
+    assert.deepEqual(names, [
+      "EXTRA",
+      "HOME",
+      "PATH",
+      "TEMP",
+      "TMP",
+      "TMPDIR",
+      "_TOOLHOST_GROUP_TAG",
+    ]);
     assert.ok(!r.stdout.text.includes("base-only"));
     assert.match(
       err(await call("shell_exec", { command: "env", env: { TOOLHOST_X: "1" } }, t.e)),
