@@ -3,7 +3,7 @@
  */
 
 import assert from "node:assert/strict";
-import { EXAMPLES, REPO_ROOT, runProcess } from "../helpers/cli.ts";
+import { cliCommand, EXAMPLES, runProcess } from "../helpers/cli.ts";
 import { BASE_FILES, BASE_TOML, withWorkspace } from "../helpers/workspace.ts";
 
 Deno.test("process: tools check on examples exits 0 with JSON on stdout", async () => {
@@ -48,26 +48,17 @@ Deno.test("process: a reader that goes away early (| head) gets no EPIPE trace",
   const big = "x".repeat(120) + "\n";
   const toml = `${BASE_TOML}\n[artifacts.app.views.agent_tools.read]\nbuiltin = "read"\n`;
   await withWorkspace(toml, { ...BASE_FILES, "app/big.txt": big.repeat(3000) }, async (root) => {
-    const child = new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "-A",
-        "--quiet",
-        `${REPO_ROOT}/cli.ts`,
-        "tools",
-        "call",
-        "read_app",
-        "--repo",
-        root,
-        "--eval",
-        "app/review",
-        "--args",
-        '{"path":"big.txt"}',
-      ],
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
+    const child = cliCommand([
+      "tools",
+      "call",
+      "read_app",
+      "--repo",
+      root,
+      "--eval",
+      "app/review",
+      "--args",
+      '{"path":"big.txt"}',
+    ]).spawn();
     const reader = child.stdout.getReader();
     await reader.read(); // one chunk, then the reader is gone (like `head -c`)
     await reader.cancel();

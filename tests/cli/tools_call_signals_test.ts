@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { existsSync, readdirSync } from "node:fs";
 import { tempWorkspace } from "../helpers/workspace.ts";
-import { REPO_ROOT } from "../helpers/cli.ts";
+import { cliCommand } from "../helpers/cli.ts";
 import { alive, E2E_FILES, e2eToml, groupMembers, readPid, waitFor } from "../mcp/_helpers.ts";
 
 for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
@@ -15,12 +15,8 @@ for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
     await using tmp = await tempWorkspace("", E2E_FILES);
     Deno.writeTextFileSync(`${tmp.root}/toolhost.toml`, e2eToml(tmp.root));
     const state = `${tmp.root}/.state`;
-    const child = new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "-A",
-        "--quiet",
-        `${REPO_ROOT}/cli.ts`,
+    const child = cliCommand(
+      [
         "tools",
         "call",
         "slow_app",
@@ -31,11 +27,8 @@ for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
         "--state-dir",
         state,
       ],
-      env: { TEST_PIDDIR: tmp.root },
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
+      { env: { TEST_PIDDIR: tmp.root } },
+    ).spawn();
     const leader = await readPid(`${tmp.root}/slow.pid`);
     assert.equal(alive(leader), true);
     child.kill(sig);

@@ -56,6 +56,41 @@ export async function runCapture(argv: string[]): Promise<CliRun> {
   return { code, out, err };
 }
 
+/** Options of {@link cliCommand}. */
+export interface CliCommandOptions {
+  /** Working directory. Default the repository root. */
+  cwd?: string;
+  /** Extra environment (added to the inherited one). */
+  env?: Record<string, string>;
+  /** stdout handling. Default "piped". */
+  stdout?: "piped" | "null";
+  /** stderr handling. Default "piped". */
+  stderr?: "piped" | "null";
+}
+
+/**
+ * The command `deno run -A --quiet cli.ts ...argv` (stdin closed), to `.spawn()` when a
+ * test must signal or read it while it runs.
+ *
+ * @example
+ * ```ts
+ * import { cliCommand } from "./cli.ts";
+ * const child = cliCommand(["tools", "call", "slow_app", "--eval", "app/review"]).spawn();
+ * child.kill("SIGINT");
+ * await child.output();
+ * ```
+ */
+export function cliCommand(argv: string[], opts: CliCommandOptions = {}): Deno.Command {
+  return new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--quiet", `${REPO_ROOT}/cli.ts`, ...argv],
+    cwd: opts.cwd ?? REPO_ROOT,
+    env: opts.env,
+    stdin: "null",
+    stdout: opts.stdout ?? "piped",
+    stderr: opts.stderr ?? "piped",
+  });
+}
+
 /**
  * Run `deno run -A cli.ts ...argv` as a subprocess from the repository root.
  *
@@ -69,14 +104,7 @@ export async function runProcess(
   argv: string[],
   opts: { cwd?: string; env?: Record<string, string> } = {},
 ): Promise<CliRun> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", `${REPO_ROOT}/cli.ts`, ...argv],
-    cwd: opts.cwd ?? REPO_ROOT,
-    env: opts.env,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
+  const out = await cliCommand(argv, opts).output();
   const dec = new TextDecoder();
   return { code: out.code, out: dec.decode(out.stdout), err: dec.decode(out.stderr) };
 }

@@ -22,7 +22,7 @@ import { readProcStat } from "../../lib/process/proc_identity.ts";
 import { sweepSessions } from "../../lib/sessions/sweep.ts";
 import { loadWorkspace } from "../../lib/workspace/load_workspace.ts";
 import { Registry } from "../../lib/registry/registry.ts";
-import { REPO_ROOT, runCapture } from "../helpers/cli.ts";
+import { cliCommand, runCapture } from "../helpers/cli.ts";
 import { BASE_TOML, type TempWorkspace, tempWorkspace, toolTable } from "../helpers/workspace.ts";
 import { ENV, openRegistry, sessionWorkspace, textOf, waitFor } from "./_helpers.ts";
 import { admitLine, DEAD_OWNER, forgeFolder, running, spawnVictim, withState } from "./_forge.ts";
@@ -128,12 +128,8 @@ for (const signal of ["SIGKILL"] as const) {
     await using ws = await hangWorkspace();
     const state = join(ws.root, ".state");
     const app = join(ws.root, "app");
-    const child = new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "-A",
-        "--quiet",
-        `${REPO_ROOT}/cli.ts`,
+    const child = cliCommand(
+      [
         "tools",
         "call",
         "hang_app",
@@ -144,10 +140,8 @@ for (const signal of ["SIGKILL"] as const) {
         "--state-dir",
         state,
       ],
-      stdin: "null",
-      stdout: "null",
-      stderr: "null",
-    }).spawn();
+      { stdout: "null", stderr: "null" },
+    ).spawn();
     try {
       await waitFor(() => pidIn(join(app, "child.pid")) > 0, 20_000, "the tool to start");
       const leader = pidIn(join(app, "leader.pid"));

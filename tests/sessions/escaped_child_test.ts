@@ -8,7 +8,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { REPO_ROOT } from "../helpers/cli.ts";
+import { cliCommand } from "../helpers/cli.ts";
 import { assertStateClean, isRunning, readPids, sessionWorkspace } from "./_helpers.ts";
 
 /** Longest a `tools call` may take here; the bug kept it alive for the child's 1000 s. */
@@ -18,28 +18,19 @@ Deno.test("tools call exits when the harness's start and stop leave a detached c
   await using ws = await sessionWorkspace({ start: ["detach"], stop: ["detach"] });
   const state = join(ws.root, ".state");
   const pidFile = join(ws.root, "app", "detached.pids");
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-A",
-      "--quiet",
-      `${REPO_ROOT}/cli.ts`,
-      "tools",
-      "call",
-      "put_app",
-      "--args",
-      JSON.stringify({ value: "kept-out-of-messages" }),
-      "--repo",
-      ws.root,
-      "--eval",
-      "app/review",
-      "--state-dir",
-      state,
-    ],
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  const child = cliCommand([
+    "tools",
+    "call",
+    "put_app",
+    "--args",
+    JSON.stringify({ value: "kept-out-of-messages" }),
+    "--repo",
+    ws.root,
+    "--eval",
+    "app/review",
+    "--state-dir",
+    state,
+  ]).spawn();
   const done = child.output();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const hung = new Promise<"hung">((r) => (timer = setTimeout(() => r("hung"), EXIT_WITHIN_MS)));
