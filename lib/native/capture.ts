@@ -9,6 +9,7 @@
 
 import { type BoundedCollector, collectBounded } from "../process/bounded_collect.ts";
 import { type GroupHandle, spawnGroup } from "../process/spawn_group.ts";
+import type { CallDirs } from "../process/call_dirs.ts";
 import { SpawnError, type SpawnFailure } from "../process/spawn_error.ts";
 import { LIMITS } from "../results/types.ts";
 
@@ -30,6 +31,8 @@ export interface CaptureOptions {
   signal?: AbortSignal;
   /** SIGTERM→SIGKILL grace in ms. Default 2000. */
   graceMs?: number;
+  /** The call's directories: the group is journaled there before it runs (see sweep). */
+  callDirs?: Pick<CallDirs, "admit">;
 }
 
 /** How it ended. */
@@ -102,7 +105,13 @@ export async function runCaptured(o: CaptureOptions): Promise<CaptureOutcome> {
   if (o.signal?.aborted) return { ...empty(started), cancelled: true };
   let h: GroupHandle;
   try {
-    h = await spawnGroup({ command: o.command, args: o.args, cwd: o.cwd, env: o.env });
+    h = await spawnGroup({
+      command: o.command,
+      args: o.args,
+      cwd: o.cwd,
+      env: o.env,
+      onSpawn: o.callDirs ? (record) => o.callDirs!.admit(record) : undefined,
+    });
   } catch (e) {
     if (e instanceof SpawnError) return { ...empty(started), spawnFailure: e.reason };
     throw e;

@@ -45,6 +45,7 @@ async function git(env: NativeEnv, args: string[]): Promise<GitRun> {
       timeoutMs: NATIVE_LIMITS.gitTimeoutMs,
       retainBytes: NATIVE_LIMITS.gitMaxOutputBytes,
       signal: env.signal,
+      callDirs: dirs,
     });
     if (run.spawnFailure) throw new ToolhostError("TOOL_ERROR", "git could not be started.");
     if (run.cancelled) throw new CancelledError();

@@ -245,6 +245,7 @@ export async function runShellExec(
       timeoutMs: a.timeoutMs ?? NATIVE_LIMITS.shellDefaultTimeoutMs,
       retainBytes: max,
       signal: env.signal,
+      callDirs: dirs,
     });
     return report(run, a.cwd ?? ".", env.declaring.id, max, maxResultBytes);
   } finally {

@@ -107,6 +107,7 @@ async function runHook(
       stdin: JSON.stringify(request),
       timeoutMs: decl.timeoutMs,
       signal,
+      callDirs: dirs, // journaled like a command call, so a crash leaves nothing for long
     });
     if (run.spawnError) throw new HookCommandFailure("could not be started");
     if (run.timedOut) throw new HookCommandFailure(`timed out after ${decl.timeoutMs} ms`);

@@ -194,3 +194,32 @@ Deno.test("shell_exec: cancellation stops the command", async () => {
     t.rm();
   }
 });
+
+Deno.test("shell_exec: its process group is journaled in its call directory while it runs", async () => {
+  // Like a command call (tests/sessions/call_sweep_test.ts): after a crash, sweep finds it.
+  const t = appTree();
+  const ctl = new AbortController();
+  try {
+    const running = call("shell_exec", { command: "echo $$ > leader.pid; sleep 30" }, {
+      ...t.e,
+      signal: ctl.signal,
+    });
+    const leaderFile = `${t.app}/leader.pid`;
+    for (let i = 0; i < 200 && !fs.existsSync(leaderFile); i++) await delay(25);
+    const leader = Number(fs.readFileSync(leaderFile, "utf8").trim());
+    const [name] = fs.readdirSync(`${t.state}/calls`);
+    const journal = fs.readFileSync(`${t.state}/calls/${name}/journal.jsonl`, "utf8");
+    const admitted = JSON.parse(journal.trim().split("\n")[0]);
+    assert.equal(admitted.op, "admit");
+    assert.equal(admitted.pid, leader);
+    ctl.abort();
+    await running;
+    assert.deepEqual(fs.readdirSync(`${t.state}/calls`), []);
+  } finally {
+    t.rm();
+  }
+});
+
+function delay(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
