@@ -6,11 +6,11 @@
  */
 
 import { guardCall } from "../plugins/plugin_tools.ts";
-import { ToolhostError } from "../errors/errors.ts";
 import type { CallOptions, Registry, ToolListing } from "../registry/registry.ts";
 import { errorResult, type ToolResult } from "../results/types.ts";
 import { ExtensionHost, type ExtensionHostOptions } from "./extensions/host.ts";
 import { registryHostOptions } from "./extensions/trust_options.ts";
+import { unknownToolMessage } from "../registry/selection.ts";
 
 /** A set of tools an MCP server publishes. */
 export interface ToolSource {
@@ -61,13 +61,9 @@ export function evalToolSource(reg: Registry, hostOpts: ExtensionHostOptions = {
         // Extension calls pass the same plugin hooks (policy, audit, redaction) as every call.
         return await guardCall(reg.plugins, name, args, opts, () => host.call(name, args, opts));
       }
-      try {
-        reg.tool(name); // throws the registry's own "no tool" message with a hint
-      } catch (e) {
-        if (e instanceof ToolhostError) return errorResult(e.message);
-        throw e;
-      }
-      return errorResult(`No tool \`${name}\` in this eval.`);
+      // Every published name, extensions' included, for the hint.
+      const names = [...own, ...(await host.list()).map((t) => t.name)];
+      return errorResult(`${unknownToolMessage(name, names, "this eval")}.`);
     },
     close() {
       closing ??= closeBoth(host, reg);

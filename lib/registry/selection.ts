@@ -12,6 +12,7 @@ import { publishedName } from "../workspace/names.ts";
 import { suggest } from "../workspace/problems.ts";
 import { artifactScope, evalScope } from "../workspace/scope.ts";
 import type { Audience, ToolDecl, Workspace } from "../workspace/types.ts";
+import { showPath } from "../paths/show_path.ts";
 
 /** A tool as a selection publishes it. */
 export interface RegisteredTool {
@@ -118,18 +119,37 @@ export function findTool(sel: Selection, name: string, allowShort: boolean): Reg
     if (short.length === 1) return short[0];
     if (short.length > 1) {
       throw new InvocationError(
-        `tool name \`${name}\` is ambiguous here; use one of ${
+        `tool name ${showPath(name)} is ambiguous here; use one of ${
           short.map((t) => t.name).join(", ")
         }`,
         "UNKNOWN_TOOL",
       );
     }
   }
-  const hint = suggest(name, sel.tools.map((t) => t.name));
   throw new InvocationError(
-    `no tool \`${name}\` in this selection${hint ? ` (did you mean \`${hint}\`?)` : ""}; tools: ${
-      sel.tools.map((t) => t.name).join(", ") || "(none)"
-    }`,
+    unknownToolMessage(name, sel.tools.map((t) => t.name), "this selection"),
     "UNKNOWN_TOOL",
   );
+}
+
+/** Most tool names an unknown-tool message lists. */
+const LISTED_NAMES = 24;
+
+/**
+ * The message for an unknown tool `name` (quoted and escaped: it is the caller's value):
+ * a close match when there is one, then the available names (at most 24).
+ *
+ * @example
+ * ```ts
+ * import { unknownToolMessage } from "./selection.ts";
+ * unknownToolMessage("raed_app", ["read_app", "list_app"], "this eval");
+ * // "no tool `raed_app` in this eval (did you mean `read_app`?); tools: read_app, list_app"
+ * ```
+ */
+export function unknownToolMessage(name: string, names: readonly string[], where: string): string {
+  const hint = suggest(name, [...names]);
+  const listed = names.slice(0, LISTED_NAMES).join(", ") || "(none)";
+  const more = names.length > LISTED_NAMES ? ` and ${names.length - LISTED_NAMES} more` : "";
+  return `no tool ${showPath(name)} in ${where}${hint ? ` (did you mean \`${hint}\`?)` : ""}; ` +
+    `tools: ${listed}${more}`;
 }

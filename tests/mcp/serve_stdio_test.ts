@@ -96,6 +96,10 @@ Deno.test("serve over stdio: list, call, sessions, envelopes, progress, cancel, 
     const unknown = await client.callTool({ name: "nope_app", arguments: {} });
     assert.equal(unknown.isError, true);
     assert.match((unknown.content as Text[])[0].text, /no tool `nope_app`/);
+    // The hint names every published tool, extensions' too; the name is quoted escaped.
+    assert.match((unknown.content as Text[])[0].text, /tools: .*read_app.*echo_fx/);
+    const odd = await client.callTool({ name: "x`\u202e", arguments: {} });
+    assert.match((odd.content as Text[])[0].text, /no tool `x\\u\{60\}\\u\{202e\}`/);
 
     const progress: number[] = [];
     const waited = await client.callTool({ name: "wait_app", arguments: {} }, undefined, {
