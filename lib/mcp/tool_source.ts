@@ -57,7 +57,9 @@ export function evalToolSource(reg: Registry, hostOpts: ExtensionHostOptions = {
     },
     async call(name, args, opts = {}) {
       if (own.has(name)) return await reg.call(name, args, opts);
-      if (await host.has(name)) {
+      // A published extension tool is `<tool>_<extension>`: the suffix says which server
+      // without starting it, so a call the plugins deny starts nothing (issue 6).
+      if (host.servers.some((s) => name.endsWith(`_${s.decl.name}`))) {
         // Extension calls pass the same plugin hooks (policy, audit, redaction) as every call.
         return await guardCall(reg.plugins, name, args, opts, () => host.call(name, args, opts));
       }

@@ -36,3 +36,39 @@ Deno.test("policy denies an extension tool call before it reaches the server", a
     await tmp.cleanup();
   }
 });
+
+Deno.test("a denied first call to an extension tool starts no server", async () => {
+  // Issue 6: "No process, directory or session is touched for a denied call".
+  const tmp = await tempWorkspace("", { "app/README.md": "# app\n" });
+  try {
+    const pidFile = `${tmp.root}/fx.pid`;
+    const toml = `[artifacts.app]\npath = "app"\n\n[artifacts.app.evals.review]\n` +
+      `audience = "agent"\nextensions = ["fx"]\n\n[plugins]\nenable = ["policy"]\n\n` +
+      `[plugins.policy]\ndefault = "deny"\n\n` +
+      extensionToml("fx", {
+        command: "deno",
+        args: fixtureServerArgs(),
+        env: { FIXTURE_PIDFILE: pidFile },
+      });
+    Deno.writeTextFileSync(`${tmp.root}/toolhost.toml`, toml);
+    const ws = await loadWorkspace(tmp.root);
+    const reg = await Registry.open(ws, "app/review", { stateDir: `${tmp.root}/.state` });
+    const source = evalToolSource(reg);
+    try {
+      const denied = await source.call("echo_fx", { text: "hello" });
+      assert.equal(denied.isError, true);
+      await new Promise((r) => setTimeout(r, 300));
+      let started = true;
+      try {
+        Deno.statSync(pidFile);
+      } catch {
+        started = false;
+      }
+      assert.equal(started, false, "the extension server was started for a denied call");
+    } finally {
+      await source.close();
+    }
+  } finally {
+    await tmp.cleanup();
+  }
+});
