@@ -12,6 +12,7 @@ import type { ErrorObject } from "ajv";
 import { ToolhostError } from "../errors/errors.ts";
 import { LIMITS } from "../results/types.ts";
 import type { CompiledSchema } from "./compile_schema.ts";
+import { nestingWithin } from "../results/json_depth.ts";
 
 /** Arguments were rejected before anything ran. */
 export class InvalidArguments extends ToolhostError {
@@ -57,11 +58,17 @@ export function admitArgs(args: unknown, compiled: CompiledSchema): Record<strin
   }
   // Validate a private copy so the schema can never observe or mutate the caller's object.
   const copy = JSON.parse(serialized) as Record<string, unknown>;
-  if (compiled.validate(copy)) return copy;
+  if (!nestingWithin(copy, MAX_ARGS_DEPTH)) {
+    throw new InvalidArguments(`Arguments nest deeper than ${MAX_ARGS_DEPTH} levels.`);
+  }
+  if (compiled.validate(copy) === true) return copy;
   throw new InvalidArguments(
     formatErrors(compiled.validate.errors ?? [], compiled.knownKeys, copy),
   );
 }
+
+/** Deepest nesting of call arguments (deeper would overflow recursive validators). */
+export const MAX_ARGS_DEPTH = 256;
 
 /** Admitted arguments, or the error result a caller returns as it is. */
 export type Admission =

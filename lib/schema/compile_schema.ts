@@ -16,6 +16,7 @@ import type { AnySchema, ValidateFunction } from "ajv";
 import DRAFT_06_META from "ajv/dist/refs/json-schema-draft-06.json" with { type: "json" };
 import { RE2JS } from "re2js";
 import { LIMITS } from "../results/types.ts";
+import { nestingWithin } from "../results/json_depth.ts";
 
 /** A compiled input schema. */
 export interface CompiledSchema {
@@ -89,12 +90,21 @@ function newAjv(ctor: AjvCtor, draft06: boolean) {
     removeAdditional: false,
     validateSchema: true,
     loadSchema: undefined,
+    // `required: ["constructor"]` must not be met by Object.prototype.
+    ownProperties: true,
     code: { regExp: re2Engine },
   });
   if (draft06) addDraft06MetaSchema(ajv);
   addFormats(ajv);
+  // ajv-formats' `url` regex backtracks quadratically (a 64 KiB value: ~5 s of admission);
+  // `uri`'s check is linear and accepts what `url` means.
+  const formats = (ajv as unknown as { formats: Record<string, unknown> }).formats;
+  (ajv as unknown as { addFormat(n: string, f: unknown): void }).addFormat("url", formats.uri);
   return ajv;
 }
+
+/** Deepest nesting of a schema (its arrays and objects). */
+export const MAX_SCHEMA_DEPTH = 256;
 
 function collectKeys(node: unknown, out: Set<string>, depth = 0): void {
   if (depth > 64 || typeof node !== "object" || node === null) return;
@@ -145,6 +155,10 @@ const compiledSchemas = new WeakMap<object, CompiledSchema>();
 
 function compileFresh(schema: object): CompiledSchema {
   const rec = schema as Record<string, unknown>;
+  // Before anything recursive (serializing, ajv) can overflow the stack on it.
+  if (!nestingWithin(rec, MAX_SCHEMA_DEPTH)) {
+    throw new SchemaCompileError(`the schema nests deeper than ${MAX_SCHEMA_DEPTH} levels`);
+  }
   const size = new TextEncoder().encode(JSON.stringify(rec)).byteLength;
   if (size > LIMITS.maxDeclarationBytes) {
     throw new SchemaCompileError(`the schema is larger than 8 MiB (${size} bytes)`);
@@ -161,9 +175,57 @@ function compileFresh(schema: object): CompiledSchema {
     const reason = e instanceof Error ? e.message.split("\n")[0].slice(0, 300) : "unknown error";
     throw new SchemaCompileError(`the schema does not compile: ${reason}`);
   }
+  if ((validate as { $async?: unknown }).$async) {
+    // An async validator answers with a Promise, which admission would read as "valid".
+    throw new SchemaCompileError("`$async` schemas are not supported");
+  }
   const knownKeys = new Set<string>();
   collectKeys(rec, knownKeys);
   return { schema: rec, validate, knownKeys };
+}
+
+/** The formats schemas may name (ajv-formats'), read from an ajv on first use. */
+let knownFormats: ReadonlySet<string> | undefined;
+
+/**
+ * Throw when a schema names a `format` ajv does not know. ajv ignores those (as JSON Schema
+ * allows), which in a manifest would let a typo drop a check silently; declarations are
+ * held to this, third-party (extension) schemas are not.
+ *
+ * @example
+ * ```ts
+ * import { checkFormatsKnown } from "./compile_schema.ts";
+ * checkFormatsKnown({ type: "object", properties: { d: { type: "string", format: "date" } } });
+ * ```
+ */
+export function checkFormatsKnown(node: unknown): void {
+  knownFormats ??= new Set(
+    Object.keys(
+      (newAjv(Ajv2020 as unknown as AjvCtor, false) as unknown as {
+        formats: Record<string, unknown>;
+      }).formats,
+    ),
+  );
+  checkFormatsIn(node, knownFormats);
+}
+
+function checkFormatsIn(node: unknown, known: ReadonlySet<string>): void {
+  if (typeof node !== "object" || node === null) return;
+  if (Array.isArray(node)) {
+    for (const v of node) checkFormatsIn(v, known);
+    return;
+  }
+  for (const [k, v] of Object.entries(node)) {
+    if (k === "format" && typeof v === "string" && !known.has(v)) {
+      throw new SchemaCompileError(
+        `\`format\` names an unknown format (${JSON.stringify(v.slice(0, 64))}); ` +
+          "known: date, time, date-time, duration, uri, url, email, hostname, ipv4, ipv6, uuid, …",
+      );
+    }
+    if (k !== "const" && k !== "enum" && k !== "default" && k !== "examples") {
+      checkFormatsIn(v, known);
+    }
+  }
 }
 
 function checkRefsAreLocal(node: unknown, depth = 0): void {

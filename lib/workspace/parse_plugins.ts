@@ -98,7 +98,7 @@ export function pluginToolIndex(
   for (const [name, k] of known) {
     if (k.firstParty && !enabled.has(name)) continue;
     for (const t of k.plugin.tools) {
-      if (t.name in BUILTIN_SPECS || out.has(t.name)) continue;
+      if (Object.hasOwn(BUILTIN_SPECS, t.name) || out.has(t.name)) continue;
       out.set(t.name, { plugin: name, description: t.description, inputSchema: t.inputSchema });
     }
   }
@@ -261,7 +261,7 @@ function checkToolClashes(
   const owner = new Map<string, string>();
   cfg.enable.forEach((name, i) => {
     for (const t of known.get(name)!.plugin.tools) {
-      if (t.name in BUILTIN_SPECS) {
+      if (Object.hasOwn(BUILTIN_SPECS, t.name)) {
         p.add(
           `plugins.enable[${i}]`,
           `plugin \`${name}\`'s tool \`${t.name}\` clashes with a built-in`,

@@ -6,7 +6,7 @@
  */
 
 import { BUILTIN_SPECS } from "../builtins/specs.ts";
-import { compileSchema, SchemaCompileError } from "../schema/compile_schema.ts";
+import { checkFormatsKnown, compileSchema, SchemaCompileError } from "../schema/compile_schema.ts";
 import { LIMITS } from "../results/types.ts";
 import { plainPlaceholders } from "../protocols/plain_argv.ts";
 import { renderDescription } from "./description.ts";
@@ -108,9 +108,9 @@ function parseBuiltin(
   const builtin = readString(p, at, t, "builtin", true);
   if (builtin === undefined) return undefined;
   // `builtin` may name a tool of an enabled plugin.
-  const ref = builtin in BUILTIN_SPECS ? undefined : pluginTools?.get(builtin);
+  const ref = Object.hasOwn(BUILTIN_SPECS, builtin) ? undefined : pluginTools?.get(builtin);
   if (ref) return pluginToolDecl(p, { at, name, t, artifactId, view, builtin, ref });
-  if (!(builtin in BUILTIN_SPECS)) {
+  if (!Object.hasOwn(BUILTIN_SPECS, builtin)) {
     p.add(
       `${at}.builtin`,
       `unknown built-in; choose one of ${Object.keys(BUILTIN_SPECS).join(", ")}`,
@@ -231,6 +231,7 @@ function readSchema(
   if (raw === undefined) return { type: "object", additionalProperties: false };
   try {
     compileSchema(raw);
+    checkFormatsKnown(raw); // after compiling: it walks a schema already bounded in depth
   } catch (e) {
     if (e instanceof SchemaCompileError) p.add(`${at}.input_schema`, e.message);
     else throw e;

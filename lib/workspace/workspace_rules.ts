@@ -41,7 +41,7 @@ export function checkWorkspaceRules(p: Problems, ws: Workspace): void {
 
 function checkSessionBindings(p: Problems, a: Artifact): void {
   for (const t of Object.values(a.agentTools)) {
-    if (t.type === "command" && t.session !== undefined && !(t.session in a.sessions)) {
+    if (t.type === "command" && t.session !== undefined && !Object.hasOwn(a.sessions, t.session)) {
       p.add(`${t.keyPath}.session`, `names no session of Artifact \`${a.id}\``);
     }
   }

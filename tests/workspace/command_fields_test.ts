@@ -210,3 +210,24 @@ Deno.test("empty command is rejected", async () => {
     message: /nonempty/,
   });
 });
+
+Deno.test("a schema `format` typo is a declaration error, not a silently dropped check", async () => {
+  const schema = { type: "object", properties: { d: { type: "string", format: "dat-time" } } };
+  await expectProblem(withTool({ ...JSON_TOOL, input_schema: schema }), BASE_FILES, {
+    keyPath: `${AT}.input_schema`,
+    message: /unknown format/,
+  });
+  const ok = { type: "object", properties: { d: { type: "string", format: "date-time" } } };
+  await expectLoads(withTool({ ...JSON_TOOL, input_schema: ok }));
+});
+
+Deno.test("names of Object.prototype members are not built-ins or sessions", async () => {
+  // They used to pass `in` checks and crash later with a TypeError.
+  for (const builtin of ["toString", "constructor", "__proto__", "hasOwnProperty"]) {
+    await expectProblem(withTool({ builtin }), BASE_FILES, { keyPath: `${AT}.builtin` });
+  }
+  await expectProblem(withTool({ ...JSON_TOOL, session: "constructor" }), BASE_FILES, {
+    keyPath: `${AT}.session`,
+    message: /names no session/,
+  });
+});
