@@ -62,6 +62,22 @@ export async function contentOrRefuse(a: StoredArtifact): Promise<string> {
   }
 }
 
+/**
+ * The refusal for a field holding a protected value (value-free: no offset, no length).
+ *
+ * @example
+ * ```ts
+ * import { protectedRefusal } from "./get_field.ts";
+ * protectedRefusal().exception; // "InvalidInputException"
+ * ```
+ */
+export function protectedRefusal(): ArtifactToolFailure {
+  return invalidInput(
+    "this field holds a protected value, so it cannot be read or searched; " +
+      "use the tool's redacted result instead.",
+  );
+}
+
 interface Part {
   artifact_ref: string;
   field: string;
@@ -128,6 +144,7 @@ export function getArtifactField(source: ArtifactSource, args: unknown): Promise
       );
     }
     const value = field === "content" ? await contentOrRefuse(a) : metadataValue(a.ref, field);
+    if (value !== null && source.guard?.leaks(value)) throw protectedRefusal();
     if (value === null) {
       return jsonResult({
         artifact_ref: a.ref.id,

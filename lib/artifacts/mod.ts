@@ -15,7 +15,7 @@
  */
 
 export { ArtifactStore } from "./store.ts";
-export type { ArtifactInfo, ArtifactSource, StoredArtifact } from "./types.ts";
+export type { ArtifactInfo, ArtifactSource, ContentGuard, StoredArtifact } from "./types.ts";
 export {
   ARTIFACT_TOOL_SPECS,
   DEFAULT_CONTEXT_CHARS,

@@ -11,7 +11,7 @@ import { guarded } from "./exceptions.ts";
 import { type ArtifactField, metadataValue, SEARCHED_FIELDS } from "./fields.ts";
 import { isHighSurrogateAt, jsonBytes } from "./json_size.ts";
 import { DEFAULT_CONTEXT_CHARS, DEFAULT_MAX_RESULTS } from "./specs.ts";
-import type { ArtifactSource, StoredArtifact } from "./types.ts";
+import type { ArtifactSource, ContentGuard, StoredArtifact } from "./types.ts";
 
 const ARGS = ["query", "artifact_ref", "artifact_type", "max_results", "context_chars"] as const;
 /** Room kept for the result's envelope around the matches. */
@@ -50,14 +50,28 @@ function snippet(text: string, pos: number, len: number, ctx: number): string {
   return text.slice(start, end);
 }
 
-async function fieldText(a: StoredArtifact, field: ArtifactField, skipped: Set<string>) {
-  if (field !== "content") return metadataValue(a.ref, field);
-  try {
-    return await readArtifactText(a);
-  } catch (e) {
-    if (!(e instanceof ContentUnavailable && e.problem === "binary")) skipped.add(a.ref.id);
+async function fieldText(
+  a: StoredArtifact,
+  field: ArtifactField,
+  skipped: Set<string>,
+  guard: ContentGuard | undefined,
+): Promise<string | null> {
+  let text: string | null;
+  if (field !== "content") text = metadataValue(a.ref, field);
+  else {
+    try {
+      text = await readArtifactText(a);
+    } catch (e) {
+      if (!(e instanceof ContentUnavailable && e.problem === "binary")) skipped.add(a.ref.id);
+      return null;
+    }
+  }
+  // A field holding a protected value is never searched: matches would reveal its parts.
+  if (text !== null && guard?.leaks(text)) {
+    skipped.add(a.ref.id);
     return null;
   }
+  return text;
 }
 
 function candidates(source: ArtifactSource, ref?: string, type?: string): StoredArtifact[] {
@@ -108,7 +122,7 @@ export function searchArtifactContent(source: ArtifactSource, args: unknown): Pr
     let hasMore = false;
     scan: for (const a of candidates(source, ref, type)) {
       for (const field of SEARCHED_FIELDS) {
-        const text = await fieldText(a, field, skipped);
+        const text = await fieldText(a, field, skipped, source.guard);
         if (text === null) continue;
         for (const m of text.matchAll(re)) {
           if (matches.length >= maxResults) {

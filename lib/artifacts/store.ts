@@ -10,7 +10,7 @@ import type { ArtifactRef, ValidatedArtifact } from "../odek/types.ts";
 import type { ToolResult } from "../results/types.ts";
 import { getArtifactField } from "./get_field.ts";
 import { searchArtifactContent } from "./search.ts";
-import type { ArtifactInfo, ArtifactSource, StoredArtifact } from "./types.ts";
+import type { ArtifactInfo, ArtifactSource, ContentGuard, StoredArtifact } from "./types.ts";
 
 function copyRef(ref: ArtifactRef): Readonly<ArtifactRef> {
   const out: ArtifactRef = {
@@ -41,6 +41,20 @@ function copyRef(ref: ArtifactRef): Readonly<ArtifactRef> {
  */
 export class ArtifactStore implements ArtifactSource {
   #byId = new Map<string, StoredArtifact>();
+  #guard: ContentGuard | undefined;
+
+  /**
+   * Refuse, from now on, every field whose text `guard` says holds a protected value
+   * (fail closed: reading or searching such an artifact is an error). Idempotent.
+   */
+  protect(guard: ContentGuard): void {
+    this.#guard = guard;
+  }
+
+  /** The guard installed with {@link ArtifactStore.protect}, if any. */
+  get guard(): ContentGuard | undefined {
+    return this.#guard;
+  }
 
   /**
    * Record a validated artifact. `resolved` is the path `validateArtifactRef` returned,

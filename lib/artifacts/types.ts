@@ -17,8 +17,20 @@ export interface StoredArtifact {
   readonly identity?: FileIdentity;
 }
 
+/** Tells whether a text holds a protected value (e.g. the plugins' redactor). */
+export interface ContentGuard {
+  /** Whether `text` contains any protected value. */
+  leaks(text: string): boolean;
+}
+
 /** Read access to a conversation's artifacts, as the tools need it. */
 export interface ArtifactSource {
+  /**
+   * When present, the tools refuse every field whose text holds a protected value:
+   * a window or a search over it would reveal a part of the value, which whole-value
+   * redaction of the result cannot catch.
+   */
+  readonly guard?: ContentGuard;
   /** The artifact with reference `id`, if this conversation has it. */
   get(id: string): StoredArtifact | undefined;
   /** Every artifact, in the order received. */

@@ -6,6 +6,7 @@
  */
 
 import fs from "node:fs";
+import path from "node:path";
 import { Buffer } from "node:buffer";
 import { CancelledError } from "../paths/walk.ts";
 import { ToolhostError } from "../errors/errors.ts";
@@ -57,8 +58,10 @@ export function toErrorResult(e: unknown): ToolResult {
 
 /**
  * Run `fn` with a sandbox pinned at the resolved root, closing it afterwards. Descendant
- * Artifacts the eval does not admit are also refused by physical identity, so no other
- * name (e.g. a different letter case on a case-insensitive filesystem) reaches them.
+ * Artifacts the eval does not admit, and the registry's state directory (other calls'
+ * output, spill files, logs), are also refused by physical identity, so no other name
+ * (e.g. a different letter case on a case-insensitive filesystem) reaches them;
+ * traversals skip them.
  *
  * @example
  * ```ts
@@ -73,18 +76,70 @@ export async function withSandbox<T>(
 ): Promise<T> {
   const box = Sandbox.open(r.rootDir, r.path, { exact: true });
   try {
-    box.deny(deniedPaths(env));
+    box.deny(deniedPaths(env, r.rootDir));
     return await fn(box);
   } finally {
     box.close();
   }
 }
 
-/** Physical paths of the descendants the eval does not admit. */
-function deniedPaths(env: BuiltinEnv): string[] {
+/**
+ * Physical paths of the descendants the eval does not admit, and the state directory when
+ * it lies below `root` (by realpath; usually it does not, and costs nothing then).
+ */
+function deniedPaths(env: BuiltinEnv, root: string): string[] {
   const out: string[] = [];
   for (const d of env.descendants.values()) if (!d.admitted) out.push(d.view.physicalPath);
+  if (env.stateDir !== undefined && isBelow(realStateDir(env.stateDir), root)) {
+    out.push(...statePaths(env.stateDir));
+  }
   return out;
+}
+
+const realStateDirs = new Map<string, string>();
+
+/** The state directory's realpath (of its nearest existing ancestor while missing). */
+function realStateDir(stateDir: string): string {
+  const known = realStateDirs.get(stateDir);
+  if (known !== undefined) return known;
+  let p = path.resolve(stateDir);
+  const rest: string[] = [];
+  for (;;) {
+    try {
+      const real = path.join(fs.realpathSync(p), ...rest.reverse());
+      if (rest.length === 0) realStateDirs.set(stateDir, real); // final once it exists
+      return real;
+    } catch {
+      const parent = path.dirname(p);
+      if (parent === p) return path.resolve(stateDir);
+      rest.push(path.basename(p));
+      p = parent;
+    }
+  }
+}
+
+function isBelow(p: string, root: string): boolean {
+  return p === root || p.startsWith(root.endsWith("/") ? root : `${root}/`);
+}
+
+/**
+ * The state directory's physical path, created (mode 0700) when missing so that it is
+ * refused by identity from the first call on: a folder created later (by a concurrent call,
+ * or by a write tool under its name) would otherwise escape the denial.
+ *
+ * @example
+ * ```ts
+ * import { statePaths } from "./common.ts";
+ * statePaths("/tmp/toolhost-state"); // ["/tmp/toolhost-state"] (now existing)
+ * ```
+ */
+export function statePaths(stateDir: string): string[] {
+  try {
+    fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+    return [fs.realpathSync(stateDir)];
+  } catch {
+    return [stateDir]; // deny() ignores a path it cannot stat
+  }
 }
 
 /**

@@ -31,6 +31,11 @@ export interface BuiltinEnv {
   descendants: Map<string, { view: ArtifactView; admitted: boolean }>;
   /** The workspace (graph prints its structure). */
   workspace: Workspace;
+  /**
+   * The registry's state directory (other calls' output, spill files, logs). Wherever it
+   * lies, a built-in refuses it by physical identity like a non-admitted Artifact.
+   */
+  stateDir?: string;
   /** Cancellation. */
   signal?: AbortSignal;
 }

@@ -147,6 +147,9 @@ export class Registry {
     plugins: PluginHost = PluginHost.empty(),
   ) {
     this.plugins = plugins;
+    // The artifact tools refuse any field holding a protected value (windows and searches
+    // would otherwise reveal it piece by piece), whatever put the artifact there.
+    this.artifacts.protect(plugins.redactor);
     this.workspace = workspace;
     this.selection = selection;
     this.stateDir = opts.stateDir;

@@ -136,7 +136,13 @@ export function builtinEnv(reg: Registry, artifact: Artifact, signal?: AbortSign
       descendants.set(logical, { view: view(d), admitted: reg.selection.scope.includes(d.id) });
     }
   }
-  return { declaring: view(artifact), descendants, workspace: reg.workspace, signal };
+  return {
+    declaring: view(artifact),
+    descendants,
+    workspace: reg.workspace,
+    stateDir: reg.stateDir, // refused by identity inside every sandbox
+    signal,
+  };
 }
 
 async function callCommand(

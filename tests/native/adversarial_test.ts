@@ -33,7 +33,9 @@ function corpus() {
     "root/priv/p.txt": `${SECRET}\n`,
   });
   const root = path.join(t.root, "root");
-  const e = nativeEnv(folderView("app", root), path.join(t.root, "root", ".state-not-used"), {}, {
+  // The state dir lives outside the tree: the sandbox creates it (mode 0700) to deny it.
+  const state = Deno.makeTempDirSync({ prefix: "toolhost-adv-state-" });
+  const e = nativeEnv(folderView("app", root), state, {}, {
     priv: { view: folderView("priv", path.join(root, "priv")), admitted: false },
   });
   return { ...t, root, outer: t.root, e };
