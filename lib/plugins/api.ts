@@ -157,6 +157,12 @@ export interface PluginApi {
   sessionEnded(hook: SessionHook): void;
   /** Redact this value (at least 1 character) from every result, error and log line. */
   redact(value: string): void;
+  /**
+   * Keep this variable of the author's environment out of every process the registry
+   * starts (command tools, sessions, hook commands, extensions). It stays in
+   * {@link PluginApi.env}; grant it to one call's process with a `beforeCall` `env`.
+   */
+  withholdEnv(name: string): void;
   /** Write a line to the operator log (`<stateDir>/plugins.log`), never to the model. */
   log(message: string): void;
   /** Run when the registry closes. */

@@ -19,6 +19,8 @@ import { errorResult, type ToolResult } from "../results/types.ts";
 import type { HookCommandDecl } from "../workspace/parse_plugins.ts";
 import { resolveProgram } from "../workspace/program_path.ts";
 import type { AfterCallHook, BeforeCallDecision, BeforeCallHook, HookContext } from "./api.ts";
+import { cleanReason } from "./reason.ts";
+import { Redactor } from "./redact.ts";
 
 /** Version of the hook request. */
 export const HOOK_PROTOCOL_VERSION = 1;
@@ -31,6 +33,8 @@ export interface HookCommandEnv {
   stateDir: string;
   /** The author's environment (`TOOLHOST_*`/`ARTIFACTIZE_*` are stripped). */
   env: Record<string, string>;
+  /** The registry's redactor: deny reasons are redacted before they are flattened. */
+  redactor?: Redactor;
 }
 
 /** A hook command failed; `message` is for the operator log only. */
@@ -171,11 +175,14 @@ export function beforeCallCommand(decl: HookCommandDecl, henv: HookCommandEnv): 
  * ```
  */
 export function afterCallCommand(decl: HookCommandDecl, henv: HookCommandEnv): AfterCallHook {
+  const redactor = henv.redactor ?? new Redactor();
   return async (result, call): Promise<ToolResult | void> => {
     const o = await runHook(decl, henv, hookRequest("after_call", call, result), call.signal);
     onlyKeys(o, ["decision", "reason", "result"]);
     if (o.decision === "deny") {
-      return errorResult(`The call's result was withheld by \`${decl.keyPath}\`: ${denyReason(o)}`);
+      // Cleaned like a before_call reason: redacted, one line, at most 1000 units.
+      const reason = cleanReason(redactor, denyReason(o));
+      return errorResult(`The call's result was withheld by \`${decl.keyPath}\`: ${reason}`);
     }
     if (o.decision !== undefined && o.decision !== "allow") {
       throw new HookCommandFailure('`decision` must be "allow" or "deny"');

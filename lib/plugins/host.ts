@@ -24,6 +24,7 @@ import { withDeadline } from "./deadline.ts";
 import { frozenCopy } from "./freeze.ts";
 import { matchesAny } from "./name_glob.ts";
 import { PluginLog } from "./plugin_log.ts";
+import { cleanReason } from "./reason.ts";
 import { Redactor } from "./redact.ts";
 import { resultBytes } from "../results/json_text.ts";
 import { checkReplacement } from "./result_check.ts";
@@ -64,8 +65,7 @@ export interface CallSubject {
 
 /** Deadline of observers (`callEnded`, sessions) and of `setup`. */
 export const OBSERVER_TIMEOUT_MS = 10_000;
-/** Longest deny reason passed to the model (UTF-16 code units). */
-export const MAX_REASON_UNITS = 1000;
+export { MAX_REASON_UNITS } from "./reason.ts";
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -75,6 +75,8 @@ export interface HostParts {
   evalId?: string;
   /** State directory (log file). */
   stateDir: string;
+  /** Workspace root: state-directory components below it must not be links. */
+  root?: string;
   /** Hooks in run order. */
   before: HookEntry<BeforeCallHook>[];
   /** Hooks in run order. */
@@ -89,6 +91,8 @@ export interface HostParts {
   closers: { source: string; fn: () => void | Promise<void> }[];
   /** Shared redactor. */
   redactor: Redactor;
+  /** Variables plugins withhold from the registry's environment (`api.withholdEnv`). */
+  withheld: Set<string>;
   /** Tools of the active plugins, by tool name. */
   tools: Map<string, ActiveTool>;
 }
@@ -112,10 +116,11 @@ export interface ActiveTool {
  * emptyParts("/tmp/state").before.length; // 0
  * ```
  */
-export function emptyParts(stateDir: string, evalId?: string): HostParts {
+export function emptyParts(stateDir: string, evalId?: string, root?: string): HostParts {
   return {
     evalId,
     stateDir,
+    root,
     before: [],
     after: [],
     ended: [],
@@ -123,6 +128,7 @@ export function emptyParts(stateDir: string, evalId?: string): HostParts {
     sessionEnded: [],
     closers: [],
     redactor: new Redactor(),
+    withheld: new Set(),
     tools: new Map(),
   };
 }
@@ -147,7 +153,7 @@ export class PluginHost {
   /** Build a host from parts (see `openPluginHost`). */
   constructor(parts: HostParts) {
     this.#p = parts;
-    this.log = new PluginLog(parts.stateDir, parts.redactor);
+    this.log = new PluginLog(parts.stateDir, parts.redactor, parts.root);
   }
 
   /** A host with no plugins and no hooks (calls pass straight through). */
@@ -265,10 +271,7 @@ export class PluginHost {
   }
 
   #denied(source: string, reason: string): string {
-    // deno-lint-ignore no-control-regex
-    const clean = this.redactor.text(reason).replace(/[\u0000-\u001f\u007f]+/g, " ").trim();
-    const short = clean.length > MAX_REASON_UNITS ? `${clean.slice(0, MAX_REASON_UNITS)}…` : clean;
-    return `The call was denied by \`${source}\`: ${short}`;
+    return `The call was denied by \`${source}\`: ${cleanReason(this.redactor, reason)}`;
   }
 
   async #after(

@@ -44,5 +44,6 @@ export type {
 export { canonicalJson, canonicalSha256 } from "./canonical.ts";
 export { isNameGlob, matchesAny, matchNameGlob } from "./name_glob.ts";
 export { REDACTED } from "./redact.ts";
+export { openStateAppend, reportStateFileRefused, StateFileRefused } from "./state_file.ts";
 export { errorResult, jsonResult, textResult } from "../results/types.ts";
 export type { Block, ToolResult } from "../results/types.ts";

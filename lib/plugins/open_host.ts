@@ -20,12 +20,16 @@ import { emptyParts, type HostParts, OBSERVER_TIMEOUT_MS, PluginHost } from "./h
 import { isNameGlob } from "./name_glob.ts";
 import { PluginLog } from "./plugin_log.ts";
 import { DEFAULT_HOOK_TIMEOUT_MS } from "../workspace/parse_plugins.ts";
+import { isWithholdableName, withholdVariables } from "./withhold_env.ts";
 
 /** Options of {@link openPluginHost}. */
 export interface OpenPluginHostOptions {
   /** State directory. */
   stateDir: string;
-  /** The author's environment. */
+  /**
+   * The author's environment: the very object the registry starts processes from. The
+   * variables plugins withhold (`api.withholdEnv`) are removed from it in place.
+   */
   env: Record<string, string>;
   /** Library plugins (TypeScript), after the manifest-enabled ones. */
   plugins?: readonly Plugin[];
@@ -112,6 +116,12 @@ function makeApi(
       sessionStarted: (fn) => void parts.sessionStarted.push(observer(fn)),
       sessionEnded: (fn) => void parts.sessionEnded.push(observer(fn)),
       redact: (value) => parts.redactor.add(value),
+      withholdEnv: (name) => {
+        if (!isWithholdableName(name)) {
+          throw new TypeError(`plugin \`${source}\`: withholdEnv needs a variable name`);
+        }
+        parts.withheld.add(name);
+      },
       log: (message) => log.write(source, "log", message),
       onClose: (fn) => void parts.closers.push({ source, fn }),
     } satisfies PluginApi,
@@ -156,8 +166,8 @@ export async function openPluginHost(
 ): Promise<PluginHost> {
   const plugins = activePlugins(ws, opts.plugins);
   const cfg = pluginsOf(ws);
-  const parts = emptyParts(opts.stateDir, sel.evalId);
-  const log = new PluginLog(opts.stateDir, parts.redactor);
+  const parts = emptyParts(opts.stateDir, sel.evalId, ws.root);
+  const log = new PluginLog(opts.stateDir, parts.redactor, ws.root);
   const env = Object.freeze({ ...opts.env });
   try {
     for (const plugin of plugins) {
@@ -173,13 +183,20 @@ export async function openPluginHost(
       }
     }
     checkDeclaredTools(sel, parts);
+    // The registry, its sessions, hook commands and extensions all start from this object.
+    if (!withholdVariables(opts.env, parts.withheld)) {
+      throw new PreparationFailed(
+        "a plugin withholds a variable the registry's environment object does not let go " +
+          "of (pass a mutable RegistryOptions.env)",
+      );
+    }
   } catch (e) {
     await new PluginHost(parts).close();
     throw e;
   } finally {
     log.close();
   }
-  const henv = { root: ws.root, stateDir: opts.stateDir, env: opts.env };
+  const henv = { root: ws.root, stateDir: opts.stateDir, env: opts.env, redactor: parts.redactor };
   for (const h of cfg.hooks) {
     const entry = {
       source: h.keyPath,

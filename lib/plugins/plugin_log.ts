@@ -1,7 +1,9 @@
 /**
  * The operator log of plugins and hooks: `<stateDir>/plugins.log`, one JSON line per
- * event, appended with one `write` per line on an `O_APPEND` descriptor. Hook failures go
- * here — never to the model. Lines pass through the redactor first.
+ * event, appended with one `write` per line on an `O_APPEND` descriptor opened without
+ * following links (`state_file.ts`). Hook failures go here — never to the model. Lines
+ * pass through the redactor first. A log that cannot be opened safely is reported once on
+ * stderr and not written.
  *
  * @module
  */
@@ -9,6 +11,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { Redactor } from "./redact.ts";
+import { openStateAppend, reportStateFileRefused } from "./state_file.ts";
 
 /** The log's file name below the state directory. */
 export const PLUGIN_LOG_NAME = "plugins.log";
@@ -29,19 +32,25 @@ const MAX_MESSAGE = 4000;
  * ```
  */
 export class PluginLog {
-  #file: string;
+  #stateDir: string;
+  #root: string | undefined;
   #redactor: Redactor;
   #fd: number | undefined;
+  #refused = false;
 
-  /** A log below `stateDir`; nothing is created until the first write. */
-  constructor(stateDir: string, redactor: Redactor) {
-    this.#file = path.join(stateDir, PLUGIN_LOG_NAME);
+  /**
+   * A log below `stateDir`; nothing is created until the first write. `root` (the
+   * workspace root) makes every state-directory component below it checked too.
+   */
+  constructor(stateDir: string, redactor: Redactor, root?: string) {
+    this.#stateDir = stateDir;
+    this.#root = root;
     this.#redactor = redactor;
   }
 
   /** The log file's path. */
   get file(): string {
-    return this.#file;
+    return path.join(this.#stateDir, PLUGIN_LOG_NAME);
   }
 
   /** Append one line; failures to log are swallowed (logging never breaks a call). */
@@ -52,11 +61,17 @@ export class PluginLog {
       event,
       message: this.#redactor.text(String(message)).slice(0, MAX_MESSAGE),
     });
-    try {
-      if (this.#fd === undefined) {
-        fs.mkdirSync(path.dirname(this.#file), { recursive: true, mode: 0o700 });
-        this.#fd = fs.openSync(this.#file, "a", 0o600);
+    if (this.#refused) return;
+    if (this.#fd === undefined) {
+      try {
+        this.#fd = openStateAppend(this.#stateDir, PLUGIN_LOG_NAME, this.#root);
+      } catch (e) {
+        this.#refused = true;
+        reportStateFileRefused(PLUGIN_LOG_NAME, e);
+        return;
       }
+    }
+    try {
       fs.writeSync(this.#fd, `${line}\n`);
     } catch { /* the log is best effort */ }
   }

@@ -3,9 +3,15 @@
  * results, error texts and log lines. Longer values are replaced first, so a value that
  * contains another is never partly revealed.
  *
+ * A multi-line value is also matched in the one-line forms the odek renderer gives text
+ * (`flattenLine` with ` ⏎ ` or a space; `lib/odek/render.ts`), and without its leading and
+ * trailing line breaks. A JSON number whose decimal form is a registered value becomes the
+ * string `[protected]`.
+ *
  * @module
  */
 
+import { flattenLine } from "../odek/render.ts";
 import type { Block, ToolResult } from "../results/types.ts";
 
 /** What a redacted value is replaced with. */
@@ -25,10 +31,12 @@ export const REDACTED = "[protected]";
 export class Redactor {
   #values: string[] = [];
 
-  /** Add a value (empty strings are ignored). */
+  /** Add a value (empty strings are ignored) and the forms it takes in rendered text. */
   add(value: string): void {
-    if (typeof value !== "string" || value === "" || this.#values.includes(value)) return;
-    this.#values.push(value);
+    if (typeof value !== "string" || value === "") return;
+    for (const v of variants(value)) {
+      if (v !== "" && !this.#values.includes(v)) this.#values.push(v);
+    }
     this.#values.sort((a, b) => b.length - a.length);
   }
 
@@ -50,9 +58,18 @@ export class Redactor {
     return out;
   }
 
-  /** A JSON value with every string (keys included) redacted. */
+  /** Whether a JSON number's decimal form is a registered value. */
+  #number(v: unknown): boolean {
+    return typeof v === "number" && this.#values.includes(String(v));
+  }
+
+  /**
+   * A JSON value with every string (keys included) redacted, and every number whose
+   * decimal form is a registered value replaced by the string `[protected]`.
+   */
   json(v: unknown): unknown {
     if (typeof v === "string") return this.text(v);
+    if (this.#number(v)) return REDACTED;
     if (Array.isArray(v)) return v.map((x) => this.json(x));
     if (typeof v === "object" && v !== null) {
       const out: Record<string, unknown> = {};
@@ -62,9 +79,10 @@ export class Redactor {
     return v;
   }
 
-  /** Whether a JSON value holds a registered value in any string (keys included). */
+  /** Whether a JSON value holds a registered value in any string (keys included) or number. */
   jsonLeaks(v: unknown): boolean {
     if (typeof v === "string") return this.leaks(v);
+    if (this.#number(v)) return true;
     if (Array.isArray(v)) return v.some((x) => this.jsonLeaks(x));
     if (typeof v === "object" && v !== null) {
       return Object.entries(v).some(([k, x]) => this.leaks(k) || this.jsonLeaks(x));
@@ -90,4 +108,18 @@ export class Redactor {
     });
     return { content, isError: r.isError };
   }
+}
+
+/** Leading or trailing line breaks (as a program's output adds or drops them). */
+const EDGE_BREAKS = /^[\r\n]+|[\r\n]+$/g;
+
+function variants(value: string): string[] {
+  const out = new Set<string>();
+  for (const v of [value, value.replace(EDGE_BREAKS, "")]) {
+    if (v === "") continue;
+    out.add(v);
+    out.add(flattenLine(v, " ⏎ "));
+    out.add(flattenLine(v, " "));
+  }
+  return [...out];
 }

@@ -185,7 +185,7 @@ export class Registry {
       );
     }
     const stateDir = opts.stateDir ?? join(ws.root, ".toolhost", "state");
-    const env = opts.env ?? processEnv();
+    const env = opts.env ? { ...opts.env } : processEnv(); // ours: plugins may withhold keys
     const pins = await pinSelection(ws, selection);
     const plugins = await openPluginHost(ws, selection, { stateDir, env, plugins: opts.plugins });
     const reg = new Registry(ws, selection, { stateDir, env }, pins, plugins);

@@ -19,7 +19,12 @@
 
 import fs from "node:fs";
 import path from "node:path";
-import { definePlugin, type Plugin } from "../../lib/plugins/mod.ts";
+import {
+  definePlugin,
+  openStateAppend,
+  type Plugin,
+  reportStateFileRefused,
+} from "../../lib/plugins/mod.ts";
 import { auditRecord } from "./record.ts";
 import { auditCliCommand } from "./cli.ts";
 import { AUDIT_FILE_NAME, auditFile } from "./file.ts";
@@ -50,18 +55,20 @@ export const auditLogPlugin: Plugin = definePlugin({
     }
   },
   setup(api) {
-    const file = auditFile(api.stateDir, api.config);
+    const name = path.basename(auditFile(api.stateDir, api.config));
     let fd: number | undefined;
+    let refused = false;
     api.callEnded((info) => {
+      if (refused) return;
       const line = `${JSON.stringify(auditRecord(info))}\n`;
       if (fd === undefined) {
-        fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-        fd = fs.openSync(
-          file,
-          fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT |
-            fs.constants.O_NOFOLLOW,
-          0o600,
-        );
+        try { // no link is followed: not the state directory's, not the file's
+          fd = openStateAppend(api.stateDir, name, api.workspaceRoot);
+        } catch (e) {
+          refused = true;
+          reportStateFileRefused(name, e);
+          return;
+        }
       }
       fs.writeSync(fd, line);
     });

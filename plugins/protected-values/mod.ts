@@ -36,6 +36,11 @@ export const protectedValuesPlugin: Plugin = definePlugin({
     if (cfg === null) throw new Error("the protected-values configuration is invalid");
     const values = loadValues(cfg, api.env);
     for (const v of values.values()) api.redact(v);
+    // The provider's variables reach a process only through a call's grant, never by
+    // inheritance from the registry's environment.
+    if (cfg.provider === "env") {
+      for (const name of Object.values(cfg.env)) api.withholdEnv(name);
+    }
     api.beforeCall((call) => {
       if (call.args.protectedBindings === undefined) return;
       const r = resolveBindings(call.args.protectedBindings, values);

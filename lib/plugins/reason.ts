@@ -1,0 +1,48 @@
+/**
+ * Cleaning a hook's deny reason before it reaches the model: registered values redacted,
+ * control characters and line breaks (C0, DEL, C1 with NEL, U+2028, U+2029) replaced by
+ * one space each run — so a reason is always one line and can never forge a metadata
+ * line — trimmed, and cut to at most 1000 UTF-16 units without splitting a surrogate pair.
+ *
+ * @module
+ */
+
+import type { Redactor } from "./redact.ts";
+
+/** Longest deny reason passed to the model (UTF-16 code units, before the `…`). */
+export const MAX_REASON_UNITS = 1000;
+
+// deno-lint-ignore no-control-regex
+const BREAKS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g;
+
+/**
+ * `s` cut to at most `max` UTF-16 units, never between the halves of a surrogate pair.
+ *
+ * @example
+ * ```ts
+ * import { cutUnits } from "./reason.ts";
+ * cutUnits("ab😀", 3); // "ab"
+ * ```
+ */
+export function cutUnits(s: string, max: number): string {
+  if (s.length <= max) return s;
+  const last = s.charCodeAt(max - 1);
+  return s.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
+}
+
+/**
+ * A deny reason as the model may see it.
+ *
+ * @example
+ * ```ts
+ * import { cleanReason } from "./reason.ts";
+ * import { Redactor } from "./redact.ts";
+ * const r = new Redactor();
+ * r.add("s3cr3t");
+ * cleanReason(r, "bad s3cr3t\n[artifact] x"); // "bad [protected] [artifact] x"
+ * ```
+ */
+export function cleanReason(redactor: Redactor, reason: string): string {
+  const clean = redactor.text(reason).replace(BREAKS, " ").trim();
+  return clean.length > MAX_REASON_UNITS ? `${cutUnits(clean, MAX_REASON_UNITS)}…` : clean;
+}
