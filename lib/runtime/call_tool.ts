@@ -63,11 +63,29 @@ export async function callTool(
     args: admitted,
   };
   return await reg.plugins.runCall(subject, opts.signal, async (grant) => {
-    const result = decl.type === "builtin"
-      ? await callBuiltin(reg, artifact, decl, admitted, opts, grant, tool.name)
-      : await callCommand(reg, artifact, decl, admitted, opts, grant);
-    return enforceResultSize(result);
+    try {
+      const result = decl.type === "builtin"
+        ? await callBuiltin(reg, artifact, decl, admitted, opts, grant, tool.name)
+        : await callCommand(reg, artifact, decl, admitted, opts, grant);
+      return enforceResultSize(result);
+    } catch (e) {
+      const code = systemErrorCode(e);
+      if (code === undefined) throw e;
+      // A filesystem failure preparing the call (an unusable state directory, say): an
+      // error result naming the errno, never the physical path Node's message holds.
+      return errorResult(
+        `toolhost could not prepare the call in its state directory (${code}); ` +
+          "check that the state directory is a writable folder.",
+      );
+    }
   });
+}
+
+function systemErrorCode(e: unknown): string | undefined {
+  const code = (e as { code?: unknown } | null)?.code;
+  return e instanceof Error && typeof code === "string" && /^E[A-Z]+$/.test(code)
+    ? code
+    : undefined;
 }
 
 function callBuiltin(
