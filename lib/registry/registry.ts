@@ -6,6 +6,7 @@
  */
 
 import { processEnv } from "../process/env.ts";
+import { checkStateDir } from "./state_dir_check.ts";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { ArtifactStore } from "../artifacts/store.ts";
@@ -185,6 +186,7 @@ export class Registry {
       );
     }
     const stateDir = opts.stateDir ?? join(ws.root, ".toolhost", "state");
+    checkStateDir(ws.root, stateDir);
     const env = opts.env ? { ...opts.env } : processEnv(); // ours: plugins may withhold keys
     const pins = await pinSelection(ws, selection);
     const plugins = await openPluginHost(ws, selection, { stateDir, env, plugins: opts.plugins });
