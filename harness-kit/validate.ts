@@ -6,9 +6,16 @@
  * running a tool by hand — and it keeps harness-kit free of dependencies and fast to
  * start (it runs once per call). Supported keywords: `type` (string or list), `enum`,
  * `const`, `properties`, `required`, `additionalProperties` (boolean or schema),
- * `minLength`, `maxLength`, `pattern`, `minimum`, `maximum`, `exclusiveMinimum`,
+ * `minLength`, `maxLength`, `minimum`, `maximum`, `exclusiveMinimum`,
  * `exclusiveMaximum`, `items`, `minItems`, `maxItems`. Other keywords are ignored.
  * Problems name instance paths, never values.
+ *
+ * It never evaluates a regular expression: toolhost has already checked `pattern` and
+ * `patternProperties` with RE2 (linear time, RE2 syntax), and re-checking them with the
+ * JavaScript engine could be slower (backtracking), reject RE2-only syntax, or refuse
+ * arguments toolhost admitted. So `pattern` is skipped, and an undeclared key of an
+ * object whose schema has `patternProperties` is allowed (it may match one). The check
+ * is never stricter than toolhost's admission.
  *
  * @module
  */
@@ -69,9 +76,7 @@ class Checker {
     if (typeof s.maxLength === "number" && len > s.maxLength) {
       this.add(path, `must have at most ${s.maxLength} characters`);
     }
-    if (typeof s.pattern === "string" && !new RegExp(s.pattern, "u").test(v)) {
-      this.add(path, "must match the pattern");
-    }
+    // `pattern` is deliberately not evaluated (see the module doc).
   }
 
   number(s: JsonSchema, v: number, path: string): void {
@@ -108,8 +113,12 @@ class Checker {
         if (!Object.hasOwn(v, k)) this.add(`${path}/${escapePointer(k)}`, "is required");
       }
     }
+    // A key that may match a `patternProperties` pattern is left to toolhost's RE2 check.
+    const patterned = typeof s.patternProperties === "object" && s.patternProperties !== null &&
+      Object.keys(s.patternProperties).length > 0;
     for (const [k, value] of Object.entries(v)) {
       if (Object.hasOwn(props, k)) this.check(props[k], value, `${path}/${escapePointer(k)}`);
+      else if (patterned) continue;
       else if (s.additionalProperties === false) {
         this.add(path, "has a property that is not allowed");
       } // An undeclared key is caller-chosen: never echo it.
@@ -122,7 +131,7 @@ class Checker {
 
 /**
  * Check `value` against the supported subset of `schema`; returns at most five problems
- * (`/instance/path: rule`), empty when valid.
+ * (`/instance/path: rule`), empty when valid. Never throws.
  *
  * @example
  * ```ts
@@ -132,6 +141,12 @@ class Checker {
  */
 export function validateArgs(schema: JsonSchema, value: unknown): string[] {
   const c = new Checker();
-  c.check(schema, value, "");
+  try {
+    c.check(schema, value, "");
+  } catch {
+    // A schema or value this walk cannot handle (e.g. nested too deeply for the stack):
+    // a clean, value-free problem instead of an exception escaping into the tool.
+    return ["/: could not be checked"];
+  }
   return c.problems;
 }

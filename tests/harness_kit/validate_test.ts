@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { handleRequest, validateArgs } from "../../harness-kit/mod.ts";
+import { runHandler } from "../../harness-kit/json_tool.ts";
 import { socketPath } from "../../harness-kit/socket_rpc.ts";
 
 const SCHEMA = {
@@ -23,10 +24,10 @@ Deno.test("the schema subset reports paths and rules, never values", () => {
   const problems = validateArgs(SCHEMA, { name: secret, n: 6, tags: ["c", "a", "b"], [secret]: 1 });
   assert.deepEqual(problems, [
     "/name: must have at most 3 characters",
-    "/name: must match the pattern",
     "/n: must be <= 5",
     "/tags: must have at most 2 items",
     "/tags/0: must be one of the allowed values",
+    "/: has a property that is not allowed",
   ]);
   assert.equal(problems.join(" ").includes("SECRET"), false);
   assert.deepEqual(validateArgs(SCHEMA, {}), ["/name: is required"]);
@@ -95,4 +96,46 @@ Deno.test("socketPath: absolute when it fits 107 bytes, else relative to the cwd
     "../.toolhost/state/sessions/0123456789abcdef/d/harness.sock",
   );
   assert.throws(() => socketPath(`/${"y".repeat(200)}/d`, "/w/app"), /too long for a Unix socket/);
+});
+
+const CONTEXT = {
+  artifactId: "a",
+  artifactPath: "/x",
+  outputDir: "/tmp",
+  tmpDir: "/tmp",
+  scope: {},
+  executionPaths: {},
+};
+
+Deno.test("pattern is never evaluated: no backtracking blow-up", () => {
+  const schema = { type: "object", properties: { s: { type: "string", pattern: "(a+)+b" } } };
+  const t0 = performance.now();
+  assert.deepEqual(validateArgs(schema, { s: "a".repeat(40) + "c" }), []);
+  assert.ok(performance.now() - t0 < 1000);
+});
+
+Deno.test("an RE2-only pattern is no crash and no refusal", async () => {
+  const schema = { type: "object", properties: { s: { type: "string", pattern: "(?i)^abc$" } } };
+  assert.deepEqual(validateArgs(schema, { s: "ABC" }), []);
+  const result = await runHandler({ schema, handler: () => "ok" }, { s: "ABC" }, CONTEXT);
+  assert.equal(result.isError, undefined);
+});
+
+Deno.test("patternProperties keys are allowed as toolhost allowed them", async () => {
+  const schema = {
+    type: "object",
+    patternProperties: { "^x": { type: "string" } },
+    additionalProperties: false,
+  };
+  assert.deepEqual(validateArgs(schema, { x1: "a" }), []);
+  const result = await runHandler({ schema, handler: () => "ok" }, { x1: "a" }, CONTEXT);
+  assert.equal(result.isError, undefined);
+});
+
+Deno.test("a value too deep to walk is a clean problem, never an exception", () => {
+  let deep: unknown = 1;
+  for (let i = 0; i < 200_000; i++) deep = [deep];
+  let schema: Record<string, unknown> = {};
+  for (let i = 0; i < 200_000; i++) schema = { items: schema };
+  assert.deepEqual(validateArgs(schema, deep), ["/: could not be checked"]);
 });
