@@ -5,7 +5,15 @@
  * @module
  */
 
-import { closeSync, existsSync, fstatSync, openSync, readSync, realpathSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  openSync,
+  readSync,
+  realpathSync,
+} from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { parse, TomlError } from "smol-toml";
 import { DeclarationError, InvocationError } from "../errors/errors.ts";
@@ -60,7 +68,8 @@ export function readManifest(
   const path = join(root, MANIFEST_NAME);
   let fd: number;
   try {
-    fd = openSync(path, "r");
+    // O_NONBLOCK: a FIFO named toolhost.toml must not hang the open (it fails as not a file).
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   } catch (e) {
     // Node's message names the physical path: report only the error code.
     const code = (e as { code?: unknown }).code;

@@ -10,8 +10,52 @@ import { DeclarationError, type DeclarationProblem } from "../errors/errors.ts";
 /** A TOML table as parsed. */
 export type Table = Record<string, unknown>;
 
+/** Most problems reported (located and printed); the rest are only counted. */
+export const MAX_REPORTED_PROBLEMS = 100;
+
+/** Most UTF-16 code units of a key path shown in a message. */
+const SHOWN_KEY_UNITS = 160;
+
+// Characters that could hide or rewrite text on a terminal: controls (ESC, CR, LF, …),
+// format characters (bidirectional overrides, zero-width), line and paragraph separators,
+// private-use, unassigned and lone surrogates — the rules of lib/paths/show_path.ts.
+const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Cs}]/gu;
+
+function escapeUnsafe(text: string): string {
+  return text.replace(UNSAFE, (ch) => `\\u{${ch.codePointAt(0)!.toString(16)}}`);
+}
+
 /**
- * Collects problems while validating a manifest.
+ * A manifest-derived key path as it appears in a message: every character that could
+ * rewrite the terminal escaped as `\u{…}`, cut after 160 UTF-16 code units.
+ *
+ * @example
+ * ```ts
+ * import { showKeyPath } from "./problems.ts";
+ * showKeyPath("artifacts.a\u001b[2J"); // "artifacts.a\\u{1b}[2J"
+ * ```
+ */
+export function showKeyPath(keyPath: string): string {
+  if (keyPath.length <= SHOWN_KEY_UNITS) return escapeUnsafe(keyPath);
+  let end = SHOWN_KEY_UNITS;
+  const c = keyPath.charCodeAt(end - 1);
+  if (c >= 0xd800 && c <= 0xdbff) end--; // never split a surrogate pair
+  return `${escapeUnsafe(keyPath.slice(0, end))}…`;
+}
+
+/** The manifest's lines, indexed once so locating a key path does not rescan them. */
+interface LineIndex {
+  /** Every prefix of a table header (`a`, `a.b` for `[a.b]`) → its first header line. */
+  headerPrefix: Map<string, number>;
+  /** A table header → its first line. */
+  header: Map<string, number>;
+  /** The line of a section's opening `[` (-1: the top level) → its keys' first lines. */
+  sectionKeys: Map<number, Map<string, number>>;
+}
+
+/**
+ * Collects problems while validating a manifest. Every problem is kept in `list`; the
+ * first {@linkcode MAX_REPORTED_PROBLEMS} are located and reported, the rest counted.
  *
  * @example
  * ```ts
@@ -22,29 +66,40 @@ export type Table = Record<string, unknown>;
  * ```
  */
 export class Problems {
-  /** Every problem found so far. */
+  /** Every problem found so far (key paths and messages escaped for display). */
   readonly list: DeclarationProblem[] = [];
   #file: string;
-  #lines: string[];
+  #text: string;
+  #index: LineIndex | undefined;
 
   /** Create a collector for one manifest file and its text (used to locate lines). */
   constructor(file: string, text: string) {
     this.#file = file;
-    this.#lines = text.split("\n");
+    this.#text = text;
   }
 
   /** Record a problem at a key path. */
   add(keyPath: string, message: string): void {
-    this.list.push({ file: this.#file, keyPath, line: this.locate(keyPath), message });
+    const line = this.list.length < MAX_REPORTED_PROBLEMS ? this.locate(keyPath) : undefined;
+    this.list.push({
+      file: this.#file,
+      keyPath: showKeyPath(keyPath),
+      line,
+      message: escapeUnsafe(message),
+    });
   }
 
-  /** Throw one DeclarationError carrying every problem, if any. */
+  /** Throw one DeclarationError carrying the reported problems, if any. */
   throwIfAny(): void {
     if (this.list.length === 0) return;
-    const [first, ...rest] = this.list;
+    const shown = this.list.slice(0, MAX_REPORTED_PROBLEMS);
+    const [first, ...rest] = shown;
     const err = new DeclarationError(first.message, first, rest);
-    if (rest.length > 0) {
-      err.message = this.list.map((p) => formatLine(p)).join("\n");
+    const more = this.list.length - shown.length;
+    if (rest.length > 0 || more > 0) {
+      const lines = shown.map((p) => formatLine(p));
+      if (more > 0) lines.push(`and ${more} more problem${more === 1 ? "" : "s"}`);
+      err.message = lines.join("\n");
     }
     throw err;
   }
@@ -54,31 +109,56 @@ export class Problems {
    * then the first assignment of the next key below that header.
    */
   locate(keyPath: string): number | undefined {
+    const index = this.#index ??= indexLines(this.#text);
     const parts = keyPath.replace(/\[\d+\]/g, "").split(".");
-    const full = parts.join(".");
     // A table introduced by a header (possibly through a deeper header).
-    const own = this.#lines.findIndex((l) => {
-      const h = headerOf(l);
-      return h !== undefined && (h === full || h.startsWith(`${full}.`));
-    });
-    if (own >= 0) return own + 1;
+    const own = index.headerPrefix.get(parts.join("."));
+    if (own !== undefined) return own + 1;
     for (let n = parts.length - 1; n >= 0; n--) {
-      const header = parts.slice(0, n).join(".");
       // n === 0: top-level keys, before the first header.
-      const idx = n === 0 ? -1 : this.#lines.findIndex((l) => headerOf(l) === header);
-      if (n > 0 && idx < 0) continue;
-      const key = parts[n];
-      for (let i = idx + 1; i < this.#lines.length; i++) {
-        const l = this.#lines[i].trimStart();
-        if (l.startsWith("[")) break;
-        if (l.startsWith(`${key} `) || l.startsWith(`${key}=`) || l.startsWith(`"${key}"`)) {
-          return i + 1;
-        }
-      }
+      const idx = n === 0 ? -1 : index.header.get(parts.slice(0, n).join("."));
+      if (idx === undefined) continue;
+      const hit = index.sectionKeys.get(idx)?.get(parts[n]);
+      if (hit !== undefined) return hit + 1;
       if (n > 0) return idx + 1;
     }
     return undefined;
   }
+}
+
+function indexLines(text: string): LineIndex {
+  const index: LineIndex = { headerPrefix: new Map(), header: new Map(), sectionKeys: new Map() };
+  let keys = new Map<string, number>();
+  index.sectionKeys.set(-1, keys);
+  text.split("\n").forEach((line, i) => {
+    const l = line.trimStart();
+    if (l.startsWith("[")) {
+      keys = new Map();
+      index.sectionKeys.set(i, keys);
+      const h = headerOf(line);
+      if (h === undefined) return;
+      if (!index.header.has(h)) index.header.set(h, i);
+      const hp = h.split(".");
+      for (let n = 1; n <= hp.length; n++) {
+        const prefix = hp.slice(0, n).join(".");
+        if (!index.headerPrefix.has(prefix)) index.headerPrefix.set(prefix, i);
+      }
+      return;
+    }
+    const key = leadingKey(l);
+    if (key !== undefined && !keys.has(key)) keys.set(key, i);
+  });
+  return index;
+}
+
+/** The key a (trimmed) line assigns: `key = …`, `key=…` or `"key" …`. */
+function leadingKey(l: string): string | undefined {
+  if (l.startsWith('"')) {
+    const end = l.indexOf('"', 1);
+    return end > 0 ? l.slice(1, end) : undefined;
+  }
+  const m = /^[^ =]+(?=[ =])/.exec(l);
+  return m ? m[0] : undefined;
 }
 
 function formatLine(p: DeclarationProblem): string {

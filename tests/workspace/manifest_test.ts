@@ -125,3 +125,14 @@ Deno.test({
     assert.ok(!e.message.includes(root));
   });
 });
+
+Deno.test("a FIFO named toolhost.toml is a declaration error, not a hang", async () => {
+  const dir = Deno.makeTempDirSync({ prefix: "toolhost-fifo-" });
+  try {
+    const made = new Deno.Command("mkfifo", { args: [`${dir}/toolhost.toml`] }).outputSync();
+    if (!made.success) return; // no mkfifo here
+    await assert.rejects(loadWorkspace(dir), /must be a regular file/);
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
