@@ -6,7 +6,43 @@
  * @module
  */
 
-import { appendFileSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  lstatSync,
+  readFileSync,
+  rmSync,
+  truncateSync,
+  writeFileSync,
+} from "node:fs";
+import type { Buffer } from "node:buffer";
+import { PathError } from "../errors/errors.ts";
+import { existsError } from "./undo_log.ts";
+
+const MANIFEST = "toolhost.toml";
+
+function codeOf(e: unknown): string {
+  const code = (e as { code?: unknown }).code;
+  return typeof code === "string" ? code : "error";
+}
+
+function isSymlink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+/** A value-free error for a failed manifest write (Node's own message names the path). */
+function manifestError(path: string, e: unknown): PathError {
+  if (codeOf(e) !== "EEXIST") {
+    return new PathError(`could not write \`${MANIFEST}\` (${codeOf(e)})`);
+  }
+  if (!isSymlink(path)) return existsError(MANIFEST);
+  return new PathError(
+    `\`${MANIFEST}\` exists (a symlink, whose target is missing); toolhost init never overwrites or follows it: remove it or move it away`,
+  );
+}
 
 /** An applied manifest edit. */
 export interface ManifestEdit {
@@ -15,7 +51,8 @@ export interface ManifestEdit {
 }
 
 /**
- * Create a manifest at `path`; fails (EEXIST) rather than replace an existing file.
+ * Create a manifest at `path`; fails rather than replace an existing file or follow a
+ * symlink (even a dangling one), with a `PathError` naming only `toolhost.toml`.
  *
  * @example
  * ```ts
@@ -25,7 +62,11 @@ export interface ManifestEdit {
  * ```
  */
 export function createManifest(path: string, text: string): ManifestEdit {
-  writeFileSync(path, text, { flag: "wx", mode: 0o644 });
+  try {
+    writeFileSync(path, text, { flag: "wx", mode: 0o644 });
+  } catch (e) {
+    throw manifestError(path, e);
+  }
   return { undo: () => rmSync(path, { force: true }) };
 }
 
@@ -42,11 +83,20 @@ export function createManifest(path: string, text: string): ManifestEdit {
  * ```
  */
 export function appendToManifest(path: string, text: string): ManifestEdit {
-  const before = readFileSync(path);
+  let before: Buffer;
+  try {
+    before = readFileSync(path);
+  } catch (e) {
+    throw new PathError(`could not read \`${MANIFEST}\` (${codeOf(e)})`);
+  }
   const crlf = before.includes("\r\n");
   const endsWithNewline = before.length === 0 || before[before.length - 1] === 0x0a;
   let added = endsWithNewline ? text : `\n${text}`;
   if (crlf) added = added.replace(/\r?\n/g, "\r\n");
-  appendFileSync(path, added);
+  try {
+    appendFileSync(path, added);
+  } catch (e) {
+    throw manifestError(path, e);
+  }
   return { undo: () => truncateSync(path, before.length) };
 }

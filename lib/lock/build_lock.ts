@@ -19,6 +19,7 @@ import type { Workspace } from "../workspace/types.ts";
 import { toolHashes } from "./canonical.ts";
 import type { EvalLock, ExtensionLock, LockFile } from "./lock_file.ts";
 import { LOCK_VERSION, readLockFile } from "./lock_file.ts";
+import { emptyRecord } from "./own.ts";
 import { registryPart } from "./registry_lock.ts";
 
 /** Options of {@link buildLock}. */
@@ -46,7 +47,7 @@ export function extensionLock(
   decl: Pick<ExtensionDecl, "command" | "args">,
   tools: readonly Pick<Tool, "name" | "description" | "inputSchema">[],
 ): ExtensionLock {
-  const out: ExtensionLock = { command: decl.command, args: [...decl.args], tools: {} };
+  const out: ExtensionLock = { command: decl.command, args: [...decl.args], tools: emptyRecord() };
   for (const t of tools) out.tools[t.name] = toolHashes(t.description ?? "", t.inputSchema);
   return out;
 }
@@ -90,7 +91,7 @@ async function evalLock(
   } finally {
     await reg.close();
   }
-  const ext: EvalLock["extensions"] = {};
+  const ext: EvalLock["extensions"] = emptyRecord();
   for (const d of evalExtensions(ws, evalId)) {
     if (!extensions.has(d.name)) extensions.set(d.name, listExtension(ws, d, opts.env));
     ext[d.name] = await extensions.get(d.name)!;
@@ -113,7 +114,7 @@ async function evalLock(
 export async function buildLock(ws: Workspace, opts: BuildLockOptions = {}): Promise<LockFile> {
   const ids = opts.evals ?? [...ws.evals.keys()];
   const base = opts.evals ? (await readLockFile(ws))?.evals ?? {} : {};
-  const evals: LockFile["evals"] = {};
+  const evals: LockFile["evals"] = emptyRecord();
   for (const [id, e] of Object.entries(base)) if (ws.evals.has(id)) evals[id] = e;
   const extensions = new Map<string, Promise<ExtensionLock>>();
   try {

@@ -10,7 +10,8 @@ import { createHash } from "node:crypto";
 function sortDeep(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortDeep);
   if (typeof v === "object" && v !== null) {
-    const out: Record<string, unknown> = {};
+    // No prototype: a key named `__proto__` stays an own key.
+    const out: Record<string, unknown> = Object.create(null);
     for (const k of Object.keys(v).sort()) {
       out[k] = sortDeep((v as Record<string, unknown>)[k]);
     }

@@ -8,6 +8,9 @@
  */
 
 import { canonicalJson } from "./canonical.ts";
+import { showPath } from "../paths/show_path.ts";
+import { showKeyPath } from "../workspace/problems.ts";
+import { own } from "./own.ts";
 import type {
   EvalLock,
   ExtensionLock,
@@ -38,8 +41,10 @@ export type RegistryPart = Pick<EvalLock, "tools" | "sessions">;
 function pinDrift(kind: Drift["kind"], name: string, locked: PathPins, now: PathPins): Drift[] {
   const out: Drift[] = [];
   for (const path of new Set([...Object.keys(locked), ...Object.keys(now)])) {
-    const change = !(path in locked) ? "added" : !(path in now) ? "removed" : "changed";
-    if (change === "changed" && locked[path] === now[path]) continue;
+    const l = own(locked, path);
+    const n = own(now, path);
+    const change = l === undefined ? "added" : n === undefined ? "removed" : "changed";
+    if (change === "changed" && l === n) continue;
     out.push({ kind, name, field: "executionPaths", change, path });
   }
   return out;
@@ -64,9 +69,11 @@ function entryDrift<T>(
 ): Drift[] {
   const out: Drift[] = [];
   for (const name of [...new Set([...Object.keys(locked), ...Object.keys(now)])].sort()) {
-    if (!(name in now)) out.push({ kind, name, field: "entry", change: "removed" });
-    else if (!(name in locked)) out.push({ kind, name, field: "entry", change: "added" });
-    else out.push(...inner(name, locked[name], now[name]));
+    const l = own(locked, name);
+    const n = own(now, name);
+    if (n === undefined) out.push({ kind, name, field: "entry", change: "removed" });
+    else if (l === undefined) out.push({ kind, name, field: "entry", change: "added" });
+    else out.push(...inner(name, l, n));
   }
   return out;
 }
@@ -157,6 +164,7 @@ const FIELD_TEXT: Record<Drift["field"], string> = {
 
 /**
  * One line for a drift, e.g. ``tool `stats_app`: execution path `app/tools/stats.mjs` changed``.
+ * Names and paths (which a tampered lock may carry) are escaped and cut as by `showPath`.
  *
  * @example
  * ```ts
@@ -167,12 +175,13 @@ const FIELD_TEXT: Record<Drift["field"], string> = {
  */
 export function describeDrift(d: Drift): string {
   const what = d.kind === "extension-tool" ? "extension tool" : d.kind;
-  const subject = `${d.evalId === undefined ? "" : `${d.evalId}: `}${what} \`${d.name}\``;
+  const evalId = d.evalId === undefined ? "" : `${showKeyPath(d.evalId)}: `;
+  const subject = `${evalId}${what} ${showPath(d.name)}`;
   if (d.field === "entry") {
     return d.change === "added"
       ? `${subject}: not in toolhost.lock`
       : `${subject}: in toolhost.lock but no longer present`;
   }
-  const path = d.path === undefined ? "" : ` \`${d.path}\``;
+  const path = d.path === undefined ? "" : ` ${showPath(d.path)}`;
   return `${subject}: ${FIELD_TEXT[d.field]}${path} ${d.change}`;
 }

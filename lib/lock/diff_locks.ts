@@ -12,12 +12,13 @@ import {
   type Drift,
 } from "./compare.ts";
 import type { EvalLock, LockFile } from "./lock_file.ts";
+import { own } from "./own.ts";
 
 function evalDiff(id: string, locked: EvalLock, now: EvalLock): Drift[] {
   const out = compareRegistryPart(locked, now);
   for (const name of new Set([...Object.keys(locked.extensions), ...Object.keys(now.extensions)])) {
-    const l = locked.extensions[name];
-    const n = now.extensions[name];
+    const l = own(locked.extensions, name);
+    const n = own(now.extensions, name);
     if (n === undefined) {
       out.push({ kind: "extension", name, field: "entry", change: "removed" });
       continue;
@@ -50,8 +51,8 @@ export function diffLocks(
   ].sort();
   const out: Drift[] = [];
   for (const id of ids) {
-    const l = locked?.evals[id];
-    const n = built.evals[id];
+    const l = own(locked?.evals, id);
+    const n = own(built.evals, id);
     if (n === undefined) out.push({ kind: "eval", name: id, field: "entry", change: "removed" });
     else if (l === undefined) out.push({ kind: "eval", name: id, field: "entry", change: "added" });
     else out.push(...evalDiff(id, l, n));

@@ -12,6 +12,7 @@ import type { ExtensionDecl } from "../workspace/parse_extensions.ts";
 import { toolHashes } from "./canonical.ts";
 import { compareExtensionDecl, compareExtensionTools, type Drift } from "./compare.ts";
 import { type EvalLock, type ExtensionToolLock, readLockFile } from "./lock_file.ts";
+import { emptyRecord, own } from "./own.ts";
 import type { Workspace } from "../workspace/types.ts";
 
 /** The tools one extension listed, as compared with the lock. */
@@ -59,16 +60,14 @@ export class ExtensionLockCheck {
     if (this.locked === undefined) {
       return [{ kind: "eval", name: this.evalId, field: "entry", change: "added" }];
     }
-    const entry = Object.hasOwn(this.locked.extensions, decl.name)
-      ? this.locked.extensions[decl.name]
-      : undefined;
+    const entry = own(this.locked.extensions, decl.name);
     return compareExtensionDecl(decl.name, entry, decl);
   }
 
   /** Compare what an (allowed) extension listed with its lock entry. */
   toolCheck(ext: string, tools: readonly ListedTool[]): ToolCheck {
-    const locked = this.locked?.extensions[ext]?.tools ?? {};
-    const now: Record<string, ExtensionToolLock> = {};
+    const locked = own(this.locked?.extensions, ext)?.tools ?? emptyRecord<ExtensionToolLock>();
+    const now = emptyRecord<ExtensionToolLock>();
     for (const t of tools) now[t.name] = toolHashes(t.description ?? "", t.inputSchema);
     const drift = compareExtensionTools(ext, locked, now);
     const blocked = new Map<string, Drift[]>();
@@ -97,6 +96,5 @@ export async function extensionLockFor(
 ): Promise<ExtensionLockCheck | undefined> {
   const file = await readLockFile(ws);
   if (file === undefined) return undefined;
-  const locked = Object.hasOwn(file.evals, evalId) ? file.evals[evalId] : undefined;
-  return new ExtensionLockCheck(evalId, locked);
+  return new ExtensionLockCheck(evalId, own(file.evals, evalId));
 }

@@ -21,12 +21,14 @@
  * @module
  */
 
-import { readFile, rename, rm, writeFile } from "node:fs/promises";
+import { rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
+import { showKeyPath } from "../workspace/problems.ts";
 import type { Workspace } from "../workspace/types.ts";
 import { stableJson } from "./canonical.ts";
 import { LockMismatch } from "./errors.ts";
+import { readLockText } from "./read_lock_text.ts";
 
 /**
  * File name, in the workspace root.
@@ -104,20 +106,25 @@ function isObj(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
+/** A problem at `at`, a key path that may carry names from a tampered lock (escaped). */
+function malformed(at: string, what: string): LockMismatch {
+  return new LockMismatch(`toolhost.lock: ${showKeyPath(at)} ${what}`);
+}
+
 function exactKeys(v: unknown, keys: string[], at: string): Record<string, unknown> {
-  if (!isObj(v)) throw new LockMismatch(`toolhost.lock: ${at} must be an object`);
+  if (!isObj(v)) throw malformed(at, "must be an object");
   for (const k of Object.keys(v)) {
-    if (!keys.includes(k)) throw new LockMismatch(`toolhost.lock: ${at} has an unknown key`);
+    if (!keys.includes(k)) throw malformed(at, "has an unknown key");
   }
   for (const k of keys) {
-    if (!(k in v)) throw new LockMismatch(`toolhost.lock: ${at} lacks \`${k}\``);
+    if (!Object.hasOwn(v, k)) throw malformed(at, `lacks \`${k}\``);
   }
   return v;
 }
 
 function hashMap(v: unknown, at: string): Record<string, string> {
   if (!isObj(v) || !Object.values(v).every((h) => typeof h === "string" && HEX.test(h))) {
-    throw new LockMismatch(`toolhost.lock: ${at} must map names to SHA-256 hex digests`);
+    throw malformed(at, "must map names to SHA-256 hex digests");
   }
   return v as Record<string, string>;
 }
@@ -132,7 +139,7 @@ function checkEval(id: string, v: unknown): void {
   const at = `evals.${id}`;
   const e = exactKeys(v, ["tools", "sessions", "extensions"], at);
   if (!isObj(e.tools) || !isObj(e.sessions) || !isObj(e.extensions)) {
-    throw new LockMismatch(`toolhost.lock: ${at} must hold tools, sessions and extensions objects`);
+    throw malformed(at, "must hold tools, sessions and extensions objects");
   }
   for (const [n, t] of Object.entries(e.tools)) {
     hashMap(hashPair(t, `${at}.tools.${n}`, ["executionPaths"]).executionPaths, `${at}.tools.${n}`);
@@ -142,7 +149,7 @@ function checkEval(id: string, v: unknown): void {
     const o = exactKeys(x, ["command", "args", "tools"], `${at}.extensions.${n}`);
     const argsOk = Array.isArray(o.args) && o.args.every((a) => typeof a === "string");
     if (typeof o.command !== "string" || !argsOk || !isObj(o.tools)) {
-      throw new LockMismatch(`toolhost.lock: ${at}.extensions.${n} is malformed`);
+      throw malformed(`${at}.extensions.${n}`, "is malformed");
     }
     for (const [tn, t] of Object.entries(o.tools)) hashPair(t, `${at}.extensions.${n}.tools.${tn}`);
   }
@@ -191,7 +198,8 @@ export function lockPath(ws: Pick<Workspace, "root">): string {
 
 /**
  * Read the workspace's lock file: undefined when there is none; throws
- * {@link LockMismatch} when it exists but cannot be used.
+ * {@link LockMismatch} when it exists but cannot be used (not a regular file — a FIFO,
+ * a symlink, a folder —, over 8 MiB, unreadable, malformed).
  *
  * @example
  * ```ts
@@ -200,14 +208,8 @@ export function lockPath(ws: Pick<Workspace, "root">): string {
  * ```
  */
 export async function readLockFile(ws: Pick<Workspace, "root">): Promise<LockFile | undefined> {
-  let text: string;
-  try {
-    text = await readFile(lockPath(ws), "utf8");
-  } catch (e) {
-    if ((e as { code?: string }).code === "ENOENT") return undefined;
-    throw new LockMismatch("toolhost.lock exists but cannot be read");
-  }
-  return parseLockFile(text);
+  const text = await readLockText(lockPath(ws));
+  return text === undefined ? undefined : parseLockFile(text);
 }
 
 /**

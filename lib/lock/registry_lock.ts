@@ -13,7 +13,8 @@ import { errorResult, type ToolResult } from "../results/types.ts";
 import { sessionPinKey } from "../workspace/names.ts";
 import { toolHashes } from "./canonical.ts";
 import { compareRegistryPart, describeDrift, type Drift, type RegistryPart } from "./compare.ts";
-import type { EvalLock, LockFile } from "./lock_file.ts";
+import type { EvalLock, LockFile, PathPins } from "./lock_file.ts";
+import { emptyRecord, own } from "./own.ts";
 
 /** What the registry knows at open time. */
 export interface LockInputs {
@@ -49,19 +50,23 @@ export const BLOCKED_DESCRIPTION =
  */
 export function registryPart(inputs: LockInputs): RegistryPart {
   const sessionKeys = new Set(Object.keys(inputs.pins).filter((k) => /\.(start|stop)$/.test(k)));
-  const tools: RegistryPart["tools"] = {};
+  const tools: RegistryPart["tools"] = emptyRecord();
   for (const t of inputs.listing) {
     tools[t.name] = {
       ...toolHashes(t.description, t.inputSchema),
-      executionPaths: { ...(inputs.pins[t.name] ?? {}) },
+      executionPaths: copyPins(own(inputs.pins, t.name)),
     };
   }
-  const sessions: RegistryPart["sessions"] = {};
-  for (const k of sessionKeys) sessions[k] = { ...inputs.pins[k] };
+  const sessions: RegistryPart["sessions"] = emptyRecord();
+  for (const k of sessionKeys) sessions[k] = copyPins(own(inputs.pins, k));
   return { tools, sessions };
 }
 
 /** Tools bound to each session pin key. */
+function copyPins(pins: PathPins | undefined): PathPins {
+  return Object.assign(emptyRecord<string>(), pins);
+}
+
 function sessionTools(sel: Selection): Map<string, string[]> {
   const out = new Map<string, string[]>();
   for (const t of sel.tools) {
@@ -103,7 +108,7 @@ export class RegistryLock {
   static verify(file: LockFile | undefined, inputs: LockInputs): RegistryLock | undefined {
     const evalId = inputs.selection.evalId;
     if (file === undefined || evalId === undefined) return undefined;
-    const locked = Object.hasOwn(file.evals, evalId) ? file.evals[evalId] : undefined;
+    const locked = own(file.evals, evalId);
     if (locked === undefined) {
       const d: Drift = { kind: "eval", name: evalId, field: "entry", change: "added" };
       const lock = new RegistryLock(undefined, [d]);

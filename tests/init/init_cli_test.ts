@@ -208,3 +208,15 @@ Deno.test("init --help explains the kinds and shows an example", async () => {
   const top = await runCapture(["--help"]);
   assert.match(top.out, /\n {2}init \[options\] <kind> <name> /);
 });
+
+Deno.test("init with a dangling-symlink toolhost.toml: a clear error, no path, rolled back", async () => {
+  await using tmp = tempDir();
+  Deno.symlinkSync(join(tmp.path, "missing.toml"), join(tmp.path, "toolhost.toml"));
+  const r = await runCapture(["init", "json-tool", "greet", "--repo", tmp.path]);
+  assert.equal(r.code, 1, r.err);
+  assert.match(r.err, /`toolhost\.toml` exists \(a symlink/);
+  assert.doesNotMatch(r.err, /internal error|EEXIST/);
+  assert.ok(!r.err.includes(tmp.path), "the message names a physical path");
+  assert.deepEqual(tree(tmp.path), ["toolhost.toml"]);
+  assert.ok(!existsSync(join(tmp.path, "missing.toml")), "the symlink was followed");
+});

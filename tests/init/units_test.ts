@@ -66,7 +66,7 @@ Deno.test("appendToManifest keeps the file byte for byte, adds a missing newline
     edit.undo();
     assert.equal(readFileSync(path, "utf8"), before);
   }
-  assert.throws(() => createManifest(path, "x = 1\n"), /EEXIST/);
+  assert.throws(() => createManifest(path, "x = 1\n"), /`toolhost.toml` already exists/);
 });
 
 Deno.test("UndoLog: rollback removes what it created, keeps folders holding other files", async () => {

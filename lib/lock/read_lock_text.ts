@@ -1,0 +1,68 @@
+/**
+ * Reading `toolhost.lock`'s text without ever blocking or following a link: opened
+ * non-blocking and without following a symlink, then required (on the open descriptor)
+ * to be a regular file of at most 8 MiB. A FIFO, a device, a folder or a symlink at that
+ * name is an error naming the file, never a hang.
+ *
+ * @module
+ */
+
+import { constants } from "node:fs";
+import { type FileHandle, open } from "node:fs/promises";
+import { LIMITS } from "../results/types.ts";
+import { LockMismatch } from "./errors.ts";
+
+/** Most bytes of a lock file (the same cap as the manifest's). */
+export const MAX_LOCK_BYTES = LIMITS.maxDeclarationBytes;
+
+// O_NONBLOCK: opening a FIFO with no writer returns at once; O_NOFOLLOW: a symlink fails
+// (ELOOP). Both are 0 where the platform lacks them (Windows has no FIFOs or such links).
+const FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOFOLLOW ?? 0);
+
+/**
+ * The lock file's text, or undefined when there is none. Throws {@link LockMismatch}
+ * (naming `toolhost.lock`, never a physical path) when it cannot be used.
+ *
+ * @example
+ * ```ts
+ * import { readLockText } from "./read_lock_text.ts";
+ * // const text = await readLockText("/ws/toolhost.lock");
+ * ```
+ */
+export async function readLockText(path: string): Promise<string | undefined> {
+  let fh: FileHandle;
+  try {
+    fh = await open(path, FLAGS);
+  } catch (e) {
+    const code = (e as { code?: unknown }).code;
+    if (code === "ENOENT") return undefined;
+    if (code === "ELOOP" || code === "EMLINK") {
+      throw new LockMismatch("toolhost.lock must be a regular file, not a symlink");
+    }
+    throw new LockMismatch(
+      `toolhost.lock exists but cannot be read (${typeof code === "string" ? code : "error"})`,
+    );
+  }
+  try {
+    const st = await fh.stat();
+    if (!st.isFile()) throw new LockMismatch("toolhost.lock must be a regular file");
+    if (st.size > MAX_LOCK_BYTES) {
+      throw new LockMismatch(
+        `toolhost.lock is ${st.size} bytes; the lock is capped at 8 MiB (${MAX_LOCK_BYTES})`,
+      );
+    }
+    const buf = new Uint8Array(st.size);
+    let off = 0;
+    while (off < buf.length) {
+      const { bytesRead } = await fh.read(buf, off, buf.length - off, off);
+      if (bytesRead === 0) break;
+      off += bytesRead;
+    }
+    return new TextDecoder("utf-8").decode(buf.subarray(0, off));
+  } catch (e) {
+    if (e instanceof LockMismatch) throw e;
+    throw new LockMismatch("toolhost.lock exists but cannot be read");
+  } finally {
+    await fh.close().catch(() => {});
+  }
+}
