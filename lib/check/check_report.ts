@@ -134,7 +134,9 @@ function builtinChecks(
   if (builtin === "help") return [checkExecutable(ws, a, args[0], env)];
   const want = builtin === "list" ? "folder" : "file";
   const checks = [checkTarget(a, args[0], want)];
-  if (!Object.hasOwn(BUILTIN_SPECS, builtin)) checks.push({ check: "builtin", ok: false, detail: "unknown" });
+  if (!Object.hasOwn(BUILTIN_SPECS, builtin)) {
+    checks.push({ check: "builtin", ok: false, detail: "unknown" });
+  }
   return checks;
 }
 
