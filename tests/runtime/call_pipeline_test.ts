@@ -284,8 +284,8 @@ Deno.test("tools call: exit 0 success, 1 error result, 2 bad invocation", async 
 
 Deno.test("a state directory that is a file gives an error result, never a raw error with a path", async () => {
   await withWorkspace(TOML, FILES, async (root) => {
-    const stateFile = join(root, "statefile");
-    writeFileSync(stateFile, "not a folder");
+    // Outside the workspace (inside it, Registry.open already refuses a non-folder).
+    const stateFile = Deno.makeTempFileSync({ prefix: "toolhost-statefile-" });
     const reg = await Registry.open(await loadWorkspace(root), "app/review", {
       stateDir: stateFile,
       env: { ...Deno.env.toObject(), MARKER_DIR: root },
@@ -294,9 +294,10 @@ Deno.test("a state directory that is a file gives an error result, never a raw e
       const r = await reg.call("probe_notes", {});
       assert.equal(r.isError, true);
       assert.match(text(r), /state directory \(ENOTDIR\)/);
-      assert.equal(text(r).includes(root), false, "a physical path was shown");
+      assert.equal(text(r).includes(stateFile), false, "a physical path was shown");
     } finally {
       await reg.close();
+      Deno.removeSync(stateFile);
     }
   });
 });
