@@ -85,8 +85,8 @@ export async function runCommand(spec: CommandSpec): Promise<ToolResult> {
 }
 
 /**
- * Check what can fail about a call before anything is created or started — today the
- * plain argv substitution (a missing placeholder value, a NUL byte). Returns the call's
+ * Check what can fail about a call before anything is created or started: the program
+ * lookup and the plain argv substitution (a missing placeholder value, a NUL byte). Returns the call's
  * error result, or undefined when it may run. A bound call runs this before its session
  * is started, so a call that cannot run never starts a harness.
  *
@@ -98,6 +98,8 @@ export async function runCommand(spec: CommandSpec): Promise<ToolResult> {
  * ```
  */
 export function preflightCommand(spec: CommandSpec): ToolResult | undefined {
+  const program = resolveProgram(spec.command, spec.artifact.cwd, spec.ws.root, spec.env);
+  if (!program.ok) return errorResult(`The tool cannot run: ${program.reason}.`);
   if (spec.protocol !== "plain") return undefined;
   try {
     substitutePlainArgv(plainTemplate(spec.args), [...spec.properties], spec.callArgs);

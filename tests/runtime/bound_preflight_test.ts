@@ -50,3 +50,32 @@ Deno.test("a bound plain call with a missing placeholder value is refused before
   }
   assertStateClean(state);
 });
+
+// A bound json tool whose program is missing: nothing to run, so no session either.
+const MISSING = `
+[artifacts.app.views.agent_tools.ghost]
+session = "app"
+description = "A tool whose program is gone."
+protocol = "json"
+command = "./not-there.sh"
+args = []
+`;
+
+Deno.test("a bound call whose program cannot be found is refused before the session starts", async () => {
+  await using ws = await tempWorkspace(sessionToml() + MISSING, {
+    "app/harness.sh": { text: HARNESS, mode: 0o755 },
+    "app/README.md": "# app\n",
+  });
+  const state = join(ws.root, ".state");
+  const reg = await openRegistry(ws.root, state);
+  try {
+    const refused = await reg.call("ghost_app", {});
+    assert.equal(refused.isError, true);
+    assert.match(textOf(refused), /cannot run: the command is missing or not an executable file/);
+    assert.equal(existsSync(join(ws.root, "app", "starts.log")), false, "the harness was started");
+    assert.deepEqual(sessionEntries(state), [], "a session directory was created");
+  } finally {
+    await reg.close();
+  }
+  assertStateClean(state);
+});

@@ -123,8 +123,17 @@ Deno.test("a start that closes stdout before readiness fails to start", async ()
 
 Deno.test("a missing start command is a startup error naming no path", async () => {
   await using ws = await sessionWorkspace();
-  Deno.removeSync(join(ws.root, "app/harness.sh"));
-  Deno.writeTextFileSync(join(ws.root, "app/harness.sh"), "not executable");
+  // The tools' own program is fine (a bound call checks it before starting the session);
+  // only the start command is not executable.
+  const toml = join(ws.root, "toolhost.toml");
+  Deno.writeTextFileSync(
+    toml,
+    Deno.readTextFileSync(toml).replace(
+      'start = { command = "./harness.sh"',
+      'start = { command = "./start.sh"',
+    ),
+  );
+  Deno.writeTextFileSync(join(ws.root, "app/start.sh"), "not executable");
   const state = join(ws.root, ".state");
   const reg = await openRegistry(ws.root, state);
   const r = await reg.call("get_app", {});
