@@ -1,7 +1,7 @@
 /**
  * Last-resort synchronous cleanup when the process is going away: on Node's `exit` event;
  * on the web `unload` event where the global scope is an event target (Deno fires it on
- * every way out that runs JavaScript, including `Deno.exit()`, which skips `exit`); and —
+ * every way out that runs JavaScript, including its own exit call, which skips `exit`); and —
  * on Deno, which skips both after an uncaught error or unhandled rejection — on those
  * global events too. Every registrant (process groups, tool sessions) shares this one
  * installation, so no kind of child is left running by an exit path another kind happens
@@ -29,8 +29,8 @@ function runAll(): void {
 }
 
 /**
- * Run `fn` synchronously when the process exits (`exit`, or `unload` — `Deno.exit()`), or
- * dies of an uncaught error on Deno.
+ * Run `fn` synchronously when the process exits (`exit`, or `unload` — Deno's own exit
+ * call fires only that), or dies of an uncaught error on Deno.
  * `fn` must be synchronous, quick and idempotent (it may run more than once).
  *
  * @example
@@ -45,8 +45,9 @@ export function onLastResort(fn: () => void): void {
   installed = true;
   process.on("exit", runAll);
   const g = globalThis as unknown as GlobalEvents;
-  if (typeof g.addEventListener !== "function") return; // Node: `exit` covers every way out
-  // A web API, not the Deno global: `Deno.exit()` fires `unload` and never `exit`.
+  // Node: `exit` covers every way out that runs JavaScript (signals end it without any).
+  if (typeof g.addEventListener !== "function") return;
+  // A web API, not the runtime global: Deno's own exit call fires `unload`, never `exit`.
   g.addEventListener("unload", runAll);
   if (typeof process.versions.deno === "string") {
     const onFatal = (e: Event) => {
