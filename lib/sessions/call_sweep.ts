@@ -11,11 +11,10 @@
  */
 
 import { lstat } from "node:fs/promises";
-import { join } from "node:path";
 import { CALL_DIR_NAME, CALL_RECORD_FILES, callsRoot, removeTree } from "../process/call_dirs.ts";
 import { DEFAULT_GRACE_MS } from "./options.ts";
 import { ownerIsAlive, readOwner } from "./session_dir.ts";
-import { cleanAndReport, listStateFolder } from "./stale_folder.ts";
+import { type FolderSweep, sweepFolder } from "./stale_folder.ts";
 import type { SweepOptions, SweepReport } from "./sweep.ts";
 
 async function isStale(path: string, ownerlessAgeMs: number): Promise<boolean> {
@@ -48,26 +47,17 @@ export async function sweepCalls(
   opts: SweepOptions,
   report: SweepReport,
 ): Promise<void> {
-  const listing = await listStateFolder(callsRoot(stateDir), "calls");
-  if (listing === null) return;
-  if ("problem" in listing) {
-    report.failed++;
-    report.problems.push(listing.problem);
-    return;
-  }
   const ownerlessAgeMs = opts.ownerlessAgeMs ?? 60_000;
-  const graceMs = opts.graceMs ?? DEFAULT_GRACE_MS;
-  await Promise.all(
-    listing.names.filter((n) => CALL_DIR_NAME.test(n)).map(async (name) => {
-      if (!(await isStale(join(listing.real, name), ownerlessAgeMs))) return;
-      const folder = {
-        parent: listing.real,
-        name,
-        journal: CALL_RECORD_FILES.journal,
-        remove: removeTree,
-      };
-      const clean = { graceMs, terminate: opts.terminate };
-      if (await cleanAndReport(report, `call ${name}`, folder, clean)) report.calls++;
-    }),
-  );
+  const sweep: FolderSweep = {
+    root: callsRoot(stateDir),
+    kind: "calls",
+    names: CALL_DIR_NAME,
+    label: "call",
+    journal: CALL_RECORD_FILES.journal,
+    remove: removeTree,
+    // A live call is neither cleaned nor counted as an active session.
+    classify: async (path) => (await isStale(path, ownerlessAgeMs) ? "stale" : "ignore"),
+  };
+  const clean = { graceMs: opts.graceMs ?? DEFAULT_GRACE_MS, terminate: opts.terminate };
+  report.calls += await sweepFolder(sweep, clean, report);
 }

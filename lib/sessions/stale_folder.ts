@@ -156,14 +156,8 @@ export interface SweepTally {
 /**
  * {@link cleanStaleFolder}, with its outcome added to `tally` under `what` (e.g.
  * `session 0123…`); resolves to whether the folder was removed.
- *
- * @example
- * ```ts
- * import { cleanAndReport } from "./stale_folder.ts";
- * // if (await cleanAndReport(report, `call ${name}`, folder, { graceMs })) report.calls++;
- * ```
  */
-export async function cleanAndReport(
+async function cleanAndReport(
   tally: SweepTally,
   what: string,
   folder: StaleFolder,
@@ -183,6 +177,62 @@ function refusedLine(what: string, refused: number): string {
   return `${what}: ${refused} journal entr${
     refused === 1 ? "y" : "ies"
   } could not be verified as toolhost's own process group(s): nothing was signalled and the processes they name were left alone`;
+}
+
+/** One folder of the state directory to sweep (`sessions` or `calls`). */
+export interface FolderSweep {
+  /** The folder (`<state>/sessions` or `<state>/calls`). */
+  root: string;
+  /** Which one, for messages. */
+  kind: StateFolder;
+  /** Names of entries that may be swept; others are left alone. */
+  names: RegExp;
+  /** What an entry is called in problem lines (`session`, `call`). */
+  label: string;
+  /** The journal file's name in an entry. */
+  journal: string;
+  /** Removes an entry. */
+  remove: (path: string) => Promise<void>;
+  /** An entry's state: left alone, counted as active, or stale (to clean). */
+  classify: (path: string, name: string) => Promise<"ignore" | "active" | "stale">;
+}
+
+/**
+ * List `sweep.root` and clean every stale entry, adding to `tally`; resolves to how many
+ * entries were removed.
+ *
+ * @example
+ * ```ts
+ * import { sweepFolder } from "./stale_folder.ts";
+ * // report.calls += await sweepFolder(callSweep, { graceMs: 2000 }, report);
+ * ```
+ */
+export async function sweepFolder(
+  sweep: FolderSweep,
+  opts: StaleOptions,
+  tally: SweepTally & { active: number },
+): Promise<number> {
+  const listing = await listStateFolder(sweep.root, sweep.kind);
+  if (listing === null) return 0;
+  if ("problem" in listing) {
+    tally.failed++;
+    tally.problems.push(listing.problem);
+    return 0;
+  }
+  let removed = 0;
+  await Promise.all(
+    listing.names.filter((n) => sweep.names.test(n)).map(async (name) => {
+      const verdict = await sweep.classify(join(listing.real, name), name);
+      if (verdict === "ignore") return;
+      if (verdict === "active") {
+        tally.active++;
+        return;
+      }
+      const folder = { parent: listing.real, name, journal: sweep.journal, remove: sweep.remove };
+      if (await cleanAndReport(tally, `${sweep.label} ${name}`, folder, opts)) removed++;
+    }),
+  );
+  return removed;
 }
 
 /** Which folder of the state directory a listing is for. */

@@ -18,7 +18,6 @@
  */
 
 import { lstat } from "node:fs/promises";
-import { join } from "node:path";
 import { DEFAULT_GRACE_MS } from "./options.ts";
 import { sweepCalls } from "./call_sweep.ts";
 import {
@@ -30,7 +29,7 @@ import {
   ROOT_NAME,
   sessionsRoot,
 } from "./session_dir.ts";
-import { cleanAndReport, listStateFolder, type Terminator } from "./stale_folder.ts";
+import { type FolderSweep, sweepFolder, type Terminator } from "./stale_folder.ts";
 
 /** Options of {@linkcode sweepSessions}. */
 export interface SweepOptions {
@@ -86,33 +85,18 @@ async function classify(path: string, name: string, ownerlessAgeMs: number): Pro
 }
 
 async function sweepRoots(stateDir: string, opts: SweepOptions, report: SweepReport) {
-  const listing = await listStateFolder(sessionsRoot(stateDir), "sessions");
-  if (listing === null) return;
-  if ("problem" in listing) {
-    report.failed++;
-    report.problems.push(listing.problem);
-    return;
-  }
   const ownerlessAgeMs = opts.ownerlessAgeMs ?? 60_000;
-  const graceMs = opts.graceMs ?? DEFAULT_GRACE_MS;
-  await Promise.all(
-    listing.names.filter((n) => ROOT_NAME.test(n)).map(async (name) => {
-      const verdict = await classify(join(listing.real, name), name, ownerlessAgeMs);
-      if (verdict === "ignore") return;
-      if (verdict === "active") {
-        report.active++;
-        return;
-      }
-      const folder = {
-        parent: listing.real,
-        name,
-        journal: RECORD_FILES.journal,
-        remove: removeSessionRoot,
-      };
-      const clean = { graceMs, terminate: opts.terminate };
-      if (await cleanAndReport(report, `session ${name}`, folder, clean)) report.swept++;
-    }),
-  );
+  const sweep: FolderSweep = {
+    root: sessionsRoot(stateDir),
+    kind: "sessions",
+    names: ROOT_NAME,
+    label: "session",
+    journal: RECORD_FILES.journal,
+    remove: removeSessionRoot,
+    classify: (path, name) => classify(path, name, ownerlessAgeMs),
+  };
+  const clean = { graceMs: opts.graceMs ?? DEFAULT_GRACE_MS, terminate: opts.terminate };
+  report.swept += await sweepFolder(sweep, clean, report);
 }
 
 /**
