@@ -11,6 +11,7 @@
  * @module
  */
 
+import { cutUnits } from "../protocols/text_clean.ts";
 import { isRecord } from "./envelope.ts";
 import type { Envelope } from "./types.ts";
 
@@ -59,11 +60,7 @@ export function flattenLine(s: string, lineBreak: string): string {
 }
 
 function clip(s: string, max: number): string {
-  if (s.length <= max) return s;
-  let end = Math.max(0, max - 1);
-  const c = s.charCodeAt(end - 1);
-  if (c >= 0xd800 && c <= 0xdbff) end--;
-  return s.slice(0, end) + "…";
+  return s.length <= max ? s : `${cutUnits(s, Math.max(0, max - 1))}…`;
 }
 
 function quoted(v: unknown, max: number): string {

@@ -9,6 +9,8 @@
  * @module
  */
 
+import { cutUnits } from "../protocols/text_clean.ts";
+
 /** Most code units of a path shown in a message. */
 export const SHOWN_PATH_UNITS = 160;
 
@@ -25,15 +27,8 @@ const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Cs}`]/gu;
  * ```
  */
 export function showPath(path: string): string {
-  let p = path;
-  let cut = false;
-  if (p.length > SHOWN_PATH_UNITS) {
-    let end = SHOWN_PATH_UNITS;
-    const c = p.charCodeAt(end - 1);
-    if (c >= 0xd800 && c <= 0xdbff) end--; // never split a surrogate pair
-    p = p.slice(0, end);
-    cut = true;
-  }
+  const p = cutUnits(path, SHOWN_PATH_UNITS);
+  const cut = p.length < path.length;
   const safe = p.replace(UNSAFE, (ch) => `\\u{${ch.codePointAt(0)!.toString(16)}}`);
   return `\`${safe}${cut ? "…" : ""}\``;
 }

@@ -8,27 +8,13 @@
  */
 
 import type { Redactor } from "./redact.ts";
+import { cutUnits } from "../protocols/text_clean.ts";
 
 /** Longest deny reason passed to the model (UTF-16 code units, before the `…`). */
 export const MAX_REASON_UNITS = 1000;
 
 // deno-lint-ignore no-control-regex
 const BREAKS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g;
-
-/**
- * `s` cut to at most `max` UTF-16 units, never between the halves of a surrogate pair.
- *
- * @example
- * ```ts
- * import { cutUnits } from "./reason.ts";
- * cutUnits("ab😀", 3); // "ab"
- * ```
- */
-export function cutUnits(s: string, max: number): string {
-  if (s.length <= max) return s;
-  const last = s.charCodeAt(max - 1);
-  return s.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
-}
 
 /**
  * A deny reason as the model may see it.

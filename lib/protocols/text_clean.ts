@@ -64,6 +64,21 @@ export function capText(text: string, maxBytes: number, truncated = false): stri
 }
 
 /**
+ * `s` cut to at most `max` UTF-16 units, never between the halves of a surrogate pair.
+ *
+ * @example
+ * ```ts
+ * import { cutUnits } from "./text_clean.ts";
+ * cutUnits("ab😀", 3); // "ab"
+ * ```
+ */
+export function cutUnits(s: string, max: number): string {
+  if (s.length <= max) return s;
+  const last = s.charCodeAt(max - 1);
+  return s.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
+}
+
+/**
  * The longest prefix of `text` of at most `max` UTF-8 bytes, cut on a character boundary.
  *
  * @example

@@ -32,7 +32,7 @@ import { evalExtensions, type ExtensionDecl } from "../../workspace/parse_extens
 import type { Workspace } from "../../workspace/types.ts";
 import { fromMcpResult } from "../result_mapping.ts";
 import { envelopeMapper } from "./envelope.ts";
-import { cleanText } from "../../protocols/text_clean.ts";
+import { cleanText, cutUnits } from "../../protocols/text_clean.ts";
 import { workspaceRoots } from "../../runtime/artifact_refs.ts";
 import {
   ExtensionCallError,
@@ -297,11 +297,4 @@ export class ExtensionHost {
       );
     }
   }
-}
-
-/** At most `max` UTF-16 code units, never splitting a surrogate pair. */
-function cutUnits(s: string, max: number): string {
-  if (s.length <= max) return s;
-  const end = s.charCodeAt(max - 1) >= 0xd800 && s.charCodeAt(max - 1) <= 0xdbff ? max - 1 : max;
-  return s.slice(0, end);
 }
