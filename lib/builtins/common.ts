@@ -13,6 +13,7 @@ import { ToolhostError } from "../errors/errors.ts";
 import { errorResult, type ToolResult } from "../results/types.ts";
 import type { BuiltinEnv } from "./context.ts";
 import { Sandbox } from "../paths/sandbox.ts";
+import { isInsideRoots } from "../odek/roots.ts";
 import type { ResolvedPath } from "../paths/resolve.ts";
 
 /** Ownership metadata every path-based result carries. */
@@ -90,7 +91,7 @@ export async function withSandbox<T>(
 function deniedPaths(env: BuiltinEnv, root: string): string[] {
   const out: string[] = [];
   for (const d of env.descendants.values()) if (!d.admitted) out.push(d.view.physicalPath);
-  if (env.stateDir !== undefined && isBelow(realStateDir(env.stateDir), root)) {
+  if (env.stateDir !== undefined && isInsideRoots(realStateDir(env.stateDir), [root])) {
     out.push(...statePaths(env.stateDir));
   }
   return out;
@@ -118,10 +119,6 @@ function realStateDir(stateDir: string): string {
   }
 }
 
-function isBelow(p: string, root: string): boolean {
-  return p === root || p.startsWith(root.endsWith("/") ? root : `${root}/`);
-}
-
 /**
  * The state directory's physical path, created (mode 0700) when missing so that it is
  * refused by identity from the first call on: a folder created later (by a concurrent call,
@@ -134,13 +131,20 @@ function isBelow(p: string, root: string): boolean {
  * ```
  */
 export function statePaths(stateDir: string): string[] {
+  const ready = readyStateDirs.get(stateDir);
+  if (ready !== undefined && fs.existsSync(ready)) return [ready]; // one cheap check per call
   try {
     fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
-    return [fs.realpathSync(stateDir)];
+    const real = fs.realpathSync(stateDir);
+    readyStateDirs.set(stateDir, real);
+    return [real];
   } catch {
     return [stateDir]; // deny() ignores a path it cannot stat
   }
 }
+
+/** State directories made (or found) by {@link statePaths}, by configured path. */
+const readyStateDirs = new Map<string, string>();
 
 /**
  * A predicate over logical paths (from the declaring Artifact) that refuses descendant

@@ -240,21 +240,3 @@ export function withByteScanner<T>(use: (s: ByteScanner) => T | Promise<T>): Pro
 function release(s: ByteScanner): void {
   if (pool.length < POOL_LIMIT) pool.push(s);
 }
-
-/**
- * Synchronous form of {@linkcode withByteScanner}.
- *
- * @example
- * ```ts
- * import { withByteScannerSync } from "./byte_scan.ts";
- * withByteScannerSync((s) => s.count(0, 0, 10)); // 0
- * ```
- */
-export function withByteScannerSync<T>(use: (s: ByteScanner) => T): T {
-  const s = pool.pop() ?? createByteScanner();
-  try {
-    return use(s);
-  } finally {
-    release(s);
-  }
-}

@@ -7,7 +7,6 @@
  */
 
 import { PathError } from "../errors/errors.ts";
-import { showPath } from "./show_path.ts";
 
 /** Longest logical path, in UTF-16 code units. */
 export const MAX_LOGICAL_PATH_UNITS = 4096;
@@ -69,7 +68,7 @@ export function validateLogicalPath(p: unknown, options: LogicalPathOptions = {}
       throw new PathError(`The ${label} has an empty component (a doubled or trailing \`/\`).`);
     }
     if (part === "." || part === "..") {
-      throw new PathError(`The ${label} has a ${showPath(part)} component, which is not allowed.`);
+      throw new PathError(`The ${label} has a \`${part}\` component, which is not allowed.`);
     }
   }
   return parts;

@@ -98,15 +98,15 @@ function procfsAvailable(): boolean {
 }
 
 /**
- * The root's physical path without procfs: its realpath. With `exact`, the name must
- * still lead to the opened folder itself (same device and inode).
+ * The root's physical path without procfs: its realpath — or, with `exact`, null when that
+ * name no longer leads to the opened folder itself (same device and inode).
  */
-function realWithoutProcfs(fd: number, physicalDir: string, exact: boolean): string {
+function realWithoutProcfs(fd: number, physicalDir: string, exact: boolean): string | null {
   const real = fs.realpathSync(physicalDir);
   if (!exact) return real;
   const named = fs.statSync(real, { bigint: true });
   const opened = fs.fstatSync(fd, { bigint: true });
-  return named.dev === opened.dev && named.ino === opened.ino ? real : `${real}\0moved`;
+  return named.dev === opened.dev && named.ino === opened.ino ? real : null;
 }
 
 /** The error of a root that no longer is where it was declared. */
@@ -168,10 +168,11 @@ export class Sandbox {
     }
     let real: string;
     try {
-      real = procfsAvailable()
+      const found = procfsAvailable()
         ? fs.readlinkSync(`/proc/self/fd/${fd}`) // what was opened, whatever the name now says
         : realWithoutProcfs(fd, physicalDir, opts.exact === true);
-      if (opts.exact && real !== physicalDir) throw movedRoot(logical);
+      if (found === null || (opts.exact && found !== physicalDir)) throw movedRoot(logical);
+      real = found;
     } catch (e) {
       closeQuietly(fd);
       throw e instanceof PathError ? e : pathErrorFor(e, logical);

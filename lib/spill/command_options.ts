@@ -6,7 +6,6 @@
  */
 
 import type { ArtifactStore } from "../artifacts/store.ts";
-import type { ContentGuard } from "../artifacts/types.ts";
 import type { ResourceLimits } from "../limits/types.ts";
 import { publishedName } from "../workspace/names.ts";
 import type { CommandToolDecl } from "../workspace/types.ts";
@@ -18,8 +17,6 @@ export interface SpillHome {
   readonly artifactDir: string;
   /** The registry's artifact store. */
   readonly artifacts: ArtifactStore;
-  /** The registry's plugins: their redactor knows the protected values. */
-  readonly plugins?: { readonly redactor: ContentGuard };
 }
 
 /**
@@ -36,9 +33,6 @@ export function trustOptions(
   artifactId: string,
   decl: CommandToolDecl,
 ): { limits?: ResourceLimits; spill?: SpillTarget } {
-  // Before this call can add an artifact: the artifact tools refuse any field holding a
-  // protected value (spill files and tool-written artifacts hold raw output).
-  if (home.plugins) home.artifacts.protect(home.plugins.redactor);
   const out: { limits?: ResourceLimits; spill?: SpillTarget } = {};
   if (decl.limits) out.limits = decl.limits;
   if (decl.protocol === "plain" && decl.overflow === "artifact") {
