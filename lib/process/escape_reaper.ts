@@ -124,11 +124,8 @@ function tagged(needle: Buffer, group: TaggedGroup): { pid: number; startTime: n
 function candidates(leader: number): Iterable<number> {
   const last = lastPid();
   if (last >= leader && last - leader <= RANGE_PROBE_LIMIT) {
-    const out: number[] = [];
-    for (let pid = leader + 1; pid <= last; pid++) {
-      if (existsSync(`/proc/${pid}/stat`)) out.push(pid);
-    }
-    return out;
+    // readProcStat skips pids that do not exist with one cheap check each.
+    return Array.from({ length: last - leader }, (_, i) => leader + 1 + i);
   }
   try {
     return readdirSync("/proc").map(Number).filter((n) =>

@@ -154,12 +154,12 @@ class GroupHandleImpl implements GroupHandle {
     const next = this.#chain.then(async () => {
       const report = await terminateGroup(this.record, options);
       // The group is gone; so must be anything of it that left with setsid.
-      await reapEscapesConfirmed({
+      const reaped = await reapEscapesConfirmed({
         tag: this.tag,
         pid: this.record.pid,
         startTime: this.record.startTime,
       });
-      this.#confirmed = report.confirmed;
+      this.#confirmed = report.confirmed && reaped;
       if (report.confirmed && this.exitStatus !== null) unconfirmed.delete(this);
       return report;
     });

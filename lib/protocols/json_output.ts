@@ -13,7 +13,7 @@ import { type Block, errorResult, LIMITS, type ToolResult } from "../results/typ
 import { admitImage } from "./image_block.ts";
 import { checkBlock, checkResultShape, isNonblank } from "./json_validate.ts";
 import { MAX_JSON_DEPTH, precheckJson } from "./json_precheck.ts";
-import { exitFailure, runFailure } from "./run_errors.ts";
+import { exitFailure, formatBytes, runFailure } from "./run_errors.ts";
 
 /**
  * The invalid-output error for a broken rule.
@@ -34,7 +34,11 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 function parseStdout(stdout: Uint8Array): { value: unknown } | { error: ToolResult } {
   const pre = precheckJson(stdout, LIMITS.maxResultBytes);
   if (pre === "too-large") {
-    return { error: invalidOutput("the result is larger than 8 MiB (compact)") };
+    return {
+      error: invalidOutput(
+        `the result is larger than ${formatBytes(LIMITS.maxResultBytes)} (compact)`,
+      ),
+    };
   }
   if (pre === "too-deep") {
     return { error: invalidOutput(`the result nests deeper than ${MAX_JSON_DEPTH} levels`) };

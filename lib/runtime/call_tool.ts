@@ -11,6 +11,7 @@ import { runBuiltin } from "../builtins/run.ts";
 import type { BuiltinEnv } from "../builtins/context.ts";
 import { admitOrRefuse } from "../schema/admit_args.ts";
 import { compileSchema } from "../schema/compile_schema.ts";
+import { errnoOf } from "../paths/errno.ts";
 import { errorResult, LIMITS, type ToolResult } from "../results/types.ts";
 import { resultBytes } from "../results/json_text.ts";
 import type { CallOptions, Registry } from "../registry/registry.ts";
@@ -82,10 +83,8 @@ export async function callTool(
 }
 
 function systemErrorCode(e: unknown): string | undefined {
-  const code = (e as { code?: unknown } | null)?.code;
-  return e instanceof Error && typeof code === "string" && /^E[A-Z]+$/.test(code)
-    ? code
-    : undefined;
+  const code = errnoOf(e);
+  return e instanceof Error && code !== undefined && /^E[A-Z]+$/.test(code) ? code : undefined;
 }
 
 function callBuiltin(

@@ -190,7 +190,7 @@ export class ToolSession implements NetMember {
       .catch(() => ({ failed: 1 }));
     if (swept.failed > 0) {
       return await this.#fail(
-        `The tool session \`${this.name}\` was refused: earlier tool sessions in the state directory could not be cleaned up; run \`toolhost sweep\` and end the processes it reports.`,
+        `The tool session \`${this.name}\` was refused: earlier tool sessions or calls in the state directory could not be cleaned up; run \`toolhost sweep\` and end the processes it reports.`,
       );
     }
     const cannot = (why: string) =>

@@ -204,7 +204,7 @@ Deno.test("a new session is refused with a clear error when the sweep fails", as
   try {
     const r = await reg.call("put_app", { value: "x" });
     const refused =
-      "The tool session `app` was refused: earlier tool sessions in the state directory could not be cleaned up; run `toolhost sweep` and end the processes it reports.";
+      "The tool session `app` was refused: earlier tool sessions or calls in the state directory could not be cleaned up; run `toolhost sweep` and end the processes it reports.";
     assert.deepEqual(r, { content: [{ type: "text", text: refused }], isError: true });
     assert.equal(textOf(await reg.call("get_app", {})), refused);
     assert.equal(existsSync(join(ws.root, "app/starts.log")), false, "the session was admitted");
