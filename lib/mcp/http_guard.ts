@@ -82,11 +82,6 @@ export function checkBind(
       "--http binds a non-loopback address; pass --allow-remote (with --token-env) to serve beyond this machine",
     );
   }
-  if (!opts.hasToken) {
-    throw new InvocationError(
-      "--allow-remote requires a bearer token: pass --token-env NAME naming an environment variable",
-    );
-  }
 }
 
 /**

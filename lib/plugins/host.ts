@@ -28,6 +28,7 @@ import { cleanReason } from "./reason.ts";
 import { Redactor } from "./redact.ts";
 import { resultBytes } from "../results/json_text.ts";
 import { checkReplacement } from "./result_check.ts";
+import { isEnvName } from "../process/env.ts";
 
 /** A hook with its owner, matcher and deadline. */
 export interface HookEntry<F> {
@@ -66,8 +67,6 @@ export interface CallSubject {
 /** Deadline of observers (`callEnded`, sessions) and of `setup`. */
 export const OBSERVER_TIMEOUT_MS = 10_000;
 export { MAX_REASON_UNITS } from "./reason.ts";
-
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** The mutable parts a host is built from (see `openPluginHost`). */
 export interface HostParts {
@@ -367,7 +366,7 @@ function ctx(info: CallInfo, signal: AbortSignal): HookContext {
 function mergeEnv(into: Record<string, string>, add: unknown): boolean {
   if (typeof add !== "object" || add === null || Array.isArray(add)) return false;
   for (const [k, v] of Object.entries(add)) {
-    if (!ENV_NAME.test(k) || typeof v !== "string" || v.includes("\0")) return false;
+    if (!isEnvName(k) || typeof v !== "string" || v.includes("\0")) return false;
     into[k] = v;
   }
   return true;

@@ -28,7 +28,8 @@ export interface OpenPluginHostOptions {
   stateDir: string;
   /**
    * The author's environment: the very object the registry starts processes from. The
-   * variables plugins withhold (`api.withholdEnv`) are removed from it in place.
+   * variables plugins withhold (`api.withholdEnv`) are removed from it in place (the
+   * registry passes its own copy).
    */
   env: Record<string, string>;
   /** Library plugins (TypeScript), after the manifest-enabled ones. */
@@ -184,12 +185,7 @@ export async function openPluginHost(
     }
     checkDeclaredTools(sel, parts);
     // The registry, its sessions, hook commands and extensions all start from this object.
-    if (!withholdVariables(opts.env, parts.withheld)) {
-      throw new PreparationFailed(
-        "a plugin withholds a variable the registry's environment object does not let go " +
-          "of (pass a mutable RegistryOptions.env)",
-      );
-    }
+    withholdVariables(opts.env, parts.withheld);
   } catch (e) {
     await new PluginHost(parts).close();
     throw e;

@@ -8,8 +8,7 @@
  * @module
  */
 
-/** Variable names: `[A-Za-z_][A-Za-z0-9_]*`. */
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+import { isEnvName } from "../process/env.ts";
 
 /**
  * Is `name` a variable name a plugin may withhold?
@@ -22,33 +21,24 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
  * ```
  */
 export function isWithholdableName(name: unknown): name is string {
-  return typeof name === "string" && ENV_NAME.test(name);
+  return isEnvName(name);
 }
 
 /**
- * Remove every name in `names` from `env`, in place (the registry keeps this very object
- * as the base of every process it starts). Returns false when a variable could not be
- * removed (a frozen or otherwise locked environment object) — the caller must then
- * refuse to open, since the value would reach every process.
+ * Remove every name in `names` from `env`, in place: the registry's own copy of the
+ * environment, the base of every process it starts.
  *
  * @example
  * ```ts
  * import { withholdVariables } from "./withhold_env.ts";
  * const env: Record<string, string> = { PATH: "/bin", DEPLOY_TOKEN: "x" };
- * withholdVariables(env, ["DEPLOY_TOKEN"]); // true
+ * withholdVariables(env, ["DEPLOY_TOKEN"]); // env.DEPLOY_TOKEN is gone
  * env; // { PATH: "/bin" }
  * ```
  */
 export function withholdVariables(
   env: Record<string, string>,
   names: Iterable<string>,
-): boolean {
-  for (const name of names) {
-    if (!Object.hasOwn(env, name)) continue;
-    try {
-      delete env[name];
-    } catch { /* frozen: reported below */ }
-    if (Object.hasOwn(env, name)) return false;
-  }
-  return true;
+): void {
+  for (const name of names) delete env[name];
 }

@@ -24,6 +24,20 @@ export function processEnv(): Record<string, string> {
   return out;
 }
 
+/**
+ * Whether `name` is a portable environment variable name (`[A-Za-z_][A-Za-z0-9_]*`).
+ *
+ * @example
+ * ```ts
+ * import { isEnvName } from "./env.ts";
+ * isEnvName("DEPLOY_TOKEN"); // true
+ * isEnvName("1X"); // false
+ * ```
+ */
+export function isEnvName(name: unknown): name is string {
+  return typeof name === "string" && /^[A-Za-z_][A-Za-z0-9_]*$/.test(name);
+}
+
 /** Options of {@linkcode toolEnvironment}. */
 export interface ToolEnvironmentOptions {
   /** Private per-call temporary directory, exported as TMPDIR, TMP and TEMP. */

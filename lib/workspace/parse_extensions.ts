@@ -35,6 +35,7 @@ import { isValidName } from "./names.ts";
 import { checkKeys, isTable, type Problems, type Table } from "./problems.ts";
 import { isInsideWorkspace, leavesWorkspace } from "./program_path.ts";
 import type { Audience, Workspace } from "./types.ts";
+import { isEnvName } from "../process/env.ts";
 
 /** Keys an `[extensions.NAME]` table accepts. */
 export const EXTENSION_KEYS = [
@@ -47,8 +48,6 @@ export const EXTENSION_KEYS = [
   ...RESOURCE_LIMIT_KEYS,
   "overflow",
 ];
-
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** A declared extension (an MCP server started over stdio). */
 export interface ExtensionDecl {
@@ -174,7 +173,7 @@ function readEnv(p: Problems, at: string, v: unknown): Record<string, string> {
   }
   const out: Record<string, string> = {};
   for (const [k, x] of Object.entries(v)) {
-    if (!ENV_NAME.test(k)) {
+    if (!isEnvName(k)) {
       p.add(`${at}.env.${k}`, "variable names must match [A-Za-z_][A-Za-z0-9_]*");
     } else if (typeof x !== "string") {
       p.add(`${at}.env.${k}`, `must be a string, not ${typeName(x)}`);

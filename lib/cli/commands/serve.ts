@@ -17,6 +17,7 @@ import { Registry } from "../../registry/registry.ts";
 import { type CommonOptions, openWorkspace, withCommon } from "../common_options.ts";
 import { type CliIo, EXIT } from "../exit.ts";
 import { warnLockDisabled } from "../../lock/open_lock.ts";
+import { isEnvName } from "../../process/env.ts";
 
 /** Options of `serve`. */
 interface ServeOptions extends CommonOptions {
@@ -150,7 +151,7 @@ function untilSignal(): Promise<string> {
 }
 
 function readToken(name: string): string {
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
+  if (!isEnvName(name)) {
     throw new InvocationError("--token-env takes an environment variable name");
   }
   const v = process.env[name];

@@ -130,12 +130,6 @@ export class ExtensionHost {
     return [...(await this.#tools()).values()].map((t) => t.listing);
   }
 
-  /** Whether `name` is one of this host's published tools (starts servers to find out). */
-  async has(name: string): Promise<boolean> {
-    if (this.servers.length === 0) return false;
-    return (await this.#tools()).has(name);
-  }
-
   /** Differences from the lock found by the latest listing (starts servers to find out). */
   async lockDrift(): Promise<Drift[]> {
     await this.#tools();
