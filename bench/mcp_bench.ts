@@ -13,6 +13,7 @@
  * @module
  */
 
+import process from "node:process";
 import { Client } from "@modelcontextprotocol/sdk/client";
 // @ts-types="@modelcontextprotocol/sdk/client/stdio"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -110,7 +111,7 @@ export async function benchMcp(): Promise<string[]> {
     const text = await writeWorkspace(dir);
     const th = await connect(
       "deno",
-      serveArgv(dir).map((a) => a.endsWith(".state-raw") ? `${dir}/.state` : a),
+      serveArgv(dir, `${dir}/.state`),
     );
     clients.push(th);
     const fs = await connect("npx", ["-y", FS_SERVER, `${dir}/app`]);
@@ -146,14 +147,19 @@ async function throughput(th: Client, fs: Client, dir: string, quick: boolean): 
     await timeCalls(readTh, 500); // both runtimes' JITs warm up before anything is timed
     await timeCalls(readFs, 500);
     const total = { th: 0, fs: 0 };
+    const clientCpu = { th: 0, fs: 0 }; // this process: the SDK client's own work, µs
     for (let r = 0; r < batches; r++) {
       const order = r % 2 === 0 ? (["th", "fs"] as const) : (["fs", "th"] as const);
       for (const k of order) {
+        const cpu = process.cpuUsage();
         const t = performance.now();
         await timeCalls(k === "th" ? readTh : readFs, batch);
         total[k] += performance.now() - t;
+        const used = process.cpuUsage(cpu);
+        clientCpu[k] += used.user + used.system;
       }
     }
+    const perCall = (us: number) => (us / (batches * batch)).toFixed(0);
     const rate = (ms: number) => (batches * batch) / (ms / 1000);
     const head = size === 4096 ? " (headline; goal ≥ 1.5×)" : "";
     lines.push(
@@ -161,7 +167,8 @@ async function throughput(th: Client, fs: Client, dir: string, quick: boolean): 
         rate(total.th).toFixed(0)
       } calls/s, ` +
         `server-filesystem read_text_file ${rate(total.fs).toFixed(0)} calls/s, ratio ` +
-        `${(total.fs / total.th).toFixed(2)}×${head}`,
+        `${(total.fs / total.th).toFixed(2)}×${head}; client CPU per call ` +
+        `${perCall(clientCpu.th)} / ${perCall(clientCpu.fs)} µs`,
     );
   }
   return lines;
@@ -174,7 +181,7 @@ async function throughput(th: Client, fs: Client, dir: string, quick: boolean): 
 async function rawThroughput(dir: string, quick: boolean): Promise<string[]> {
   const servers: RawRpc[] = [];
   try {
-    const th = await rawRpc("deno", [...serveArgv(dir)]);
+    const th = await rawRpc("deno", serveArgv(dir, `${dir}/.state-raw`));
     servers.push(th);
     const fs = await rawRpc("npx", ["-y", FS_SERVER, `${dir}/app`]);
     servers.push(fs);
@@ -185,7 +192,7 @@ async function rawThroughput(dir: string, quick: boolean): Promise<string[]> {
     const lines = ["tools/call of the 4096 B file through a raw JSON-RPC client (no SDK):"];
     for (const inFlight of [1, 16]) {
       const batches = quick ? 10 : 30;
-      const per = 100;
+      const per = 96; // a whole number of rounds of 1 or 16
       const run = async (f: () => Promise<string>) => {
         for (let i = 0; i < per / inFlight; i++) {
           await Promise.all(Array.from({ length: inFlight }, f));
@@ -215,7 +222,7 @@ async function rawThroughput(dir: string, quick: boolean): Promise<string[]> {
   }
 }
 
-function serveArgv(dir: string): string[] {
+function serveArgv(dir: string, stateDir: string): string[] {
   return [
     "run",
     "-A",
@@ -228,7 +235,7 @@ function serveArgv(dir: string): string[] {
     "--repo",
     dir,
     "--state-dir",
-    `${dir}/.state-raw`,
+    stateDir,
   ];
 }
 
