@@ -53,16 +53,18 @@ Deno.test("problems: below, at and above the cap", async () => {
   }
 });
 
-Deno.test("problems: 20000 unknown keys are located and reported quickly", () => {
+Deno.test("problems: 20000 unknown keys: the first 100 reported, every key locatable", () => {
+  // Timing is the bench's business; this checks the line index at scale.
   const keys = Array.from({ length: 20_000 }, (_, i) => `k${i} = 1`);
   const text = `[artifacts.app]\npath = "app"\n${keys.join("\n")}\n`;
   const p = new Problems("toolhost.toml", text);
-  const t0 = performance.now();
   for (let i = 0; i < 20_000; i++) p.add(`artifacts.app.k${i}`, "unknown key");
   assert.throws(() => p.throwIfAny(), DeclarationError);
-  assert.ok(performance.now() - t0 < 2000, "locating must not rescan the manifest per problem");
   assert.equal(p.list[0].line, 3);
   assert.equal(p.list[99].line, 102);
+  assert.equal(p.list[100].line, undefined, "past the cap nothing is located");
+  assert.equal(p.locate("artifacts.app.k19999"), 20_002);
+  assert.equal(p.locate("artifacts.app.k10000"), 10_003);
 });
 
 Deno.test("problems: locating keeps its rules (headers, quoted keys, top level)", () => {
