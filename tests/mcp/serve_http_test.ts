@@ -259,31 +259,11 @@ Deno.test("serve over HTTP: the token never reaches tools; a loopback bind keeps
   await using tmp = await tempWorkspace(toml, {
     "app/tools/env.sh": { text: '#!/bin/sh\necho "token=${E2E_TOKEN:-none}"\n', mode: 0o755 },
   });
-  const child = new Deno.Command("deno", {
-    args: serveArgs(
-      "--eval",
-      "app/review",
-      "--repo",
-      tmp.root,
-      "--http",
-      "127.0.0.1:0",
-      "--allow-remote",
-      "--token-env",
-      "E2E_TOKEN",
-    ),
-    env: { E2E_TOKEN: "t0ken-value" },
-    stdin: "null",
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  let text = "";
-  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-  const pump = (async () => {
-    for (let r = await reader.read(); !r.done; r = await reader.read()) text += r.value;
-  })();
+  const served = await serveHttp(tmp.root, ["--allow-remote", "--token-env", "E2E_TOKEN"], {
+    E2E_TOKEN: "t0ken-value",
+  });
   try {
-    assert.equal(await waitFor(() => /on (http:\S+)/.test(text), 20_000), true, text);
-    const url = /on (http:\S+)/.exec(text)![1];
+    const url = served.url;
     const auth = { authorization: "Bearer t0ken-value" };
     const { c } = await client(url, auth);
     const r = await c.callTool({ name: "env_app", arguments: {} });
@@ -308,11 +288,9 @@ Deno.test("serve over HTTP: the token never reaches tools; a loopback bind keeps
     assert.equal(await rawStatus(url, { ...headers, host: `attacker.example:${port}` }, init), 403);
     assert.equal(await rawStatus(url, { ...headers, host: `127.0.0.1:${port}` }, init), 200);
   } finally {
-    child.kill("SIGTERM");
-    await child.status;
-    await pump;
+    await served.stop();
   }
-  assert.doesNotMatch(text, /t0ken-value/);
+  assert.doesNotMatch(served.stderr(), /t0ken-value/);
 });
 
 Deno.test("serve over HTTP: --allow-remote without a token, or a token with spaces, is refused", async () => {

@@ -37,11 +37,8 @@ export async function spawnVictim(): Promise<GroupHandle> {
   return h;
 }
 
-/** Is `pid` running (zombies count as dead)? */
-export function running(pid: number): boolean {
-  const st = readProcStat(pid);
-  return st !== null && st.state !== "Z";
-}
+/** Is `pid` running (zombies count as dead)? The sessions helpers' own check. */
+export { isRunning as running } from "./_helpers.ts";
 
 /** A journal admission line built from raw (possibly forged) fields. */
 export function admitLine(fields: Record<string, unknown>): string {
