@@ -64,9 +64,11 @@ export function artifactRootsFor(
  */
 export async function renderEnvelopes(
   result: ToolResult,
-  roots: readonly string[],
+  roots: readonly string[] | (() => readonly string[]),
   store: ArtifactStore,
 ): Promise<ToolResult> {
+  // Roots cost a realpath each: resolved only once a text really is an envelope.
+  const rootsNow = typeof roots === "function" ? roots : () => roots;
   // An error result's text is checked too: an envelope is never passed on unvalidated.
   const content = [...result.content];
   for (let i = 0; i < content.length; i++) {
@@ -75,7 +77,7 @@ export async function renderEnvelopes(
     try {
       const env = parseEnvelope(block.text);
       if (env === null) continue;
-      const validated = await validateEnvelope(env, roots);
+      const validated = await validateEnvelope(env, rootsNow());
       content[i] = {
         type: "text",
         text: renderEnvelope(env, { sizes: validated.map((v) => v.size) }),

@@ -197,7 +197,7 @@ async function callCommand(
     ? await callBoundTool(reg.sessions, { artifact, session: decl.session, spec })
     : await runCommand(spec);
   if (decl.protocol !== "json") return result; // only json results carry envelopes
-  const roots = artifactRootsFor(reg.workspace, artifact, decl, reg.artifactDir);
+  const roots = () => artifactRootsFor(reg.workspace, artifact, decl, reg.artifactDir);
   return await renderEnvelopes(result, roots, reg.artifacts);
 }
 

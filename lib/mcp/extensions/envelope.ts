@@ -32,14 +32,16 @@ import type { ArtifactStore } from "../../artifacts/store.ts";
  */
 export function envelopeMapper(
   extension: string,
-  roots: readonly string[],
+  roots: readonly string[] | (() => readonly string[]),
   store?: ArtifactStore,
 ): (text: string) => Promise<string | ToolResult> {
+  // Roots cost a realpath each: resolved only once a text really is an envelope.
+  const rootsNow = typeof roots === "function" ? roots : () => roots;
   return async (text) => {
     try {
       const env = parseEnvelope(text);
       if (env === null) return text;
-      const found = await validateEnvelope(env, roots);
+      const found = await validateEnvelope(env, rootsNow());
       if (store) env.artifacts.forEach((ref, i) => store.add(ref, found[i]));
       const rendered = renderWithin(env, found.map((f) => f.size), LIMITS.maxTextBytes);
       if (rendered !== undefined) return rendered;

@@ -265,7 +265,7 @@ export class ExtensionHost {
     return fromMcpResult(raw, {
       mapText: envelopeMapper(
         decl.name,
-        workspaceRoots(this.#root, this.#roots.get(decl.name) ?? []),
+        () => workspaceRoots(this.#root, this.#roots.get(decl.name) ?? []),
         home?.store,
       ),
       spillText: home && decl.overflow !== "truncate" ? extensionSpill(home, name) : undefined,
