@@ -12,6 +12,7 @@ import { compileGlob } from "../glob/pattern.ts";
 import { globFiles, type GlobLimits } from "../glob/engine.ts";
 import type { BuiltinEnv } from "./context.ts";
 import { admitter, jsonBytes, ownership, withSandbox } from "./common.ts";
+import { showPath } from "../paths/show_path.ts";
 
 /** Arguments of `glob`. */
 export interface GlobArgs {
@@ -42,7 +43,7 @@ export async function runGlob(
   const out = await withSandbox(r, env, async (box) => {
     if (r.fileOnly !== undefined) {
       if (r.components.length > 0) {
-        throw new PathError(`\`${r.path}\` is a file; glob takes a folder.`);
+        throw new PathError(`${showPath(r.path)} is a file; glob takes a folder.`);
       }
       return { files: glob.matchesPath(r.fileOnly) ? [r.fileOnly] : [], truncated: false };
     }

@@ -24,6 +24,7 @@ import {
 } from "../grep/engine.ts";
 import type { BuiltinEnv } from "./context.ts";
 import { admitter, jsonBytes, ownership, withSandbox } from "./common.ts";
+import { showPath } from "../paths/show_path.ts";
 
 /** Arguments of `grep`. */
 export interface GrepArgs {
@@ -63,12 +64,14 @@ async function searchResolved(
     return await searchFile(box, [r.fileOnly], logical, r.fileOnly, run);
   }
   const kind = box.kindOf(r.components, r.path);
-  if (kind === null) throw new PathError(`\`${r.path}\` does not exist.`);
+  if (kind === null) throw new PathError(`${showPath(r.path)} does not exist.`);
   if (kind === "file") {
     return await searchFile(box, r.components, r.path, r.components[r.components.length - 1], run);
   }
   if (kind !== "directory") {
-    throw new PathError(`\`${r.path}\` is a symlink or special file; grep does not follow it.`);
+    throw new PathError(
+      `${showPath(r.path)} is a symlink or special file; grep does not follow it.`,
+    );
   }
   const dir = box.openDir(r.components, r.path);
   try {

@@ -15,6 +15,7 @@
  */
 
 import { PathError } from "../errors/errors.ts";
+import { showPath } from "../paths/show_path.ts";
 
 /** Code points HFS+ ignores when it compares names (git's `is_hfs_dotgit` list). */
 const HFS_IGNORABLE = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
@@ -62,7 +63,7 @@ export class GitControlPathError extends PathError {}
 export function refuseGitControlPath(logical: string, components: readonly string[]): void {
   if (logical.split("/").some(isGitControlName) || components.some(isGitControlName)) {
     throw new GitControlPathError(
-      `\`${logical}\` is inside git's control folder (\`.git\`); the write tools never ` +
+      `${showPath(logical)} is inside git's control folder (\`.git\`); the write tools never ` +
         "change it, because git configuration and hooks there can run programs.",
     );
   }

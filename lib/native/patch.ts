@@ -38,6 +38,7 @@ import {
   type WriteTarget,
 } from "./write_fs.ts";
 import { NEW_FILE_MODE } from "./write.ts";
+import { showPath } from "../paths/show_path.ts";
 
 /** Fault injection for tests: called before file `index` (0-based) is committed. */
 export interface PatchHooks {
@@ -61,7 +62,9 @@ interface Planned {
 function fail(i: number, n: number, path: string, why: string): never {
   throw new ToolhostError(
     "TOOL_ERROR",
-    `The patch was not applied (no file changed): file ${i + 1} of ${n} (\`${path}\`): ${why}`,
+    `The patch was not applied (no file changed): file ${i + 1} of ${n} (${
+      showPath(path)
+    }): ${why}`,
   );
 }
 
@@ -120,7 +123,7 @@ function stage(p: Planned): void {
 function commit(p: Planned): void {
   const t = p.t!;
   if (currentId(t) !== (p.old?.id ?? null)) {
-    throw new PathError(`\`${p.r.path}\` changed during the patch.`);
+    throw new PathError(`${showPath(p.r.path)} changed during the patch.`);
   }
   if (t.inPlace) {
     rewriteInPlace(t, p.next!, p.old!.id);

@@ -16,6 +16,7 @@ import { ownership, withSandbox } from "../builtins/common.ts";
 import type { BuiltinEnv } from "../builtins/context.ts";
 import { NATIVE_LIMITS } from "./limits.ts";
 import { decodeText, preadFully, textBlocks, utf8Boundary } from "./text.ts";
+import { showPath } from "../paths/show_path.ts";
 
 /** Arguments of `files_read`. */
 export interface FilesReadArgs {
@@ -46,7 +47,7 @@ export async function runFilesRead(args: FilesReadArgs, env: BuiltinEnv): Promis
       const size = f.size; // of the inode the sandbox verified and opened
       if (offset > size) {
         throw new PathError(
-          `offsetBytes is past the end of \`${r.path}\`, which has ${size} bytes.`,
+          `offsetBytes is past the end of ${showPath(r.path)}, which has ${size} bytes.`,
         );
       }
       const want = Math.min(max, size - offset);

@@ -27,6 +27,7 @@ import { NATIVE_LIMITS } from "./limits.ts";
 import { fitUtf8 } from "./text.ts";
 import { jsonBytes } from "../results/json_text.ts";
 import { fitJsonText } from "./json_budget.ts";
+import { showPath } from "../paths/show_path.ts";
 
 /** Arguments of `shell_exec`. */
 export interface ShellExecArgs {
@@ -62,7 +63,7 @@ async function physicalCwd(env: NativeEnv, cwd: string | undefined): Promise<str
   }
   const r = resolveLogicalPath(env, cwd, { allowDotRoot: true, label: "cwd" });
   if (r.fileOnly !== undefined) {
-    throw new PathError(`\`${r.path}\` is a file; cwd must be a folder.`);
+    throw new PathError(`${showPath(r.path)} is a file; cwd must be a folder.`);
   }
   return await withSandbox(r, env, (box) => {
     const d = box.openDir(r.components, r.path);
@@ -94,7 +95,7 @@ async function program(
     const f = box.openFile(r.components, r.path);
     try {
       if ((fs.fstatSync(f.fd).mode & 0o111) === 0) {
-        throw new PathError(`\`${r.path}\` is not executable.`);
+        throw new PathError(`${showPath(r.path)} is not executable.`);
       }
       return box.procfs
         ? fs.readlinkSync(`/proc/self/fd/${f.fd}`)

@@ -14,6 +14,7 @@ import type { ResolvedPath } from "../paths/resolve.ts";
 import { admitter, withSandbox } from "../builtins/common.ts";
 import type { BuiltinEnv } from "../builtins/context.ts";
 import { NATIVE_LIMITS } from "./limits.ts";
+import { showPath } from "../paths/show_path.ts";
 
 /** One visited entry. */
 export interface VisitedEntry {
@@ -62,7 +63,7 @@ export async function traverse(
   visit: (e: VisitedEntry, box: Sandbox) => "stop" | void,
 ): Promise<TraverseOutcome> {
   if (r.fileOnly !== undefined && r.components.length > 0) {
-    throw new PathError(`\`${r.path}\` is a file; give a folder.`);
+    throw new PathError(`${showPath(r.path)} is a file; give a folder.`);
   }
   const admit = admitter(env);
   const scan = opts.scanEntries ?? NATIVE_LIMITS.scanEntries;

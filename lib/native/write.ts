@@ -21,6 +21,7 @@ import {
   removeCreated,
   replaceContent,
 } from "./write_fs.ts";
+import { showPath } from "../paths/show_path.ts";
 
 /** Mode of files the native tools create. */
 export const NEW_FILE_MODE = 0o644;
@@ -112,12 +113,12 @@ export async function runFilesEdit(args: FilesEditArgs, env: BuiltinEnv): Promis
     const t = openWriteTarget(box, r, false);
     try {
       const cur = readCurrent(t);
-      if (cur === null) throw new PathError(`\`${r.path}\` does not exist.`);
+      if (cur === null) throw new PathError(`${showPath(r.path)} does not exist.`);
       const text = new TextDecoder("utf-8", { fatal: false }).decode(cur.bytes);
       if (!Buffer.from(text, "utf8").equals(Buffer.from(cur.bytes))) {
         throw new ToolhostError(
           "TOOL_ERROR",
-          `\`${r.path}\` is not UTF-8 text; files_edit edits text files only.`,
+          `${showPath(r.path)} is not UTF-8 text; files_edit edits text files only.`,
         );
       }
       const n = countOccurrences(text, args.oldText, 1000);
@@ -125,7 +126,7 @@ export async function runFilesEdit(args: FilesEditArgs, env: BuiltinEnv): Promis
         const count = n === 0 ? "0 times" : n >= 1000 ? "1000 or more times" : `${n} times`;
         throw new ToolhostError(
           "TOOL_ERROR",
-          `oldText must occur exactly once in \`${r.path}\`; it occurs ${count}. ` +
+          `oldText must occur exactly once in ${showPath(r.path)}; it occurs ${count}. ` +
             (n === 0
               ? "Read the file and copy the text exactly."
               : "Include more surrounding text to make it unique."),

@@ -24,6 +24,7 @@ import type { ResolvedPath } from "../paths/resolve.ts";
 import type { DirHandle, Sandbox } from "../paths/sandbox.ts";
 import { refuseGitControlPath } from "./git_path.ts";
 import { NATIVE_LIMITS } from "./limits.ts";
+import { showPath } from "../paths/show_path.ts";
 
 const C = fs.constants;
 
@@ -72,15 +73,17 @@ function enterChild(
   if (child !== null) return child;
   const st = fs.lstatSync(`${cur.base}/${name}`, { throwIfNoEntry: false });
   if (st?.isSymbolicLink()) {
-    throw new PathError(`\`${shown}\` is a symlink; native tools never follow symlinks.`);
+    throw new PathError(`${showPath(shown)} is a symlink; native tools never follow symlinks.`);
   }
-  if (st && !st.isDirectory()) throw new PathError(`\`${shown}\` is not a folder.`);
+  if (st && !st.isDirectory()) throw new PathError(`${showPath(shown)} is not a folder.`);
   if (st) {
     throw new PathError(
-      `\`${shown}\` cannot be entered: it belongs to an Artifact this eval does not admit, or it changed.`,
+      `${
+        showPath(shown)
+      } cannot be entered: it belongs to an Artifact this eval does not admit, or it changed.`,
     );
   }
-  if (!create) throw new PathError(`The folder \`${shown}\` does not exist.`);
+  if (!create) throw new PathError(`The folder ${showPath(shown)} does not exist.`);
   try {
     fs.mkdirSync(`${cur.base}/${name}`, { mode: 0o755 });
   } catch (e) {
@@ -89,7 +92,7 @@ function enterChild(
   t.created.push({ base: cur.base, name });
   const made = box.childDir(cur, name);
   if (made === null) {
-    throw new PathError(`\`${shown}\` changed while it was being created; try again.`);
+    throw new PathError(`${showPath(shown)} changed while it was being created; try again.`);
   }
   return made;
 }
@@ -113,7 +116,7 @@ export function openWriteTarget(
 ): WriteTarget {
   const comps = r.components;
   refuseGitControlPath(r.path, r.fileOnly === undefined ? comps : [...comps, r.fileOnly]);
-  if (comps.length === 0) throw new PathError(`\`${r.path}\` is a folder, not a file.`);
+  if (comps.length === 0) throw new PathError(`${showPath(r.path)} is a folder, not a file.`);
   const t: WriteTarget = {
     box,
     dir: box.root,
@@ -187,7 +190,7 @@ const LINKED =
  * ```
  */
 export function refuseLinked(st: fs.BigIntStats, logical: string): void {
-  if (st.nlink > 1n) throw new PathError(`\`${logical}\` ${LINKED}`);
+  if (st.nlink > 1n) throw new PathError(`${showPath(logical)} ${LINKED}`);
 }
 
 /**
@@ -204,7 +207,7 @@ function openExisting(t: WriteTarget, p: string): number {
     throw pathErrorFor(e, t.logical); // the reason it could not be opened
   }
   throw new PathError(
-    `\`${t.logical}\` is another name of a file that belongs to an Artifact this eval does ` +
+    `${showPath(t.logical)} is another name of a file that belongs to an Artifact this eval does ` +
       "not admit (or it changed while it was being opened); it cannot be changed.",
   );
 }
@@ -225,22 +228,24 @@ export function readCurrent(t: WriteTarget): CurrentFile | null {
   const st = fs.lstatSync(p, { bigint: true, throwIfNoEntry: false });
   if (!st) return null;
   if (st.isSymbolicLink()) {
-    throw new PathError(`\`${t.logical}\` is a symlink; native tools never follow symlinks.`);
+    throw new PathError(`${showPath(t.logical)} is a symlink; native tools never follow symlinks.`);
   }
-  if (st.isDirectory()) throw new PathError(`\`${t.logical}\` is a folder, not a file.`);
+  if (st.isDirectory()) throw new PathError(`${showPath(t.logical)} is a folder, not a file.`);
   if (!st.isFile()) {
-    throw new PathError(`\`${t.logical}\` is a special file and cannot be written.`);
+    throw new PathError(`${showPath(t.logical)} is a special file and cannot be written.`);
   }
   const fd = openExisting(t, p);
   try {
     const f = fs.fstatSync(fd, { bigint: true });
     if (f.dev !== st.dev || f.ino !== st.ino || !f.isFile()) {
-      throw new PathError(`\`${t.logical}\` changed while it was being opened; try again.`);
+      throw new PathError(`${showPath(t.logical)} changed while it was being opened; try again.`);
     }
     refuseLinked(f, t.logical);
     if (f.size > BigInt(NATIVE_LIMITS.writeMaxFileBytes)) {
       throw new PathError(
-        `\`${t.logical}\` is larger than ${NATIVE_LIMITS.writeMaxFileBytes} bytes; it cannot be changed with this tool.`,
+        `${
+          showPath(t.logical)
+        } is larger than ${NATIVE_LIMITS.writeMaxFileBytes} bytes; it cannot be changed with this tool.`,
       );
     }
     return { bytes: fs.readFileSync(fd), mode: Number(f.mode & 0o7777n), id: `${f.dev}:${f.ino}` };
@@ -348,7 +353,7 @@ export function rewriteInPlace(t: WriteTarget, bytes: Uint8Array, expectId: stri
   try {
     const f = fs.fstatSync(fd, { bigint: true });
     if (!f.isFile() || `${f.dev}:${f.ino}` !== expectId) {
-      throw new PathError(`\`${t.logical}\` changed while it was being written; try again.`);
+      throw new PathError(`${showPath(t.logical)} changed while it was being written; try again.`);
     }
     refuseLinked(f, t.logical);
     fs.ftruncateSync(fd, 0);
@@ -376,13 +381,13 @@ export function replaceContent(
   expectId: string | null,
 ): void {
   if (t.inPlace) {
-    if (expectId === null) throw new PathError(`\`${t.logical}\` does not exist.`);
+    if (expectId === null) throw new PathError(`${showPath(t.logical)} does not exist.`);
     return rewriteInPlace(t, bytes, expectId);
   }
   const tmp = stageTemp(t, bytes, mode);
   try {
     if (currentId(t) !== expectId) {
-      throw new PathError(`\`${t.logical}\` changed while it was being written; try again.`);
+      throw new PathError(`${showPath(t.logical)} changed while it was being written; try again.`);
     }
     renameIn(t, tmp, t.name);
   } catch (e) {

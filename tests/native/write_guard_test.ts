@@ -3,6 +3,7 @@
  * non-admitted Artifacts, and files with more than one hard link.
  */
 
+import { showPath } from "../../lib/paths/show_path.ts";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
@@ -45,7 +46,7 @@ Deno.test("files_write refuses every path through .git, in any spelling that rea
     for (const p of GIT_SPELLINGS) {
       const m = err(await call("files_write", { path: p, content: "[filter]\n" }, t.e));
       assert.match(m, /inside git's control folder/, p);
-      assert.ok(m.includes(`\`${p}\``), p);
+      assert.ok(m.includes(showPath(p)), p); // quoted and escaped
     }
     assert.deepEqual(snapshot(t.app), before, "nothing was written or created");
   } finally {
