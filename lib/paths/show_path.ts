@@ -14,7 +14,29 @@ import { cutUnits } from "../protocols/text_clean.ts";
 /** Most code units of a path shown in a message. */
 export const SHOWN_PATH_UNITS = 160;
 
-const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Cs}`]/gu;
+/** Characters that could hide or rewrite text, the backtick aside (it only matters in quotes). */
+const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Cs}]/gu;
+const UNSAFE_QUOTED = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Cs}`]/gu;
+
+function escaped(text: string, unsafe: RegExp): string {
+  return text.replace(unsafe, (ch) => `\\u{${ch.codePointAt(0)!.toString(16)}}`);
+}
+
+/**
+ * `text` with every character that could hide or rewrite text escaped as `\u{…}`, cut
+ * after `max` UTF-16 code units (with `…`) when given — for text shown unquoted, such as a
+ * manifest key path or a whole message.
+ *
+ * @example
+ * ```ts
+ * import { escapeShown } from "./show_path.ts";
+ * escapeShown("artifacts.a\u001b[2J"); // "artifacts.a\\u{1b}[2J"
+ * ```
+ */
+export function escapeShown(text: string, max = Number.POSITIVE_INFINITY): string {
+  const cut = cutUnits(text, max);
+  return `${escaped(cut, UNSAFE)}${cut.length < text.length ? "…" : ""}`;
+}
 
 /**
  * A path quoted for a message.
@@ -28,7 +50,5 @@ const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Cs}`]/gu;
  */
 export function showPath(path: string): string {
   const p = cutUnits(path, SHOWN_PATH_UNITS);
-  const cut = p.length < path.length;
-  const safe = p.replace(UNSAFE, (ch) => `\\u{${ch.codePointAt(0)!.toString(16)}}`);
-  return `\`${safe}${cut ? "…" : ""}\``;
+  return `\`${escaped(p, UNSAFE_QUOTED)}${p.length < path.length ? "…" : ""}\``;
 }

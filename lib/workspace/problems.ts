@@ -6,6 +6,7 @@
  */
 
 import { DeclarationError, type DeclarationProblem } from "../errors/errors.ts";
+import { escapeShown } from "../paths/show_path.ts";
 
 /** A TOML table as parsed. */
 export type Table = Record<string, unknown>;
@@ -15,15 +16,6 @@ export const MAX_REPORTED_PROBLEMS = 100;
 
 /** Most UTF-16 code units of a key path shown in a message. */
 const SHOWN_KEY_UNITS = 160;
-
-// Characters that could hide or rewrite text on a terminal: controls (ESC, CR, LF, …),
-// format characters (bidirectional overrides, zero-width), line and paragraph separators,
-// private-use, unassigned and lone surrogates — the rules of lib/paths/show_path.ts.
-const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Cs}]/gu;
-
-function escapeUnsafe(text: string): string {
-  return text.replace(UNSAFE, (ch) => `\\u{${ch.codePointAt(0)!.toString(16)}}`);
-}
 
 /**
  * A manifest-derived key path as it appears in a message: every character that could
@@ -36,11 +28,7 @@ function escapeUnsafe(text: string): string {
  * ```
  */
 export function showKeyPath(keyPath: string): string {
-  if (keyPath.length <= SHOWN_KEY_UNITS) return escapeUnsafe(keyPath);
-  let end = SHOWN_KEY_UNITS;
-  const c = keyPath.charCodeAt(end - 1);
-  if (c >= 0xd800 && c <= 0xdbff) end--; // never split a surrogate pair
-  return `${escapeUnsafe(keyPath.slice(0, end))}…`;
+  return escapeShown(keyPath, SHOWN_KEY_UNITS);
 }
 
 /** The manifest's lines, indexed once so locating a key path does not rescan them. */
@@ -85,7 +73,7 @@ export class Problems {
       file: this.#file,
       keyPath: showKeyPath(keyPath),
       line,
-      message: escapeUnsafe(message),
+      message: escapeShown(message),
     });
   }
 
