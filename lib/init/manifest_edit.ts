@@ -17,13 +17,9 @@ import {
 import type { Buffer } from "node:buffer";
 import { PathError } from "../errors/errors.ts";
 import { existsError } from "./undo_log.ts";
+import { errnoOf } from "../paths/errno.ts";
 
 const MANIFEST = "toolhost.toml";
-
-function codeOf(e: unknown): string {
-  const code = (e as { code?: unknown }).code;
-  return typeof code === "string" ? code : "error";
-}
 
 function isSymlink(path: string): boolean {
   try {
@@ -35,8 +31,8 @@ function isSymlink(path: string): boolean {
 
 /** A value-free error for a failed manifest write (Node's own message names the path). */
 function manifestError(path: string, e: unknown): PathError {
-  if (codeOf(e) !== "EEXIST") {
-    return new PathError(`could not write \`${MANIFEST}\` (${codeOf(e)})`);
+  if ((errnoOf(e) ?? "error") !== "EEXIST") {
+    return new PathError(`could not write \`${MANIFEST}\` (${(errnoOf(e) ?? "error")})`);
   }
   if (!isSymlink(path)) return existsError(MANIFEST);
   return new PathError(
@@ -87,7 +83,7 @@ export function appendToManifest(path: string, text: string): ManifestEdit {
   try {
     before = readFileSync(path);
   } catch (e) {
-    throw new PathError(`could not read \`${MANIFEST}\` (${codeOf(e)})`);
+    throw new PathError(`could not read \`${MANIFEST}\` (${(errnoOf(e) ?? "error")})`);
   }
   const crlf = before.includes("\r\n");
   const endsWithNewline = before.length === 0 || before[before.length - 1] === 0x0a;

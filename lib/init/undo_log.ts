@@ -10,11 +10,7 @@ import { chmodSync, existsSync, mkdirSync, rmdirSync, rmSync, writeFileSync } fr
 import { dirname, join, posix } from "node:path";
 import { PathError } from "../errors/errors.ts";
 import type { ManifestEdit } from "./manifest_edit.ts";
-
-function codeOf(e: unknown): string {
-  const code = (e as { code?: unknown }).code;
-  return typeof code === "string" ? code : "error";
-}
+import { errnoOf } from "../paths/errno.ts";
 
 /**
  * Creates folders and files below a root, remembering each, and undoes them.
@@ -51,7 +47,7 @@ export class UndoLog {
     try {
       mkdirSync(abs);
     } catch (e) {
-      throw new PathError(`could not create ${label} (${codeOf(e)})`);
+      throw new PathError(`could not create ${label} (${(errnoOf(e) ?? "error")})`);
     }
     this.#dirs.push(abs);
   }
@@ -63,8 +59,8 @@ export class UndoLog {
     try {
       writeFileSync(abs, text, { flag: "wx", mode });
     } catch (e) {
-      if (codeOf(e) === "EEXIST") throw existsError(rel);
-      throw new PathError(`could not create \`${rel}\` (${codeOf(e)})`);
+      if ((errnoOf(e) ?? "error") === "EEXIST") throw existsError(rel);
+      throw new PathError(`could not create \`${rel}\` (${(errnoOf(e) ?? "error")})`);
     }
     this.#files.push(abs);
     chmodSync(abs, mode); // exactly this mode, whatever the umask

@@ -10,6 +10,7 @@ import { isTable, type Problems, type Table } from "./problems.ts";
 import { isValidName } from "./names.ts";
 import { relPathProblem } from "./rel_path.ts";
 import { LIMITS } from "../results/types.ts";
+import { leavesWorkspace } from "./program_path.ts";
 
 /**
  * Read a string field; records a problem when present with another type or when
@@ -159,6 +160,30 @@ export function readRoots(p: Problems, at: string, t: Table): string[] {
     if (why) p.add(`${at}.artifact_roots[${i}]`, `must be a workspace-relative folder: it ${why}`);
   });
   return list;
+}
+
+/**
+ * Record a problem for each artifact root that leads out of the workspace `root` through
+ * a symlink (roots are checked again when used).
+ *
+ * @example
+ * ```ts
+ * import { Problems } from "./problems.ts";
+ * import { checkRootsInside } from "./fields.ts";
+ * checkRootsInside(new Problems("t", ""), "/ws", ["out"], "artifacts.app");
+ * ```
+ */
+export function checkRootsInside(
+  p: Problems,
+  root: string,
+  roots: readonly string[],
+  at: string,
+): void {
+  roots.forEach((r, i) => {
+    if (leavesWorkspace(root, r)) {
+      p.add(`${at}.artifact_roots[${i}]`, "resolves outside the workspace (a symlink)");
+    }
+  });
 }
 
 /**

@@ -30,10 +30,17 @@ import {
   RESOURCE_LIMIT_KEYS,
 } from "../limits/parse_limits.ts";
 import type { ResourceLimits } from "../limits/types.ts";
-import { readRoots, readString, readStringArray, readTimeoutMs, typeName } from "./fields.ts";
+import {
+  checkRootsInside,
+  readRoots,
+  readString,
+  readStringArray,
+  readTimeoutMs,
+  typeName,
+} from "./fields.ts";
 import { isValidName } from "./names.ts";
 import { checkKeys, isTable, type Problems, type Table } from "./problems.ts";
-import { isInsideWorkspace, leavesWorkspace } from "./program_path.ts";
+import { isInsideWorkspace } from "./program_path.ts";
 import type { Audience, Workspace } from "./types.ts";
 import { isEnvName } from "../process/env.ts";
 
@@ -138,11 +145,7 @@ function parseExtension(
   const args = readStringArray(p, at, t, "args", false) ?? [];
   const env = readEnv(p, at, t.env);
   const artifactRoots = readRoots(p, at, t);
-  artifactRoots.forEach((r, i) => {
-    if (leavesWorkspace(ws.root, r)) {
-      p.add(`${at}.artifact_roots[${i}]`, "resolves outside the workspace (a symlink)");
-    }
-  });
+  checkRootsInside(p, ws.root, artifactRoots, at);
   const timeoutMs = readTimeoutMs(p, at, t.timeout_ms, LIMITS.defaultTimeoutMs);
   const audience = readString(p, at, t, "audience", false) ?? "agent";
   if (audience !== "agent" && audience !== "human") {

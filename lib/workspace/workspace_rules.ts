@@ -5,7 +5,8 @@
  * @module
  */
 
-import { isInsideWorkspace, leavesWorkspace } from "./program_path.ts";
+import { isInsideWorkspace } from "./program_path.ts";
+import { checkRootsInside } from "./fields.ts";
 import { publishedName, RESERVED_TOOL_NAMES, sessionPinKey } from "./names.ts";
 import type { Problems } from "./problems.ts";
 import { evalScope } from "./scope.ts";
@@ -66,11 +67,7 @@ function checkRootsStayInside(p: Problems, ws: Workspace, a: Artifact): void {
     if (t.type === "command") owners.push(t);
   }
   for (const o of owners) {
-    o.artifactRoots.forEach((r, i) => {
-      if (leavesWorkspace(ws.root, r)) {
-        p.add(`${o.keyPath}.artifact_roots[${i}]`, "resolves outside the workspace (a symlink)");
-      }
-    });
+    checkRootsInside(p, ws.root, o.artifactRoots, o.keyPath);
   }
 }
 
