@@ -107,8 +107,10 @@ function realStateDir(stateDir: string): string {
   const rest: string[] = [];
   for (;;) {
     try {
+      // Kept even while the folder is missing: it is later made below the same parent
+      // (and a link swapped in there is refused by Registry.open's state-dir check).
       const real = path.join(fs.realpathSync(p), ...rest.reverse());
-      if (rest.length === 0) realStateDirs.set(stateDir, real); // final once it exists
+      realStateDirs.set(stateDir, real);
       return real;
     } catch {
       const parent = path.dirname(p);
