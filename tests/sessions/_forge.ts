@@ -13,7 +13,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TerminateOptions, TerminateReport } from "../../lib/process/kill_group.ts";
 import type { ProcessRecord } from "../../lib/process/proc_identity.ts";
-import { readProcStat } from "../../lib/process/proc_identity.ts";
 import { type GroupHandle, spawnGroup } from "../../lib/process/spawn_group.ts";
 
 /** An owner record no live process can match (pid above any pid_max). */
