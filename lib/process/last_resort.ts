@@ -30,7 +30,7 @@ function runAll(): void {
 
 /**
  * Run `fn` synchronously when the process exits (`exit`, or `unload` — Deno's own exit
- * call fires only that), or dies of an uncaught error on Deno.
+ * call fires only that), or dies of an uncaught error under Deno (which skips both).
  * `fn` must be synchronous, quick and idempotent (it may run more than once).
  *
  * @example
