@@ -44,10 +44,17 @@ export interface BuildLockOptions {
  * ```
  */
 export function extensionLock(
-  decl: Pick<ExtensionDecl, "command" | "args">,
+  decl: Pick<ExtensionDecl, "command" | "args" | "remote" | "enabledTools" | "disabledTools">,
   tools: readonly Pick<Tool, "name" | "description" | "inputSchema">[],
 ): ExtensionLock {
-  const out: ExtensionLock = { command: decl.command, args: [...decl.args], tools: emptyRecord() };
+  const out: ExtensionLock = {
+    command: decl.command,
+    args: [...decl.args],
+    ...(decl.remote ? { url: decl.remote.url } : {}),
+    ...(decl.enabledTools ? { enabled_tools: [...decl.enabledTools] } : {}),
+    ...(decl.disabledTools ? { disabled_tools: [...decl.disabledTools] } : {}),
+    tools: emptyRecord(),
+  };
   for (const t of tools) out.tools[t.name] = toolHashes(t.description ?? "", t.inputSchema);
   return out;
 }

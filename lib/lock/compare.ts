@@ -26,7 +26,15 @@ export interface Drift {
   /** Its name (published tool name, session key, extension name, `EXT/tool`, eval id). */
   name: string;
   /** Which field: `entry` (the whole entry), `description`, `inputSchema`, `executionPaths`, `command`, `args`. */
-  field: "entry" | "description" | "inputSchema" | "executionPaths" | "command" | "args";
+  field:
+    | "entry"
+    | "description"
+    | "inputSchema"
+    | "executionPaths"
+    | "command"
+    | "args"
+    | "url"
+    | "filters";
   /** How. */
   change: "added" | "removed" | "changed";
   /** The declared execution path, for `executionPaths`. */
@@ -103,7 +111,7 @@ export function compareRegistryPart(locked: RegistryPart, now: RegistryPart): Dr
 }
 
 /**
- * Differences in an extension's declaration (command and args) from its lock entry, or
+ * Differences in an extension's declaration (command, args, url, tool filters) from its lock entry, or
  * one `added` drift when the lock has no entry for it. Non-empty means: do not start it.
  *
  * @example
@@ -115,7 +123,13 @@ export function compareRegistryPart(locked: RegistryPart, now: RegistryPart): Dr
 export function compareExtensionDecl(
   name: string,
   locked: ExtensionLock | undefined,
-  decl: { command: string; args: readonly string[] },
+  decl: {
+    command: string;
+    args: readonly string[];
+    remote?: { url: string };
+    enabledTools?: readonly string[];
+    disabledTools?: readonly string[];
+  },
 ): Drift[] {
   if (locked === undefined) return [{ kind: "extension", name, field: "entry", change: "added" }];
   const out: Drift[] = [];
@@ -124,6 +138,17 @@ export function compareExtensionDecl(
   }
   if (canonicalJson(locked.args) !== canonicalJson(decl.args)) {
     out.push({ kind: "extension", name, field: "args", change: "changed" });
+  }
+  if ((locked.url ?? "") !== (decl.remote?.url ?? "")) {
+    out.push({ kind: "extension", name, field: "url", change: "changed" });
+  }
+  const filters = (e?: readonly string[], d?: readonly string[]) =>
+    canonicalJson([e ?? null, d ?? null]);
+  if (
+    filters(locked.enabled_tools, locked.disabled_tools) !==
+      filters(decl.enabledTools, decl.disabledTools)
+  ) {
+    out.push({ kind: "extension", name, field: "filters", change: "changed" });
   }
   return out;
 }
@@ -160,6 +185,8 @@ const FIELD_TEXT: Record<Drift["field"], string> = {
   executionPaths: "execution path",
   command: "command",
   args: "args",
+  url: "url",
+  filters: "enabled_tools/disabled_tools",
 };
 
 /**

@@ -56,7 +56,12 @@ export class ExtensionLockCheck {
   }
 
   /** Differences that forbid starting the extension at all (empty: it may start). */
-  serverDrift(decl: Pick<ExtensionDecl, "name" | "command" | "args">): Drift[] {
+  serverDrift(
+    decl: Pick<
+      ExtensionDecl,
+      "name" | "command" | "args" | "remote" | "enabledTools" | "disabledTools"
+    >,
+  ): Drift[] {
     if (this.locked === undefined) {
       return [{ kind: "eval", name: this.evalId, field: "entry", change: "added" }];
     }

@@ -74,10 +74,16 @@ export interface ExtensionToolLock {
 
 /** One extension. */
 export interface ExtensionLock {
-  /** Command as declared. */
+  /** Command as declared ("" for a remote extension). */
   command: string;
   /** Arguments as declared. */
   args: string[];
+  /** A remote extension's URL (never its headers or tokens). */
+  url?: string;
+  /** Its `enabled_tools`, when declared. */
+  enabled_tools?: string[];
+  /** Its `disabled_tools`, when declared. */
+  disabled_tools?: string[];
   /** Tools it listed, by their own (unpublished) names. */
   tools: Record<string, ExtensionToolLock>;
 }
@@ -111,10 +117,18 @@ function malformed(at: string, what: string): LockMismatch {
   return new LockMismatch(`toolhost.lock: ${showKeyPath(at)} ${what}`);
 }
 
-function exactKeys(v: unknown, keys: string[], at: string): Record<string, unknown> {
+/** Keys an extension entry may have beyond the required ones. */
+const OPTIONAL_EXT = ["url", "enabled_tools", "disabled_tools"];
+
+function exactKeys(
+  v: unknown,
+  keys: string[],
+  at: string,
+  optional: string[] = [],
+): Record<string, unknown> {
   if (!isObj(v)) throw malformed(at, "must be an object");
   for (const k of Object.keys(v)) {
-    if (!keys.includes(k)) throw malformed(at, "has an unknown key");
+    if (!keys.includes(k) && !optional.includes(k)) throw malformed(at, "has an unknown key");
   }
   for (const k of keys) {
     if (!Object.hasOwn(v, k)) throw malformed(at, `lacks \`${k}\``);
@@ -146,9 +160,12 @@ function checkEval(id: string, v: unknown): void {
   }
   for (const [k, pins] of Object.entries(e.sessions)) hashMap(pins, `${at}.sessions.${k}`);
   for (const [n, x] of Object.entries(e.extensions)) {
-    const o = exactKeys(x, ["command", "args", "tools"], `${at}.extensions.${n}`);
-    const argsOk = Array.isArray(o.args) && o.args.every((a) => typeof a === "string");
-    if (typeof o.command !== "string" || !argsOk || !isObj(o.tools)) {
+    const o = exactKeys(x, ["command", "args", "tools"], `${at}.extensions.${n}`, OPTIONAL_EXT);
+    const strings = (v: unknown) => Array.isArray(v) && v.every((a) => typeof a === "string");
+    const optionalOk = (o.url === undefined || typeof o.url === "string") &&
+      (o.enabled_tools === undefined || strings(o.enabled_tools)) &&
+      (o.disabled_tools === undefined || strings(o.disabled_tools));
+    if (typeof o.command !== "string" || !strings(o.args) || !isObj(o.tools) || !optionalOk) {
       throw malformed(`${at}.extensions.${n}`, "is malformed");
     }
     for (const [tn, t] of Object.entries(o.tools)) hashPair(t, `${at}.extensions.${n}.tools.${tn}`);

@@ -9,10 +9,17 @@
  * args = ["-y", "@modelcontextprotocol/server-filesystem@2026.8.31", "docs"]
  * env = { LOG_LEVEL = "warn" }          # added to the author's environment
  * artifact_roots = ["out"]              # workspace-relative; odek refs must resolve inside
- * timeout_ms = 30000                    # per request (start, list, call); default 120000
+ * timeout_ms = 30000                    # per request (list, call); default 120000
+ * connect_timeout_ms = 10000            # start + initialize; default: timeout_ms
  * audience = "agent"                    # "agent" (default) | "human"
  * max_memory_mb = 512                   # resource limits of the server's process group
  * overflow = "artifact"                 # oversized results: "artifact" (default) | "truncate"
+ * enabled_tools = ["read_*"]            # only these of its tools (names or globs)
+ * disabled_tools = ["write_file"]       # never these
+ *
+ * [extensions.tracker]                  # a remote server: see parse_remote.ts
+ * url = "https://mcp.example.com/mcp"
+ * bearer_token_env_var = "TRACKER_TOKEN"
  *
  * [artifacts.app.evals.review]
  * audience = "agent"
@@ -30,19 +37,23 @@ import {
   RESOURCE_LIMIT_KEYS,
 } from "../limits/parse_limits.ts";
 import type { ResourceLimits } from "../limits/types.ts";
-import {
-  checkRootsInside,
-  readRoots,
-  readString,
-  readStringArray,
-  readTimeoutMs,
-  typeName,
-} from "./fields.ts";
+import { checkRootsInside, readRoots, readString, readStringArray, typeName } from "./fields.ts";
 import { isValidName } from "./names.ts";
 import { checkKeys, isTable, type Problems, type Table } from "./problems.ts";
 import { isInsideWorkspace } from "./program_path.ts";
 import type { Audience, Workspace } from "./types.ts";
 import { isEnvName } from "../process/env.ts";
+import {
+  FILTER_KEYS,
+  readFilter,
+  readRemote,
+  readTimeouts,
+  REMOTE_KEYS,
+  type RemoteDecl,
+  TIMEOUT_KEYS,
+} from "./parse_remote.ts";
+
+export type { RemoteDecl } from "./parse_remote.ts";
 
 /** Keys an `[extensions.NAME]` table accepts. */
 export const EXTENSION_KEYS = [
@@ -50,18 +61,33 @@ export const EXTENSION_KEYS = [
   "args",
   "env",
   "artifact_roots",
-  "timeout_ms",
   "audience",
   ...RESOURCE_LIMIT_KEYS,
   "overflow",
+  ...REMOTE_KEYS,
+  ...TIMEOUT_KEYS,
+  "timeout_ms",
+  ...FILTER_KEYS,
 ];
 
-/** A declared extension (an MCP server started over stdio). */
+/** Keys only an extension started as a process (`command`) takes. */
+const COMMAND_ONLY_KEYS = ["args", "env", ...RESOURCE_LIMIT_KEYS];
+
+/** A declared extension (an MCP server started over stdio, or a remote one). */
 export interface ExtensionDecl {
   /** Extension name: `[a-z0-9][a-z0-9_-]*`, at most 64 characters. */
   name: string;
-  /** Command as written: a PATH name, or a workspace-relative path with `/`. */
+  /**
+   * Command as written: a PATH name, or a workspace-relative path with `/`. Empty for a
+   * remote extension (see {@link ExtensionDecl.remote}).
+   */
   command: string;
+  /** How a remote extension (`url = ...`) is reached; absent for a command. */
+  remote?: RemoteDecl;
+  /** Only the server's tools matching one of these names/globs are taken. */
+  enabledTools?: string[];
+  /** The server's tools matching one of these names/globs are never taken. */
+  disabledTools?: string[];
   /** Literal argv (no placeholders). */
   args: string[];
   /** Variables added to the author's environment. */
@@ -70,6 +96,8 @@ export interface ExtensionDecl {
   artifactRoots: string[];
   /** Deadline of each request to the server, in ms (default 120000). */
   timeoutMs: number;
+  /** Deadline of starting/connecting and initializing, ms (default: `timeoutMs`). */
+  connectTimeoutMs?: number;
   /** Which evals may admit it. Default `"agent"`. */
   audience: Audience;
   /** TOML key path (`extensions.NAME`). */
@@ -137,22 +165,22 @@ function parseExtension(
   }
   const before = p.list.length;
   checkKeys(p, at, t, EXTENSION_KEYS);
-  const command = readString(p, at, t, "command", true);
-  if (command === "") p.add(`${at}.command`, "must not be empty");
-  else if (command?.includes("/") && !isInsideWorkspace(ws.root, ws.root, command)) {
-    p.add(`${at}.command`, "resolves outside the workspace");
-  }
+  const remote = t.url !== undefined;
+  const command = remote ? readRemoteOnly(p, at, t) : readCommand(p, ws, at, t);
   const args = readStringArray(p, at, t, "args", false) ?? [];
   const env = readEnv(p, at, t.env);
   const artifactRoots = readRoots(p, at, t);
   checkRootsInside(p, ws.root, artifactRoots, at);
-  const timeoutMs = readTimeoutMs(p, at, t.timeout_ms, LIMITS.defaultTimeoutMs);
+  const { timeoutMs, connectTimeoutMs } = readTimeouts(p, at, t, LIMITS.defaultTimeoutMs);
   const audience = readString(p, at, t, "audience", false) ?? "agent";
   if (audience !== "agent" && audience !== "human") {
     p.add(`${at}.audience`, 'must be "agent" or "human"');
   }
   const limits = readLimits(p, at, t);
   const overflow = readOverflow(p, at, t, "artifact");
+  const enabledTools = readFilter(p, at, t, "enabled_tools");
+  const disabledTools = readFilter(p, at, t, "disabled_tools");
+  const remoteDecl = remote ? readRemote(p, at, t) : undefined;
   if (p.list.length > before || command === undefined) return undefined;
   return {
     name,
@@ -161,11 +189,40 @@ function parseExtension(
     env,
     artifactRoots,
     timeoutMs,
+    ...(connectTimeoutMs !== timeoutMs ? { connectTimeoutMs } : {}),
     audience: audience as Audience,
     keyPath: at,
+    ...(remoteDecl ? { remote: remoteDecl } : {}),
+    ...(enabledTools ? { enabledTools } : {}),
+    ...(disabledTools ? { disabledTools } : {}),
     ...(limits ? { limits } : {}),
     ...(t.overflow !== undefined ? { overflow } : {}),
   };
+}
+
+function readCommand(p: Problems, ws: Workspace, at: string, t: Table): string | undefined {
+  if (t.command === undefined) {
+    p.add(`${at}.command`, "is required (a string), or `url` for a remote server");
+    return undefined;
+  }
+  const command = readString(p, at, t, "command", true);
+  if (command === "") p.add(`${at}.command`, "must not be empty");
+  else if (command?.includes("/") && !isInsideWorkspace(ws.root, ws.root, command)) {
+    p.add(`${at}.command`, "resolves outside the workspace");
+  }
+  for (const k of REMOTE_KEYS.filter((k) => k !== "url" && t[k] !== undefined)) {
+    p.add(`${at}.${k}`, "applies to a remote extension (`url`) only");
+  }
+  return command;
+}
+
+/** A remote table: no process keys. Its command is "" (see ExtensionDecl.command). */
+function readRemoteOnly(p: Problems, at: string, t: Table): string {
+  if (t.command !== undefined) p.add(`${at}.command`, "cannot be given together with `url`");
+  for (const k of COMMAND_ONLY_KEYS.filter((k) => t[k] !== undefined)) {
+    p.add(`${at}.${k}`, "applies to an extension started with `command` only");
+  }
+  return "";
 }
 
 function readEnv(p: Problems, at: string, v: unknown): Record<string, string> {

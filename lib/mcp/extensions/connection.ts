@@ -25,6 +25,12 @@ import { resolveProgram } from "../../workspace/program_path.ts";
 import { VERSION } from "../../version.ts";
 import { nestingWithin } from "../../results/json_depth.ts";
 import { NotDeliveredError, ProcessGroupTransport } from "./group_transport.ts";
+import {
+  httpStatusOf,
+  remoteHeaders,
+  type RemoteKind,
+  RemoteTransport,
+} from "./remote_transport.ts";
 
 /**
  * Most pages of `tools/list` followed.
@@ -86,10 +92,16 @@ export class ExtensionCallError extends ToolhostError {
 export class ExtensionStartError extends ExtensionCallError {
   /** The process was spawned (then stopped again). */
   readonly spawned: boolean;
+  /**
+   * A later attempt may succeed (a remote server that could not be reached), so the
+   * failure is not kept for good. Default false.
+   */
+  readonly retryable: boolean;
   /** Create the error. */
-  constructor(message: string, spawned: boolean) {
+  constructor(message: string, spawned: boolean, retryable = false) {
     super(message);
     this.spawned = spawned;
+    this.retryable = retryable;
   }
 }
 
@@ -130,7 +142,52 @@ export function extensionMessage(e: unknown, decl: ExtensionDecl): string {
     return `The extension ${name} failed (MCP error ${e.code}).`;
   }
   if (e instanceof ToolhostError) return `The extension ${name} cannot start: ${e.message}`;
+  const status = decl.remote ? httpStatusOf(e) : undefined;
+  if (status !== undefined) return `The extension ${name} answered HTTP ${status}.`;
   return `The extension ${name} failed.`;
+}
+
+/**
+ * Why a remote extension could not be connected: value-free (never the server's text,
+ * a header or a token), naming what to set for 401/403.
+ */
+function remoteStartError(e: unknown, decl: ExtensionDecl): ExtensionStartError {
+  const name = `\`${decl.name}\``;
+  const status = httpStatusOf(e);
+  if (status === 401 || status === 403) {
+    const r = decl.remote!;
+    const vars = [r.bearerTokenEnvVar, ...Object.values(r.envHttpHeaders)].filter((v) =>
+      v !== undefined
+    );
+    const fix = vars.length > 0
+      ? `check that the environment variable ${
+        vars.map((v) => `\`${v}\``).join(", ")
+      } holds valid credentials`
+      : `it needs credentials: set bearer_token_env_var (or env_http_headers) in ${decl.keyPath} and that environment variable`;
+    return new ExtensionStartError(
+      `The extension ${name} was refused by its server (HTTP ${status}): ${fix}.`,
+      false,
+    );
+  }
+  if (e instanceof McpError && e.code === ErrorCode.RequestTimeout) {
+    return new ExtensionStartError(
+      `The extension ${name} did not answer within ${decl.connectTimeoutMs ?? decl.timeoutMs} ms.`,
+      false,
+      true,
+    );
+  }
+  if (status !== undefined) {
+    return new ExtensionStartError(
+      `The extension ${name} cannot connect: its server answered HTTP ${status}.`,
+      false,
+      status >= 500 || status === 429,
+    );
+  }
+  return new ExtensionStartError(
+    `The extension ${name} cannot connect: its server could not be reached or did not speak MCP.`,
+    false,
+    true,
+  );
 }
 
 /**
@@ -158,15 +215,19 @@ export function notDelivered(e: unknown): boolean {
  * ```
  */
 export class ExtensionConnection {
-  /** The transport (process group). */
-  readonly transport: ProcessGroupTransport;
+  /** The transport (process group, or a remote connection). */
+  readonly transport: ProcessGroupTransport | RemoteTransport;
   /** The initialized client. */
   readonly client: Client;
   /** The decl. */
   readonly decl: ExtensionDecl;
   #ended = false;
 
-  private constructor(decl: ExtensionDecl, transport: ProcessGroupTransport, client: Client) {
+  private constructor(
+    decl: ExtensionDecl,
+    transport: ProcessGroupTransport | RemoteTransport,
+    client: Client,
+  ) {
     this.decl = decl;
     this.transport = transport;
     this.client = client;
@@ -183,8 +244,62 @@ export class ExtensionConnection {
     return hit ? limitMessage(hit, this.decl.limits) : undefined;
   }
 
-  /** Spawn and initialize; throws {@link ExtensionStartError} (value-free) on failure. */
-  static async open(o: ConnectionOptions): Promise<ExtensionConnection> {
+  /**
+   * Spawn (or, for a remote extension, connect) and initialize; throws
+   * {@link ExtensionStartError} (value-free) on failure.
+   */
+  static open(o: ConnectionOptions): Promise<ExtensionConnection> {
+    return o.decl.remote ? ExtensionConnection.#openRemote(o) : ExtensionConnection.#spawn(o);
+  }
+
+  static #client(
+    decl: ExtensionDecl,
+    transport: ProcessGroupTransport | RemoteTransport,
+    o: ConnectionOptions,
+  ): ExtensionConnection {
+    const client = new Client({ name: "toolhost", version: VERSION }, { capabilities: {} });
+    const conn = new ExtensionConnection(decl, transport, client);
+    client.onclose = () => {
+      conn.#ended = true;
+    };
+    client.onerror = () => {};
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => o.onToolsChanged?.());
+    return conn;
+  }
+
+  /** Connect over Streamable HTTP; fall back to HTTP+SSE when the server answers as one. */
+  static async #openRemote(o: ConnectionOptions): Promise<ExtensionConnection> {
+    const { decl } = o;
+    const remote = decl.remote!;
+    const h = remoteHeaders(decl, o.env);
+    if (!h.ok) {
+      const vars = h.missing.map((v) => `\`${v}\``).join(", ");
+      throw new ExtensionStartError(
+        `The extension \`${decl.name}\` cannot connect: set the environment variable ${vars} (named in ${decl.keyPath}).`,
+        false,
+      );
+    }
+    let first: unknown;
+    for (const kind of ["streamable-http", "sse"] as RemoteKind[]) {
+      const transport = new RemoteTransport(kind, remote.url, h.headers);
+      const conn = ExtensionConnection.#client(decl, transport, o);
+      try {
+        await conn.client.connect(transport, { timeout: decl.connectTimeoutMs ?? decl.timeoutMs });
+        return conn;
+      } catch (e) {
+        await transport.close().catch(() => {});
+        first ??= e;
+        // A legacy HTTP+SSE server refuses the Streamable HTTP POST (400/404/405).
+        const status = httpStatusOf(e);
+        if (kind === "sse" || !(status === 400 || status === 404 || status === 405)) {
+          throw remoteStartError(kind === "sse" && httpStatusOf(e) !== undefined ? e : first, decl);
+        }
+      }
+    }
+    throw remoteStartError(first, decl);
+  }
+
+  static async #spawn(o: ConnectionOptions): Promise<ExtensionConnection> {
     const { decl } = o;
     const env = toolEnvironment(o.env, decl.env);
     const prog = resolveProgram(decl.command, o.root, o.root, env);
@@ -213,15 +328,9 @@ export class ExtensionConnection {
       graceMs: o.graceMs,
       guard,
     });
-    const client = new Client({ name: "toolhost", version: VERSION }, { capabilities: {} });
-    const conn = new ExtensionConnection(decl, transport, client);
-    client.onclose = () => {
-      conn.#ended = true;
-    };
-    client.onerror = () => {};
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => o.onToolsChanged?.());
+    const conn = ExtensionConnection.#client(decl, transport, o);
     try {
-      await client.connect(transport, { timeout: decl.timeoutMs });
+      await conn.client.connect(transport, { timeout: decl.connectTimeoutMs ?? decl.timeoutMs });
     } catch (e) {
       await transport.close();
       const why = conn.limitMessage ?? extensionMessage(e, decl);

@@ -30,6 +30,7 @@ import {
   notDelivered,
 } from "./connection.ts";
 import { type RestartOptions, RestartPolicy } from "./restart_policy.ts";
+import { toolFilter } from "./tool_filter.ts";
 
 export { ExtensionCallError, MAX_EXTENSION_TOOLS, MAX_LIST_PAGES } from "./connection.ts";
 
@@ -121,12 +122,16 @@ export class ExtensionServer {
   #opening?: Promise<ExtensionConnection>;
   #firstFailure?: ExtensionCallError;
   #tools?: Promise<Tool[]>;
+  /** A remote server that could not be reached: the next attempt waits its backoff. */
+  #unreachable = false;
+  readonly #keep: (name: string) => boolean;
 
   /** Create; nothing runs until the first list or call. */
   constructor(decl: ExtensionDecl, opts: ExtensionServerOptions) {
     this.decl = decl;
     this.#opts = opts;
     this.#policy = new RestartPolicy(opts.restart);
+    this.#keep = toolFilter(decl);
     this.readiness = {
       name: decl.name,
       started: false,
@@ -163,7 +168,7 @@ export class ExtensionServer {
     return this.#opening;
   }
 
-  async #restartGate(old: ExtensionConnection): Promise<void> {
+  async #restartGate(old: ExtensionConnection | undefined): Promise<void> {
     const d = this.#policy.next();
     if (!d.ok) {
       throw new ExtensionCallError(
@@ -174,7 +179,7 @@ export class ExtensionServer {
       );
     }
     if (d.waitMs > 0) await sleep(d.waitMs, this.#stop.signal);
-    await old.close(); // the dead generation's group is confirmed gone first
+    await old?.close(); // the dead generation's group is confirmed gone first
     if (this.#stop.signal.aborted) {
       throw new ExtensionCallError(`The extension \`${this.decl.name}\` is stopped.`);
     }
@@ -184,7 +189,7 @@ export class ExtensionServer {
 
   async #open(): Promise<ExtensionConnection> {
     const old = this.#conn;
-    if (old) await this.#restartGate(old);
+    if (old || this.#unreachable) await this.#restartGate(old);
     const holder: { conn?: ExtensionConnection } = {};
     try {
       holder.conn = await ExtensionConnection.open({
@@ -198,7 +203,8 @@ export class ExtensionServer {
       const err = e instanceof ExtensionCallError
         ? e
         : new ExtensionCallError(extensionMessage(e, this.decl));
-      if (!old) {
+      this.#unreachable = e instanceof ExtensionStartError && e.retryable;
+      if (!old && !this.#unreachable) {
         this.#firstFailure = err;
         this.readiness.started = e instanceof ExtensionStartError && e.spawned;
         this.readiness.error = err.message;
@@ -206,6 +212,8 @@ export class ExtensionServer {
       throw err;
     }
     this.#conn = holder.conn;
+    this.#unreachable = false;
+    delete this.readiness.error;
     this.readiness.started = true;
     this.readiness.initialized = true;
     if (old) this.#toolsChanged();
@@ -217,7 +225,11 @@ export class ExtensionServer {
     this.onToolsChanged?.();
   }
 
-  /** The server's tools (listed once per server generation and tool-list change). */
+  /**
+   * The server's tools that its `enabled_tools` / `disabled_tools` let through (listed
+   * once per server generation and tool-list change). A filtered-out tool is neither
+   * listed nor callable.
+   */
   listTools(): Promise<Tool[]> {
     this.#tools ??= this.#listTools();
     return this.#tools;
@@ -226,7 +238,7 @@ export class ExtensionServer {
   async #listTools(): Promise<Tool[]> {
     const conn = await this.#connection();
     try {
-      const tools = await conn.listTools();
+      const tools = (await conn.listTools()).filter((t) => this.#keep(t.name));
       this.readiness.toolsListed = true;
       this.readiness.toolCount = tools.length;
       return tools;
@@ -260,6 +272,9 @@ export class ExtensionServer {
     expected?: string,
   ): Promise<unknown> {
     const ext = `\`${this.decl.name}\``;
+    if (!this.#keep(name)) {
+      throw new ExtensionCallError(`The extension ${ext} does not offer the tool \`${name}\`.`);
+    }
     for (let attempt = 0;; attempt++) {
       const conn = await this.#connection();
       await this.#checkUnchanged(name, expected);

@@ -1,0 +1,173 @@
+/**
+ * The client side of a remote extension: the SDK's Streamable HTTP client transport (or,
+ * for a server that answers as one, the legacy HTTP+SSE transport) wrapped so that a
+ * broken connection ends the generation. Any transport error — a response stream cut
+ * mid-call, a POST that failed on the network, a failed reconnection — closes it, so
+ * every pending request fails at once as "connection closed" instead of waiting for its
+ * timeout, and the next call reconnects (with the restart backoff of `ExtensionServer`).
+ *
+ * Header values named by `bearer_token_env_var` / `env_http_headers` are read from the
+ * environment here, at connect time, and go nowhere but into the request headers.
+ *
+ * @module
+ */
+
+// @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
+import {
+  StreamableHTTPClientTransport,
+  StreamableHTTPError,
+} from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+// @ts-types="@modelcontextprotocol/sdk/client/sse"
+import { SSEClientTransport, SseError } from "@modelcontextprotocol/sdk/client/sse.js";
+// @ts-types="@modelcontextprotocol/sdk/shared/transport"
+import type {
+  Transport,
+  TransportSendOptions,
+} from "@modelcontextprotocol/sdk/shared/transport.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { ExtensionDecl } from "../../workspace/parse_extensions.ts";
+
+/** Which wire protocol a remote transport speaks. */
+export type RemoteKind = "streamable-http" | "sse";
+
+/**
+ * The HTTP status of a failed remote request, when it had one.
+ *
+ * @example
+ * ```ts
+ * import { httpStatusOf } from "./remote_transport.ts";
+ * httpStatusOf(new Error("x")); // undefined
+ * ```
+ */
+export function httpStatusOf(e: unknown): number | undefined {
+  if (e instanceof StreamableHTTPError || e instanceof SseError) {
+    return typeof e.code === "number" && e.code >= 100 && e.code <= 599 ? e.code : undefined;
+  }
+  if (e instanceof Error) {
+    // The SSE transport's POST failures carry the status only in their message.
+    const m = /^Error POSTing to endpoint \(HTTP (\d{3})\)/.exec(e.message);
+    if (m) return Number(m[1]);
+  }
+  return undefined;
+}
+
+/**
+ * The request headers of a remote extension, or the names of the environment variables
+ * that are unset.
+ *
+ * @example
+ * ```ts
+ * import { remoteHeaders } from "./remote_transport.ts";
+ * const decl = { remote: { url: "https://h/mcp", bearerTokenEnvVar: "T", envHttpHeaders: {}, httpHeaders: {} } };
+ * remoteHeaders(decl, { T: "abc" }); // { ok: true, headers: { Authorization: "Bearer abc" } }
+ * ```
+ */
+export function remoteHeaders(
+  decl: Pick<ExtensionDecl, "remote">,
+  env: Record<string, string>,
+): { ok: true; headers: Record<string, string> } | { ok: false; missing: string[] } {
+  const r = decl.remote;
+  const headers: Record<string, string> = { ...(r?.httpHeaders ?? {}) };
+  const missing: string[] = [];
+  const take = (name: string, variable: string, prefix = "") => {
+    const v = env[variable];
+    if (v === undefined || v === "" || /[\r\n\0]/.test(v)) missing.push(variable);
+    else headers[name] = `${prefix}${v}`;
+  };
+  for (const [name, variable] of Object.entries(r?.envHttpHeaders ?? {})) take(name, variable);
+  if (r?.bearerTokenEnvVar) take("Authorization", r.bearerTokenEnvVar, "Bearer ");
+  return missing.length > 0 ? { ok: false, missing } : { ok: true, headers };
+}
+
+/** A remote extension's transport; see the module doc. */
+export class RemoteTransport implements Transport {
+  /** Which protocol it speaks. */
+  readonly kind: RemoteKind;
+  /** No process: nothing to record or confirm. */
+  readonly record: undefined = undefined;
+  /** No process: no limit can stop it. */
+  readonly limitHit: undefined = undefined;
+  /** No process: nothing to clean up. */
+  readonly cleanup: undefined = undefined;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: <T extends JSONRPCMessage>(message: T) => void;
+  readonly #inner: Transport;
+  #closed = false;
+
+  /** Create for `url` with `headers` (see {@link remoteHeaders}); nothing is sent yet. */
+  constructor(kind: RemoteKind, url: string, headers: Record<string, string>) {
+    this.kind = kind;
+    const requestInit = { headers };
+    this.#inner = kind === "sse"
+      ? new SSEClientTransport(new URL(url), { requestInit })
+      : new StreamableHTTPClientTransport(new URL(url), {
+        requestInit,
+        // A cut stream ends the generation (see the module doc): no silent resumption.
+        reconnectionOptions: {
+          maxRetries: 0,
+          initialReconnectionDelay: 1000,
+          maxReconnectionDelay: 1000,
+          reconnectionDelayGrowFactor: 1,
+        },
+      });
+    this.#inner.onmessage = (m) => this.onmessage?.(m);
+    this.#inner.onerror = (e) => {
+      this.onerror?.(e);
+      // An HTTP status is an answer (thrown to the sender as well); anything else is
+      // a broken connection.
+      if (httpStatusOf(e) === undefined) this.close().catch(() => {});
+    };
+    this.#inner.onclose = () => this.#ended();
+  }
+
+  /** True until the connection broke or was closed. */
+  get alive(): boolean {
+    return !this.#closed;
+  }
+
+  /** The session id the server assigned (Streamable HTTP). */
+  get sessionId(): string | undefined {
+    return this.#inner.sessionId;
+  }
+
+  /** Start the inner transport. */
+  start(): Promise<void> {
+    return this.#inner.start();
+  }
+
+  /** Send; a failure without an HTTP status (the network) ends the connection. */
+  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    if (this.#closed) throw new Error("Not connected");
+    try {
+      await this.#inner.send(message, options);
+    } catch (e) {
+      if (httpStatusOf(e) === undefined) await this.close().catch(() => {});
+      throw e;
+    }
+  }
+
+  /** Tell the inner transport the negotiated protocol version. */
+  setProtocolVersion(version: string): void {
+    this.#inner.setProtocolVersion?.(version);
+  }
+
+  /** Close (idempotent); fires `onclose` once. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    try {
+      await this.#inner.close();
+    } finally {
+      this.#ended();
+    }
+  }
+
+  #ended(): void {
+    this.#closed = true;
+    const cb = this.onclose;
+    this.onclose = undefined;
+    cb?.();
+  }
+}
