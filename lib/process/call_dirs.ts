@@ -23,7 +23,15 @@
  */
 
 import { randomBytes } from "node:crypto";
-import { lstatSync, mkdirSync, realpathSync, rmdirSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  realpathSync,
+  rmdirSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { chmod, lstat, readdir, rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import process from "node:process";
@@ -248,9 +256,21 @@ export async function removeTree(path: string): Promise<void> {
   await unlockTree(path);
   try {
     await rm(path, { recursive: true, force: true, maxRetries: 2 });
-  } catch {
+  } catch (e) {
+    // Another toolhost's sweep may have removed the same tree meanwhile.
+    if ((e as { code?: string }).code === "ENOENT" && isGoneSync(path)) return;
     throw new CleanupFailed(
       "A tool call's private directory could not be removed; check its permissions.",
     );
+  }
+}
+
+/** No entry at `path` any more (not even a dangling symlink). */
+function isGoneSync(path: string): boolean {
+  try {
+    lstatSync(path);
+    return false;
+  } catch (e) {
+    return (e as { code?: string }).code === "ENOENT";
   }
 }

@@ -10,23 +10,22 @@
  * @module
  */
 
-import { lstat } from "node:fs/promises";
 import { CALL_DIR_NAME, CALL_RECORD_FILES, callsRoot, removeTree } from "../process/call_dirs.ts";
 import { DEFAULT_GRACE_MS } from "./options.ts";
 import { ownerIsAlive, readOwner } from "./session_dir.ts";
-import { type FolderSweep, sweepFolder } from "./stale_folder.ts";
+import { ageOf, type FolderSweep, sweepFolder } from "./stale_folder.ts";
 import type { SweepOptions, SweepReport } from "./sweep.ts";
 
+/** Stale: its owner exited, or it has no owner record and has not changed for
+ * `ownerlessAgeMs` (looked at after the record was found missing: an owner removing its
+ * own call directory drops the record first, which makes the folder young again). */
 async function isStale(path: string, ownerlessAgeMs: number): Promise<boolean> {
-  let st;
-  try {
-    st = await lstat(path);
-  } catch {
-    return false;
-  }
-  if (!st.isDirectory()) return false;
+  if ((await ageOf(path)) === null) return false;
   const owner = await readOwner(path);
-  if (owner === null) return Date.now() - st.mtimeMs >= ownerlessAgeMs;
+  if (owner === null) {
+    const age = await ageOf(path);
+    return age !== null && age >= ownerlessAgeMs;
+  }
   return !ownerIsAlive(owner);
 }
 

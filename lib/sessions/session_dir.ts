@@ -21,7 +21,7 @@
 
 import { randomBytes } from "node:crypto";
 import { chmod, lstat, mkdir, open, realpath, rename, rm, unlink } from "node:fs/promises";
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import process from "node:process";
 import { CleanupFailed } from "../errors/errors.ts";
@@ -202,6 +202,15 @@ async function writeSynced(path: string, text: string): Promise<void> {
   }
 }
 
+async function syncFile(path: string): Promise<void> {
+  const fh = await open(path, "r");
+  try {
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
 async function privateDir(path: string): Promise<void> {
   await mkdir(path, { mode: PRIVATE });
   await chmod(path, PRIVATE);
@@ -245,9 +254,14 @@ export async function createSessionRoot(
   const canonical = await realpath(parent);
   const name = randomBytes(8).toString("hex");
   const building = join(canonical, `${name}.tmp`);
-  await privateDir(building);
+  // The folder and its owner record in one synchronous step: a toolhost killed between
+  // the two would leave an ownerless folder that every sweep must leave alone for a while.
+  mkdirSync(building, { mode: PRIVATE });
   try {
-    await writeSynced(join(building, RECORD_FILES.owner), `${JSON.stringify(owner)}\n`);
+    const ownerPath = join(building, RECORD_FILES.owner);
+    writeFileSync(ownerPath, `${JSON.stringify(owner)}\n`, { flag: "wx", mode: 0o600 });
+    await chmod(building, PRIVATE);
+    await syncFile(ownerPath);
     await writeSynced(join(building, RECORD_FILES.lease), "active\n");
     await writeSynced(join(building, RECORD_FILES.journal), "");
     for (const d of ["d", "start", "start/output", "start/tmp"]) {
@@ -289,8 +303,11 @@ export async function releaseLease(root: string): Promise<void> {
 }
 
 /**
- * Remove a root: its contents first, then the journal, lease and owner record, then the
- * folder. Only call this once every owned process is confirmed gone. Idempotent;
+ * Remove a root: its contents first, then the journal, the owner record and the lease (in
+ * that order: a sweep reads the lease before the owner record, so a live owner's root is
+ * never seen leased-off with its owner record still there — see sweep.ts), then the
+ * folder. Only call this once every owned process is confirmed gone. Idempotent, and a
+ * root that another toolhost's sweep removes at the same time is removed all the same;
  * rejects with `CleanupFailed` when something cannot be removed.
  *
  * @example
@@ -300,17 +317,25 @@ export async function releaseLease(root: string): Promise<void> {
  * ```
  */
 export async function removeSessionRoot(root: string): Promise<void> {
-  const fail = () =>
-    new CleanupFailed(
-      "A tool session's directory could not be removed; check the state directory's permissions and run `toolhost sweep`.",
-    );
   try {
     for (const sub of ["d", "start", "calls"]) await removeTree(join(root, sub));
-    for (const f of [RECORD_FILES.journal, RECORD_FILES.lease, RECORD_FILES.owner]) {
+    for (const f of [RECORD_FILES.journal, RECORD_FILES.owner, RECORD_FILES.lease]) {
       await rm(join(root, f), { force: true });
     }
     await removeTree(root);
   } catch {
-    throw fail();
+    if (await isGone(root)) return;
+    throw new CleanupFailed(
+      "A tool session's directory could not be removed; check the state directory's permissions and run `toolhost sweep`.",
+    );
+  }
+}
+
+async function isGone(path: string): Promise<boolean> {
+  try {
+    await lstat(path);
+    return false;
+  } catch (e) {
+    return (e as { code?: string }).code === "ENOENT";
   }
 }

@@ -13,6 +13,13 @@
  * - Otherwise the folder is removed — only after checking that it is a real directory
  *   directly inside the (canonical) parent it was listed from, and without following any
  *   symlink inside it. Paths never come from a record's contents.
+ * - Several toolhost processes may sweep one state directory at once, and a folder's own
+ *   owner may remove it while a sweep looks at it. A folder that vanishes between any two
+ *   steps (ENOENT: removed, or moved out of its parent) is already cleaned — `vanished`,
+ *   not a failure. A folder replaced by anything else (a symlink, a file) is refused and
+ *   reported, and left alone. Sweeps in different processes may end the same verified
+ *   group concurrently: every signal re-checks the group's identity first, so a second
+ *   sweep only ever re-signals a group that is still the recorded one.
  *
  * @module
  */
@@ -50,6 +57,11 @@ export interface StaleFolder {
 export interface StaleOutcome {
   /** The folder was removed. */
   removed: boolean;
+  /**
+   * The folder was already gone when this sweep came to it (another sweep, or its own
+   * owner, removed it first): it is cleaned, not a failure.
+   */
+  vanished?: boolean;
   /** Journal entries never signalled (see the module documentation). */
   refused: number;
   /** Why it was kept (value-free), when it was. */
@@ -78,7 +90,7 @@ const inProgress = new Map<string, Promise<StaleOutcome>>();
  *   { parent: "/tmp/state/calls", name: "0123456789abcdef01234567", journal: "journal.jsonl", remove: removeTree },
  *   { graceMs: 2000 },
  * );
- * console.log(r.removed, r.refused);
+ * console.log(r.removed, r.vanished, r.refused);
  * ```
  */
 export function cleanStaleFolder(folder: StaleFolder, opts: StaleOptions): Promise<StaleOutcome> {
@@ -93,11 +105,20 @@ export function cleanStaleFolder(folder: StaleFolder, opts: StaleOptions): Promi
   return task;
 }
 
+const NOT_CONFINED = "it is not a directory inside the state directory";
+
+/** Attempts at removing a folder that another sweep may be removing at the same time. */
+const REMOVE_ATTEMPTS = 3;
+
 async function cleanOnce(f: StaleFolder, path: string, opts: StaleOptions): Promise<StaleOutcome> {
+  const before = await placeOf(f.parent, f.name);
+  if (before !== "confined") return settled(before, 0);
   let journal;
   try {
     journal = await readJournalFile(join(path, f.journal));
   } catch {
+    const now = await placeOf(f.parent, f.name);
+    if (now !== "confined") return settled(now, 0);
     return { removed: false, refused: 0, problem: "its journal could not be read; it was kept" };
   }
   let refused = journal.rejected + (journal.refusedFile ? 1 : 0);
@@ -122,24 +143,65 @@ async function cleanOnce(f: StaleFolder, path: string, opts: StaleOptions): Prom
         `${unconfirmed} recorded process group(s) could not be confirmed gone; its journal was kept`,
     };
   }
-  if (!(await isConfined(f.parent, f.name))) {
-    return { removed: false, refused, problem: "it is not a directory inside the state directory" };
-  }
-  try {
-    await f.remove(path);
-  } catch {
-    return { removed: false, refused, problem: "its directory could not be removed" };
-  }
-  return { removed: true, refused };
+  return await removeConfined(f, path, refused);
 }
 
-/** A real directory (not a symlink) whose canonical path is exactly `parent/name`. */
-async function isConfined(parent: string, name: string): Promise<boolean> {
+/** Remove the folder once it is checked to be confined; a folder that vanishes meanwhile
+ * (another sweep removed it) is cleaned, one replaced by something else is refused. */
+async function removeConfined(f: StaleFolder, path: string, refused: number) {
+  for (let attempt = 0; attempt < REMOVE_ATTEMPTS; attempt++) {
+    const place = await placeOf(f.parent, f.name);
+    if (place !== "confined") return settled(place, refused);
+    try {
+      await f.remove(path);
+      return { removed: true, refused };
+    } catch {
+      // Another sweep removing the same tree can make this one trip; look again.
+    }
+  }
+  const place = await placeOf(f.parent, f.name);
+  if (place !== "confined") return settled(place, refused);
+  return { removed: false, refused, problem: "its directory could not be removed" };
+}
+
+/** The outcome for a folder found not to be confined (any more). */
+function settled(place: "gone" | "foreign", refused: number): StaleOutcome {
+  return place === "gone"
+    ? { removed: false, vanished: true, refused }
+    : { removed: false, refused, problem: NOT_CONFINED };
+}
+
+/**
+ * Where `parent/name` stands: `confined` — a real directory (not a symlink) whose
+ * canonical path is exactly `parent/name`; `gone` — no entry by that name any more
+ * (ENOENT at any step: removed or moved away); `foreign` — anything else (a symlink, a
+ * file, a path that resolves elsewhere, an unreadable entry), which is never touched.
+ */
+async function placeOf(parent: string, name: string): Promise<"confined" | "gone" | "foreign"> {
   const path = join(parent, name);
   try {
-    return (await lstat(path)).isDirectory() && (await realpath(path)) === path;
+    if (!(await lstat(path)).isDirectory()) return "foreign";
+    return (await realpath(path)) === path ? "confined" : "foreign";
+  } catch (e) {
+    return (e as { code?: string }).code === "ENOENT" ? "gone" : "foreign";
+  }
+}
+
+/**
+ * How long ago (ms) a folder last changed, or null when it is gone or not a folder.
+ *
+ * @example
+ * ```ts
+ * import { ageOf } from "./stale_folder.ts";
+ * await ageOf("/nonexistent"); // null
+ * ```
+ */
+export async function ageOf(path: string): Promise<number | null> {
+  try {
+    const st = await lstat(path);
+    return st.isDirectory() ? Date.now() - st.mtimeMs : null;
   } catch {
-    return false;
+    return null;
   }
 }
 
@@ -166,7 +228,7 @@ async function cleanAndReport(
   const r = await cleanStaleFolder(folder, opts);
   tally.refused += r.refused;
   if (r.refused > 0) tally.problems.push(refusedLine(what, r.refused));
-  if (!r.removed) {
+  if (!r.removed && !r.vanished) {
     tally.failed++;
     tally.problems.push(`${what}: ${r.problem}`);
   }

@@ -29,7 +29,7 @@ import {
   ROOT_NAME,
   sessionsRoot,
 } from "./session_dir.ts";
-import { type FolderSweep, sweepFolder, type Terminator } from "./stale_folder.ts";
+import { ageOf, type FolderSweep, sweepFolder, type Terminator } from "./stale_folder.ts";
 
 /** Options of {@linkcode sweepSessions}. */
 export interface SweepOptions {
@@ -66,22 +66,34 @@ export interface SweepReport {
 
 type Verdict = "active" | "stale" | "ignore";
 
+/**
+ * A root's state. The lease is read before the owner record because an owner removing
+ * its own root drops the owner record before the lease (session_dir.ts): a live owner's
+ * root is then seen either with both, or without an owner record — and a root without an
+ * owner record is judged by a fresh look at its age, taken after the record was found
+ * missing, so the owner's own removal (which just changed the folder) keeps it young.
+ * A root that vanishes meanwhile is ignored.
+ */
 async function classify(path: string, name: string, ownerlessAgeMs: number): Promise<Verdict> {
-  let st;
-  try {
-    st = await lstat(path);
-  } catch {
-    return "ignore";
-  }
-  if (!st.isDirectory()) return "ignore";
+  if (!(await isDirectory(path))) return "ignore";
+  const lease = await hasLease(path);
   const owner = await readOwner(path);
   if (owner === null) {
-    const young = Date.now() - st.mtimeMs < ownerlessAgeMs;
-    return young ? "active" : "stale";
+    const age = await ageOf(path);
+    if (age === null) return "ignore";
+    return age < ownerlessAgeMs ? "active" : "stale";
   }
   const alive = ownerIsAlive(owner);
   if (name.endsWith(".tmp")) return alive ? "active" : "stale";
-  return alive && (await hasLease(path)) ? "active" : "stale";
+  return alive && lease ? "active" : "stale";
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await lstat(path)).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 async function sweepRoots(stateDir: string, opts: SweepOptions, report: SweepReport) {
