@@ -8,11 +8,11 @@
  */
 
 import type { GuardExit, GuardLimit, RunGuard } from "../process/run_guard.ts";
-import { isSameProcess, type ProcessRecord } from "../process/proc_identity.ts";
-import process from "node:process";
+import type { ProcessRecord } from "../process/proc_identity.ts";
 import { CallCgroup } from "./cgroup.ts";
 import { currentEnforcement, type Enforcement, watchdogIntervalMs } from "./enforcement.ts";
-import { GroupSampler } from "./proc_sample.ts";
+import { DescendantTracker, type TreeSample } from "./descendants.ts";
+import { killTree, killTreeConfirmed } from "./tree_kill.ts";
 import { dataBackstopBytes, prlimitCommand } from "./rlimit.ts";
 import type { ResourceLimits } from "./types.ts";
 
@@ -49,16 +49,31 @@ class Ticker {
   }
 }
 
-/** SIGKILL the whole group at once, without a `/proc` scan, while its leader is ours. */
-function killGroupNow(record: ProcessRecord): void {
-  if (!isSameProcess(record)) return; // the caller's terminate checks the group itself
-  try {
-    process.kill(-record.pgid, "SIGKILL");
-  } catch { /* gone already */ }
-}
-
 function failed(exit: GuardExit): boolean {
   return exit.signal !== null || exit.exitCode !== 0;
+}
+
+/**
+ * The limit a run is stopped for when its descendants cannot all be measured (more than
+ * the tracking bound): processes if declared, else the first declared limit.
+ */
+function unmeasurable(l: ResourceLimits): GuardLimit {
+  if (l.maxProcesses !== undefined) return "processes";
+  return l.maxMemoryMb !== undefined ? "memory" : "cpu";
+}
+
+/** The limit a sample of the whole tree breaches, or null. */
+function overLimit(l: ResourceLimits, s: TreeSample): GuardLimit | null {
+  if (s.truncated) return unmeasurable(l);
+  if (l.maxProcesses !== undefined && s.processes > l.maxProcesses) return "processes";
+  if (l.maxMemoryMb !== undefined && s.rssBytes > l.maxMemoryMb * MIB) return "memory";
+  if (l.maxCpuSeconds !== undefined && s.cpuSeconds > l.maxCpuSeconds) return "cpu";
+  return null;
+}
+
+/** The tracker of a spawned group's whole tree. */
+function trackerFor(record: ProcessRecord, tag: string | undefined): DescendantTracker {
+  return new DescendantTracker({ pid: record.pid, startTime: record.startTime ?? 0, tag });
 }
 
 class RlimitGuard implements RunGuard {
@@ -66,6 +81,7 @@ class RlimitGuard implements RunGuard {
   readonly #prlimit: string;
   readonly #ticker = new Ticker();
   #maxData = 0;
+  #tree?: { tracker: DescendantTracker; record: ProcessRecord };
   #settled?: Promise<GuardLimit | null>;
 
   constructor(limits: ResourceLimits, prlimit: string) {
@@ -77,25 +93,27 @@ class RlimitGuard implements RunGuard {
     return prlimitCommand(this.#prlimit, this.#limits, command, args);
   }
 
-  watch(record: ProcessRecord, breach: (kind: GuardLimit) => void): void {
-    const sampler = new GroupSampler(record.pgid, record.pid);
+  watch(record: ProcessRecord, breach: (kind: GuardLimit) => void, tag?: string): void {
+    const tracker = trackerFor(record, tag);
+    this.#tree = { tracker, record };
     const l = this.#limits;
-    const stopAbove = l.maxProcesses;
     this.#ticker.start(() => {
-      const s = sampler.sample(stopAbove);
+      const s = tracker.step(l.maxProcesses);
       this.#maxData = Math.max(this.#maxData, s.maxDataBytes);
-      if (l.maxProcesses !== undefined && s.processes > l.maxProcesses) return "processes";
-      if (l.maxMemoryMb !== undefined && s.rssBytes > l.maxMemoryMb * MIB) return "memory";
-      if (l.maxCpuSeconds !== undefined && s.cpuSeconds > l.maxCpuSeconds) return "cpu";
-      return null;
+      return overLimit(l, s);
     }, (kind) => {
-      killGroupNow(record);
+      killTree(tracker, record);
       breach(kind);
     });
   }
 
   settle(exit: GuardExit): Promise<GuardLimit | null> {
-    this.#settled ??= Promise.resolve(this.#classify(exit));
+    this.#settled ??= (async () => {
+      const kind = this.#classify(exit);
+      const t = this.#tree;
+      if (t !== undefined) await killTreeConfirmed(t.tracker, t.record);
+      return kind;
+    })();
     return this.#settled;
   }
 

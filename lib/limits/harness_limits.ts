@@ -50,9 +50,9 @@ export class HarnessLimits {
     return undefined;
   }
 
-  /** Watch the spawned harness group. */
-  watch(record: ProcessRecord): void {
-    this.#guard?.watch(record, (kind) => (this.#hit ??= kind));
+  /** Watch the spawned harness group and everything it starts (`tag`: its group tag). */
+  watch(record: ProcessRecord, tag?: string): void {
+    this.#guard?.watch(record, (kind) => (this.#hit ??= kind), tag);
   }
 
   /** Settle (idempotent): stop watching, release the cgroup, remember a breach. */

@@ -136,6 +136,22 @@ function candidates(leader: number): Iterable<number> {
   }
 }
 
+/**
+ * Whether process `pid` carries group tag `tag` in its environment (`/proc/<pid>/environ`,
+ * the environment it was started with). False when it cannot be read (gone, or another
+ * user's process).
+ *
+ * @example
+ * ```ts
+ * import process from "node:process";
+ * import { carriesGroupTag, newGroupTag } from "./escape_reaper.ts";
+ * carriesGroupTag(process.pid, newGroupTag()); // false
+ * ```
+ */
+export function carriesGroupTag(pid: number, tag: string): boolean {
+  return carries(pid, Buffer.from(`${GROUP_TAG_VAR}=${tag}\0`));
+}
+
 function carries(pid: number, needle: Buffer): boolean {
   let env: Buffer;
   try {

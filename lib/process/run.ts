@@ -179,7 +179,7 @@ export async function runBounded(opts: RunBoundedOptions): Promise<RunOutcome> {
     throw e;
   }
   out.record = handle.record;
-  opts.guard?.watch(handle.record, () => overflow("limit"));
+  opts.guard?.watch(handle.record, () => overflow("limit"), handle.tag);
   return await supervise(handle, opts, out, streams!, early);
 }
 

@@ -25,14 +25,17 @@ export interface RunGuard {
   /** The program and argv to spawn instead of `command` and `args`. */
   wrap(command: string, args: readonly string[]): { command: string; args: string[] };
   /**
-   * Start watching the spawned group. `breach(kind)` ends the run at once (the caller
-   * kills the whole group without grace). Called at most once per guard.
+   * Start watching the spawned group and everything it starts (`tag`: the group's random
+   * tag, `_TOOLHOST_GROUP_TAG` in its environment, which finds descendants re-parented
+   * away). `breach(kind)` ends the run at once (the guard has already killed every
+   * process it counted; the caller kills the group without grace). Called at most once
+   * per guard.
    */
-  watch(record: ProcessRecord, breach: (kind: GuardLimit) => void): void;
+  watch(record: ProcessRecord, breach: (kind: GuardLimit) => void, tag?: string): void;
   /**
-   * Called once the group is gone (or never started): stop watching, release what the
-   * guard created (a cgroup), and return the limit that ended the run, if any. Never
-   * rejects.
+   * Called once the group is gone (or never started): stop watching, kill whatever
+   * descendant of the run is still alive, release what the guard created (a cgroup), and
+   * return the limit that ended the run, if any. Never rejects.
    */
   settle(exit: GuardExit): Promise<GuardLimit | null>;
 }

@@ -70,6 +70,8 @@ export interface ExitStatus {
 export interface GroupHandle {
   /** The recorded identity (`pgid === pid`). */
   readonly record: ProcessRecord;
+  /** The group's random tag (`_TOOLHOST_GROUP_TAG` in its environment); never shown. */
+  readonly tag: string;
   /** The leader's stdout; read it (or `resume()` it) or the child may block. */
   readonly stdout: Readable;
   /** The leader's stderr; read it (or `resume()` it) or the child may block. */

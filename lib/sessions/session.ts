@@ -218,7 +218,7 @@ export class ToolSession implements NetMember {
     if (!spawned.ok) return await cannot(spawned.reason);
     this.#start = spawned.handle;
     this.#stopNeeded = true;
-    this.#limits.watch(spawned.handle.record);
+    this.#limits.watch(spawned.handle.record, spawned.handle.tag);
     const r = await spawned.readiness;
     if (r.kind === "aborted") return;
     if (r.kind !== "ready") {

@@ -1,0 +1,255 @@
+/**
+ * Tracking every process a tool started, not only its process group: a process that calls
+ * `setpgid` or `setsid`, or is re-parented to init (or a subreaper) by a double fork,
+ * still counts against the tool's limits.
+ *
+ * Membership is sticky and identity-checked: once a process is known as a descendant it
+ * stays one, by pid *and* start time, until it ends — whatever group or session it moves
+ * to. A process joins when
+ * - it is a child (`/proc/<pid>/task/<tid>/children`, parent checked again in its own
+ *   `stat`) of a member — the tree walk, every round; or, on a full scan of `/proc`
+ *   every few rounds (re-parented orphans),
+ * - it started no earlier than the leader and is in the leader's session or process
+ *   group, or carries the group's random tag (`_TOOLHOST_GROUP_TAG`) in its environment.
+ *
+ * A process that both leaves the tree between two rounds (a double fork within a few
+ * milliseconds) *and* starts a new session *and* drops the tag from its environment is
+ * not found: toolhost cannot tell it from any other process of the same user without
+ * a cgroup or a PID namespace (confinement).
+ *
+ * Every round is bounded: by {@link MAX_TRACKED} members (past it the round is
+ * `truncated` and the caller fails closed), by {@link MAX_PROC_ENTRIES} entries per
+ * `/proc` listing, and in time — {@link DescendantTracker.step} works for at most a slice
+ * of milliseconds and resumes the round on the next call, so a fork storm cannot stall
+ * the event loop or starve the sampling of other calls.
+ *
+ * @module
+ */
+
+import process from "node:process";
+import { readProcStat } from "../process/proc_identity.ts";
+import { carriesGroupTag } from "../process/escape_reaper.ts";
+import { childrenOf, listPids, MAX_PROC_ENTRIES, readStatm } from "./proc_scan.ts";
+import { systemPageSize } from "./page_size.ts";
+
+/**
+ * Most members one tracker follows; a tool with more live descendants cannot be
+ * measured and is stopped by the guard.
+ *
+ * @example
+ * ```ts
+ * import { MAX_TRACKED } from "./descendants.ts";
+ * MAX_TRACKED; // 8192
+ * ```
+ */
+export const MAX_TRACKED = 8192;
+
+/** The tool's first process: where tracking starts. */
+export interface TreeRoot {
+  /** Leader pid (also its process group and session id). */
+  pid: number;
+  /** Leader start time, clock ticks since boot. */
+  startTime: number;
+  /** The group's random tag, when its environment carries one. */
+  tag?: string;
+}
+
+/** The sums of one round (so far, or complete). */
+export interface TreeSample {
+  /** Running (non-zombie) members. */
+  processes: number;
+  /** Sum of resident memory of running members, bytes. */
+  rssBytes: number;
+  /** Largest data segment of one member, bytes. */
+  maxDataBytes: number;
+  /** CPU seconds of members (reaped children included) and of members that ended. */
+  cpuSeconds: number;
+  /** The round visited everything it found. */
+  complete: boolean;
+  /** More than the tracking bound were found: the sums are lower bounds only. */
+  truncated: boolean;
+}
+
+/** Options of {@link DescendantTracker}. */
+export interface TrackerOptions {
+  /** Most members followed. Default {@link MAX_TRACKED}. */
+  maxTracked?: number;
+  /** Longest one `step()` works, ms. Default 4. */
+  sliceMs?: number;
+  /** A full `/proc` scan every this many rounds (the first round never). Default 10. */
+  scanEvery?: number;
+}
+
+interface Member {
+  startTime: number;
+  ppid: number;
+  ticks: number;
+}
+
+interface Round {
+  scan: number[];
+  si: number;
+  queue: [pid: number, parent: number][];
+  qi: number;
+  visited: Set<number>;
+  sample: TreeSample;
+  ticks: number;
+}
+
+const USER_HZ = 100;
+
+function newRound(scan: number[], members: Iterable<number>): Round {
+  return {
+    scan,
+    si: 0,
+    queue: [...members].map((p) => [p, -1]),
+    qi: 0,
+    visited: new Set(),
+    sample: {
+      processes: 0,
+      rssBytes: 0,
+      maxDataBytes: 0,
+      cpuSeconds: 0,
+      complete: false,
+      truncated: false,
+    },
+    ticks: 0,
+  };
+}
+
+/**
+ * Follows one tool's descendants (see the module documentation).
+ *
+ * @example
+ * ```ts
+ * import process from "node:process";
+ * import { readProcStat } from "../process/proc_identity.ts";
+ * import { DescendantTracker } from "./descendants.ts";
+ * const t = new DescendantTracker({ pid: process.pid, startTime: readProcStat(process.pid)!.startTime });
+ * t.step().processes; // ≥ 1
+ * ```
+ */
+export class DescendantTracker {
+  readonly #root: TreeRoot;
+  readonly #members = new Map<number, Member>();
+  readonly #max: number;
+  readonly #sliceMs: number;
+  readonly #scanEvery: number;
+  #retiredTicks = 0;
+  #rounds = 0;
+  #round?: Round;
+
+  /** Track the descendants of `root`. */
+  constructor(root: TreeRoot, opts: TrackerOptions = {}) {
+    this.#root = root;
+    this.#max = opts.maxTracked ?? MAX_TRACKED;
+    this.#sliceMs = opts.sliceMs ?? 4;
+    this.#scanEvery = Math.max(1, opts.scanEvery ?? 10);
+    this.#members.set(root.pid, { startTime: root.startTime, ppid: -1, ticks: 0 });
+  }
+
+  /**
+   * Advance the current round for at most the time slice, or until more than
+   * `stopAbove` running processes were counted; returns the round's sums so far (lower
+   * bounds) — `complete` once it visited everything. The next call starts a new round.
+   */
+  step(stopAbove: number = Number.POSITIVE_INFINITY): TreeSample {
+    if (this.#round === undefined) {
+      const scan = this.#rounds++ % this.#scanEvery === this.#scanEvery - 1;
+      this.#round = this.#begin(scan);
+    }
+    const r = this.#round;
+    const deadline = performance.now() + this.#sliceMs;
+    let ops = 0;
+    while (!r.sample.complete) {
+      if ((++ops & 15) === 0 && performance.now() > deadline) break;
+      if (!this.#advance(r)) r.sample.complete = true;
+      if (r.sample.truncated || r.sample.processes > stopAbove) r.sample.complete = true;
+    }
+    r.sample.cpuSeconds = (r.ticks + this.#retiredTicks) / USER_HZ;
+    if (r.sample.complete) this.#round = undefined;
+    return { ...r.sample };
+  }
+
+  /**
+   * One whole round now, with a full scan, ignoring the time slice (still bounded by the
+   * member and entry bounds): every known member, by pid and start time, zombies
+   * included. Used to kill them all.
+   */
+  collect(): { pid: number; startTime: number }[] {
+    const r = this.#begin(true);
+    while (this.#advance(r) && !r.sample.truncated) { /* bounded by the member bound */ }
+    this.#round = undefined;
+    return [...this.#members].map(([pid, m]) => ({ pid, startTime: m.startTime }));
+  }
+
+  #begin(scan: boolean): Round {
+    const pids = scan ? listPids(MAX_PROC_ENTRIES).pids : [];
+    return newRound(pids, this.#members.keys());
+  }
+
+  /** One unit of work; false when the round has nothing left to do. */
+  #advance(r: Round): boolean {
+    if (r.si < r.scan.length) {
+      this.#consider(r, r.scan[r.si++]);
+      return true;
+    }
+    if (r.qi < r.queue.length) {
+      const [pid, parent] = r.queue[r.qi++];
+      this.#visit(r, pid, parent);
+      return true;
+    }
+    return false;
+  }
+
+  /** A scanned process that is not a member yet: does it belong to the tool? */
+  #consider(r: Round, pid: number): void {
+    if (this.#members.has(pid) || pid === process.pid) return;
+    const st = readProcStat(pid);
+    const root = this.#root;
+    if (st === null || st.startTime < root.startTime) return;
+    const ours = st.sid === root.pid || st.pgrp === root.pid || this.#members.has(st.ppid) ||
+      (root.tag !== undefined && carriesGroupTag(pid, root.tag));
+    if (!ours) return;
+    this.#members.set(pid, { startTime: st.startTime, ppid: st.ppid, ticks: 0 });
+    r.queue.push([pid, -1]);
+    if (this.#members.size > this.#max) r.sample.truncated = true;
+  }
+
+  #visit(r: Round, pid: number, parent: number): void {
+    if (r.visited.has(pid)) return;
+    r.visited.add(pid);
+    const st = readProcStat(pid);
+    let m = this.#members.get(pid);
+    if (m !== undefined && (st === null || st.startTime !== m.startTime)) {
+      this.#retire(pid, m);
+      return;
+    }
+    if (m === undefined) {
+      // A child listed by a member: adopt it only if it still is that member's child.
+      if (st === null || st.ppid !== parent || st.startTime < this.#root.startTime) return;
+      m = { startTime: st.startTime, ppid: st.ppid, ticks: 0 };
+      this.#members.set(pid, m);
+      if (this.#members.size > this.#max) {
+        r.sample.truncated = true;
+        return;
+      }
+    }
+    m.ppid = st!.ppid;
+    m.ticks = st!.ticks;
+    r.ticks += st!.ticks;
+    if (st!.state === "Z" || st!.state === "X") return;
+    r.sample.processes++;
+    const page = systemPageSize();
+    const mem = readStatm(pid);
+    r.sample.rssBytes += mem.rss * page;
+    r.sample.maxDataBytes = Math.max(r.sample.maxDataBytes, mem.data * page);
+    for (const c of childrenOf(pid)) if (!r.visited.has(c)) r.queue.push([c, pid]);
+  }
+
+  /** A member ended: its CPU time stays counted unless a member parent reaped it. */
+  #retire(pid: number, m: Member): void {
+    this.#members.delete(pid);
+    if (!this.#members.has(m.ppid)) this.#retiredTicks += m.ticks;
+  }
+}

@@ -1,0 +1,164 @@
+/**
+ * Limits that cannot be dodged by leaving the process group: children that call
+ * `setpgid(0, 0)` or `setsid`, grandchildren re-parented to init by a double fork, and
+ * a fork bomb whose every process starts a new session all count against the tool's
+ * limits, in whatever enforcement this host allows; a breach kills every one of them
+ * and reports the limit (no values). Afterwards no process carrying the workspace path
+ * runs.
+ *
+ * The tools are Perl (perl-base is Essential on Debian): each memory child fills 48 MiB
+ * and holds it, so no single process passes `max_memory_mb = 100` — only their sum does.
+ * The leaders wait for ever; each test waits for the call's result, not for a clock.
+ */
+
+import assert from "node:assert/strict";
+import { currentEnforcement, enforcementLabel } from "../../lib/limits/enforcement.ts";
+import { Registry } from "../../lib/registry/registry.ts";
+import { loadWorkspace } from "../../lib/workspace/load_workspace.ts";
+import { tempWorkspace } from "../helpers/workspace.ts";
+
+// Children per mode: `pgid` → setpgid(0,0); `sid` → setsid; `double` → fork, the
+// middle process exits, the grandchild (re-parented to init) calls setsid.
+const HOLD = `#!/usr/bin/perl
+use POSIX ();
+my ($mode, $n, $mib) = @ARGV;
+sub hold { if ($mib > 0) { my $x = ""; vec($x, ($mib << 20) - 1, 8) = 1; } sleep 300 while 1; }
+for (1 .. $n) {
+  my $pid = fork();
+  next if $pid;
+  if ($mode eq "pgid") { setpgrp(0, 0); hold(); }
+  if ($mode eq "sid") { POSIX::setsid(); hold(); }
+  if (fork()) { POSIX::_exit(0); }
+  POSIX::setsid();
+  hold();
+}
+sleep 300 while 1;
+`;
+// Depth 9 binary tree (1023 processes); every process starts a new session first.
+const BOMB = `#!/usr/bin/perl
+use POSIX ();
+my $d = 0;
+POSIX::setsid();
+while ($d < 9) {
+  my $l = fork();
+  if ($l) { my $r = fork(); if ($r) { sleep 300 while 1; } }
+  POSIX::setsid();
+  $d++;
+}
+sleep 300 while 1;
+`;
+// A child that leaves the session and drops the environment (no group tag), then the
+// leader waits until the call's deadline ends it.
+const CLEAN = `#!/bin/sh
+setsid env -i /usr/bin/perl -e 'sleep 300 while 1' "$0" &
+wait
+`;
+
+const tool = (name: string, args: string[], extra: string, script = "hold.pl") =>
+  `\n[artifacts.app.views.agent_tools.${name}]\ndescription = "${name}"\nprotocol = "plain"\n` +
+  `command = "tools/${script}"\nargs = ${JSON.stringify(args)}\n${extra}\n`;
+
+const TOML = `[artifacts.app]\npath = "app"\n\n[artifacts.app.evals.review]\naudience = "agent"\n` +
+  tool("pgmem", ["pgid", "3", "48"], "max_memory_mb = 100\ntimeout_ms = 60000") +
+  tool("sidmem", ["sid", "3", "48"], "max_memory_mb = 100\ntimeout_ms = 60000") +
+  tool("dblmem", ["double", "3", "48"], "max_memory_mb = 100\ntimeout_ms = 60000") +
+  tool("pgproc", ["pgid", "6", "0"], "max_processes = 4\ntimeout_ms = 60000") +
+  tool("sidproc", ["sid", "6", "0"], "max_processes = 4\ntimeout_ms = 60000") +
+  tool("dblproc", ["double", "6", "0"], "max_processes = 4\ntimeout_ms = 60000") +
+  tool("bomb", [], "max_processes = 16\ntimeout_ms = 60000", "bomb.pl") +
+  tool("clean", [], "max_processes = 8\ntimeout_ms = 3000", "clean.sh");
+
+const FILES = {
+  "app/README.md": "# app\n",
+  "app/tools/hold.pl": { text: HOLD, mode: 0o755 },
+  "app/tools/bomb.pl": { text: BOMB, mode: 0o755 },
+  "app/tools/clean.sh": { text: CLEAN, mode: 0o755 },
+};
+
+const text = (r: { content: unknown[] }) => (r.content[0] as { text: string }).text;
+
+/** Running (non-zombie) processes whose command line mentions `marker`. */
+function liveWith(marker: string): number[] {
+  const out: number[] = [];
+  for (const e of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(e.name) || Number(e.name) === Deno.pid) continue;
+    try {
+      const stat = Deno.readTextFileSync(`/proc/${e.name}/stat`);
+      const state = stat.slice(stat.lastIndexOf(")") + 2)[0];
+      const cmd = Deno.readTextFileSync(`/proc/${e.name}/cmdline`);
+      if (state !== "Z" && cmd.includes(marker)) out.push(Number(e.name));
+    } catch { /* gone */ }
+  }
+  return out;
+}
+
+/** Whatever a broken enforcement left behind must not stay on a shared machine. */
+function killAll(marker: string): void {
+  for (let i = 0; i < 5; i++) {
+    const left = liveWith(marker);
+    if (left.length === 0) return;
+    for (const pid of left) {
+      try {
+        Deno.kill(pid, "SIGKILL");
+      } catch { /* gone */ }
+    }
+  }
+}
+
+const enforcement = currentEnforcement();
+const enforceable = enforcement.mode !== "none";
+if (!enforceable) console.log(`SKIP escape tests: ${enforcementLabel(enforcement)}`);
+
+async function withRegistry(
+  body: (reg: Registry, marker: string) => Promise<void>,
+): Promise<void> {
+  const tmp = await tempWorkspace(TOML, FILES);
+  const ws = await loadWorkspace(tmp.root);
+  const reg = await Registry.open(ws, "app/review", { stateDir: `${tmp.root}/.state` });
+  try {
+    await body(reg, tmp.root);
+  } finally {
+    await reg.close();
+    killAll(tmp.root);
+    await tmp.cleanup();
+  }
+}
+
+function stoppedFor(kind: string, name: string) {
+  Deno.test({
+    name: `${name} is stopped with \`resource limit: ${kind}\` and nothing of it survives`,
+    ignore: !enforceable,
+    async fn() {
+      await withRegistry(async (reg, marker) => {
+        const r = await reg.call(`${name}_app`, {});
+        assert.equal(r.isError, true);
+        assert.equal(text(r), `The tool was stopped: resource limit: ${kind}.`);
+        assert.deepEqual(liveWith(marker), []);
+      });
+    },
+  });
+}
+
+// max_memory_mb = 100: three children of 48 MiB each outside the group.
+stoppedFor("memory", "pgmem"); // setpgid(0, 0)
+stoppedFor("memory", "sidmem"); // setsid
+stoppedFor("memory", "dblmem"); // double fork, re-parented to init, setsid
+// max_processes = 4: six sleeping children outside the group.
+stoppedFor("processes", "pgproc");
+stoppedFor("processes", "sidproc");
+stoppedFor("processes", "dblproc");
+// max_processes = 16: a fork bomb whose every process starts its own session.
+stoppedFor("processes", "bomb");
+
+Deno.test({
+  name: "a child that leaves the session and drops its environment still ends with the call",
+  ignore: !enforceable,
+  async fn() {
+    await withRegistry(async (reg, marker) => {
+      const r = await reg.call("clean_app", {});
+      assert.equal(r.isError, true);
+      assert.match(text(r), /timed out|deadline/);
+      assert.deepEqual(liveWith(marker), []);
+    });
+  },
+});
