@@ -14,10 +14,12 @@
 
 import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { promises as fsp } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { randomBytes } from "node:crypto";
 import process from "node:process";
-import type { ResourceLimits } from "./types.ts";
+import type { LimitKind, ResourceLimits } from "./types.ts";
+
+const MIB = 1024 * 1024;
 
 /** Outcome of {@link probeCgroup}. */
 export type CgroupProbe = { ok: true; parent: string } | { ok: false; reason: string };
@@ -154,7 +156,7 @@ export class CallCgroup {
     const g = new CallCgroup(dir);
     try {
       if (limits.maxMemoryMb !== undefined) {
-        await fsp.writeFile(join(dir, "memory.max"), String(limits.maxMemoryMb * 1024 * 1024));
+        await fsp.writeFile(join(dir, "memory.max"), String(limits.maxMemoryMb * MIB));
         await fsp.writeFile(join(dir, "memory.swap.max"), "0").catch(() => {});
         await fsp.writeFile(join(dir, "memory.oom.group"), "1").catch(() => {});
       }
@@ -182,6 +184,41 @@ export class CallCgroup {
       pidsMax: counter(readText(join(this.dir, "pids.events")), "max"),
       cpuUsec: counter(readText(join(this.dir, "cpu.stat")), "usage_usec"),
     };
+  }
+
+  /**
+   * Whether process `pid` is in this group or one nested in it (its `0::` line in
+   * `/proc/<pid>/cgroup`). A descendant that moved itself to another group the user may
+   * write to is not, and its resources are not in the group's counters.
+   */
+  holds(pid: number): boolean {
+    const line = (readText(`/proc/${pid}/cgroup`) ?? "").split("\n").find((l) =>
+      l.startsWith("0::")
+    );
+    const name = `/${basename(this.dir)}`;
+    const path = line?.slice(3).trim() ?? "";
+    return path.endsWith(name) || path.includes(`${name}/`);
+  }
+
+  /** Current memory (`memory.current`, bytes) and process count (`pids.current`); 0 when unread. */
+  current(): { memoryBytes: number; pids: number } {
+    const n = (f: string) => Number((readText(join(this.dir, f)) ?? "").trim()) || 0;
+    return { memoryBytes: n("memory.current"), pids: n("pids.current") };
+  }
+
+  /**
+   * The limit whose file no longer holds what toolhost wrote (the files belong to the
+   * user the tool runs as, so a tool can write them), or null.
+   */
+  tampered(limits: ResourceLimits): LimitKind | null {
+    const is = (f: string, v: number) => (readText(join(this.dir, f)) ?? "").trim() === String(v);
+    if (limits.maxMemoryMb !== undefined && !is("memory.max", limits.maxMemoryMb * MIB)) {
+      return "memory";
+    }
+    if (limits.maxProcesses !== undefined && !is("pids.max", limits.maxProcesses)) {
+      return "processes";
+    }
+    return null;
   }
 
   /** Kill every process in the group (`cgroup.kill`); false where unsupported. */

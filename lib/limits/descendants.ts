@@ -78,11 +78,17 @@ export interface TrackerOptions {
   sliceMs?: number;
   /** A full `/proc` scan every this many rounds (the first round never). Default 10. */
   scanEvery?: number;
+  /**
+   * Whether a member's resources are added to the sums (it is followed either way), e.g.
+   * only members outside the call's cgroup, which the kernel does not count. Default all.
+   */
+  counts?: (pid: number) => boolean;
 }
 
 interface Member {
   startTime: number;
   ppid: number;
+  /** CPU ticks last seen, when counted (else 0). */
   ticks: number;
 }
 
@@ -135,6 +141,7 @@ export class DescendantTracker {
   readonly #max: number;
   readonly #sliceMs: number;
   readonly #scanEvery: number;
+  readonly #counts?: (pid: number) => boolean;
   #retiredTicks = 0;
   #rounds = 0;
   #round?: Round;
@@ -145,6 +152,7 @@ export class DescendantTracker {
     this.#max = opts.maxTracked ?? MAX_TRACKED;
     this.#sliceMs = opts.sliceMs ?? 4;
     this.#scanEvery = Math.max(1, opts.scanEvery ?? 10);
+    this.#counts = opts.counts;
     this.#members.set(root.pid, { startTime: root.startTime, ppid: -1, ticks: 0 });
   }
 
@@ -236,15 +244,17 @@ export class DescendantTracker {
       }
     }
     m.ppid = st!.ppid;
-    m.ticks = st!.ticks;
-    r.ticks += st!.ticks;
-    if (st!.state === "Z" || st!.state === "X") return;
+    const zombie = st!.state === "Z" || st!.state === "X";
+    if (!zombie) { for (const c of childrenOf(pid)) if (!r.visited.has(c)) r.queue.push([c, pid]); }
+    const counted = this.#counts?.(pid) ?? true;
+    m.ticks = counted ? st!.ticks : 0;
+    r.ticks += m.ticks;
+    if (zombie || !counted) return;
     r.sample.processes++;
     const page = systemPageSize();
     const mem = readStatm(pid);
     r.sample.rssBytes += mem.rss * page;
     r.sample.maxDataBytes = Math.max(r.sample.maxDataBytes, mem.data * page);
-    for (const c of childrenOf(pid)) if (!r.visited.has(c)) r.queue.push([c, pid]);
   }
 
   /** A member ended: its CPU time stays counted unless a member parent reaped it. */

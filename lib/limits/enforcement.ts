@@ -1,7 +1,7 @@
 /**
  * Which enforcement of resource limits this host allows, decided once per process:
  * `cgroup` (a cgroup v2 child group per call or session, where toolhost may create one),
- * else `rlimit` (`prlimit` plus toolhost's process-group watchdog), else `none` with the
+ * else `rlimit` (`prlimit` plus toolhost's watchdog over every descendant), else `none` with the
  * reason. Tools that declare limits are refused under `none` rather than run unbounded.
  *
  * @module
@@ -11,6 +11,10 @@ import { existsSync } from "node:fs";
 import process from "node:process";
 import { probeCgroup } from "./cgroup.ts";
 import { findPrlimit } from "./rlimit.ts";
+
+/** Which descendants the rlimit watchdog counts (for the guarantees). */
+const TREE =
+  "its process group, children that called setpgid or setsid, processes re-parented away that carry the group's tag";
 
 /** The enforcement in effect. */
 export type Enforcement =
@@ -122,16 +126,16 @@ export function enforcementLabel(e: Enforcement): string {
 export function enforcementGuarantees(mode: Enforcement["mode"]): string[] {
   if (mode === "cgroup") {
     return [
-      "memory: the kernel holds the whole group to max_memory_mb (memory.max, no swap) and OOM-kills all of it",
-      "cpu: the group's total CPU time (cpu.stat) is checked every watchdog tick; over the limit, the group is killed",
-      "processes: the kernel refuses forks past max_processes (pids.max); the first refusal kills the group",
+      "memory: the kernel holds the call's group to max_memory_mb (memory.max, no swap) and OOM-kills all of it; a descendant that moved itself out of the group has its resident memory added every watchdog tick, and a rewritten memory.max is a breach",
+      "cpu: the group's total CPU time (cpu.stat), plus that of descendants that left it, is checked every watchdog tick; over the limit, everything the tool started is killed",
+      "processes: the kernel refuses forks past max_processes (pids.max) and the first refusal kills the group; descendants that left the group are counted too, and a rewritten pids.max is a breach",
     ];
   }
   if (mode === "rlimit") {
     return [
-      "memory: the group's resident memory is checked every watchdog tick and the group is killed over max_memory_mb; the kernel caps each process's data segment at max(2 × limit, limit + 1 GiB) (RLIMIT_DATA)",
-      "cpu: the group's CPU time is checked every watchdog tick; the kernel stops each process one second past the limit (RLIMIT_CPU)",
-      "processes: the group's running processes are counted every watchdog tick; over the limit, the group is killed (RLIMIT_NPROC is per user and not used); a process that leaves the group with setsid is not counted, only killed when the call ends — use cgroup mode to bound it",
+      `memory: the resident memory of every descendant of the tool (${TREE}) is summed every watchdog tick; over max_memory_mb, all of them are killed; the kernel caps each process's data segment at max(2 × limit, limit + 1 GiB) (RLIMIT_DATA)`,
+      `cpu: the CPU time of every descendant (${TREE}), ended ones included, is summed every watchdog tick; the kernel stops each process one second past the limit (RLIMIT_CPU)`,
+      `processes: every running descendant (${TREE}) is counted every watchdog tick; over the limit, all of them are killed (RLIMIT_NPROC is per user and not used); more than 8192 cannot be measured and are stopped too. Not found: a process that leaves the tree within one tick (a double fork), starts a new session and clears its environment — use cgroup mode or confinement to bound it`,
     ];
   }
   return ["nothing is enforced: tools that declare limits are refused"];

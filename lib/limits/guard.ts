@@ -1,8 +1,9 @@
 /**
  * `openGuard(limits)`: the {@link RunGuard} that enforces one call's (or one session's,
  * or one extension server's) resource limits with the enforcement in effect — a cgroup
- * v2 child group, or `prlimit` plus a process-group watchdog — and classifies how the
- * run ended (`memory`, `cpu`, `processes`, or none).
+ * v2 child group, or `prlimit` plus a watchdog — over everything the run starts (its
+ * process group and every descendant that left it, see descendants.ts), kills all of it
+ * on a breach, and classifies how the run ended (`memory`, `cpu`, `processes`, or none).
  *
  * @module
  */
@@ -72,8 +73,13 @@ function overLimit(l: ResourceLimits, s: TreeSample): GuardLimit | null {
 }
 
 /** The tracker of a spawned group's whole tree. */
-function trackerFor(record: ProcessRecord, tag: string | undefined): DescendantTracker {
-  return new DescendantTracker({ pid: record.pid, startTime: record.startTime ?? 0, tag });
+function trackerFor(
+  record: ProcessRecord,
+  tag: string | undefined,
+  counts?: (pid: number) => boolean,
+): DescendantTracker {
+  const root = { pid: record.pid, startTime: record.startTime ?? 0, tag };
+  return new DescendantTracker(root, { counts });
 }
 
 class RlimitGuard implements RunGuard {
@@ -132,10 +138,16 @@ class RlimitGuard implements RunGuard {
   }
 }
 
+/**
+ * cgroup enforcement: the kernel counts what is in the call's group; the tracker adds
+ * every descendant that moved itself out of it (a group the user may write to), and a
+ * limit file the tool rewrote is a breach.
+ */
 class CgroupGuard implements RunGuard {
   readonly #limits: ResourceLimits;
   readonly #group: CallCgroup;
   readonly #ticker = new Ticker();
+  #tree?: { tracker: DescendantTracker; record: ProcessRecord };
   #settled?: Promise<GuardLimit | null>;
 
   constructor(limits: ResourceLimits, group: CallCgroup) {
@@ -152,13 +164,28 @@ class CgroupGuard implements RunGuard {
     const l = this.#limits;
     if (e.oomKills > 0) return "memory";
     if (e.pidsMax > 0) return "processes";
-    if (l.maxCpuSeconds !== undefined && e.cpuUsec > l.maxCpuSeconds * 1e6) return "cpu";
-    return null;
+    const tampered = this.#group.tampered(l);
+    if (tampered !== null) return tampered;
+    const out = this.#tree?.tracker.step(l.maxProcesses);
+    const inside = this.#group.current();
+    const s: TreeSample = {
+      processes: inside.pids + (out?.processes ?? 0),
+      rssBytes: inside.memoryBytes + (out?.rssBytes ?? 0),
+      maxDataBytes: 0,
+      cpuSeconds: e.cpuUsec / 1e6 + (out?.cpuSeconds ?? 0),
+      complete: true,
+      truncated: out?.truncated ?? false,
+    };
+    return overLimit(l, s);
   }
 
-  watch(_record: ProcessRecord, breach: (kind: GuardLimit) => void): void {
+  watch(record: ProcessRecord, breach: (kind: GuardLimit) => void, tag?: string): void {
+    const group = this.#group;
+    const tracker = trackerFor(record, tag, (pid) => !group.holds(pid));
+    this.#tree = { tracker, record };
     this.#ticker.start(() => this.#check(), (kind) => {
-      this.#group.kill();
+      group.kill();
+      killTree(tracker, record);
       breach(kind);
     });
   }
@@ -167,6 +194,8 @@ class CgroupGuard implements RunGuard {
     this.#settled ??= (async () => {
       this.#ticker.stop();
       const kind = this.#ticker.breached ?? this.#check();
+      const t = this.#tree;
+      if (t !== undefined) await killTreeConfirmed(t.tracker, t.record);
       await this.#group.remove();
       return kind;
     })();

@@ -4,18 +4,18 @@
  * and then `exec`s the command, so they apply to it and are inherited by everything it
  * starts (each process separately).
  *
- * - Memory: the group's resident memory is held to `max_memory_mb` by toolhost's
- *   watchdog; `RLIMIT_DATA` (private writable memory: heap, anonymous mappings) at
+ * - Memory: the resident memory of every descendant (descendants.ts) is held to
+ *   `max_memory_mb` by toolhost's watchdog; `RLIMIT_DATA` (private writable memory: heap, anonymous mappings) at
  *   {@link dataBackstopBytes} — the larger of twice the limit and the limit plus 1 GiB —
  *   is the kernel's hard backstop per process. The headroom is needed because runtimes
  *   reserve writable memory up front (Deno ~600 MiB of `VmData` at start). `RLIMIT_AS` is
  *   not used: runtimes reserve far more address space than they use (Node refuses to
  *   start under a 512 MiB `RLIMIT_AS`).
  * - CPU: `RLIMIT_CPU` soft at `max_cpu_seconds + 1` (SIGXCPU), hard one second later
- *   (SIGKILL), per process; the watchdog holds the group's total to `max_cpu_seconds`.
+ *   (SIGKILL), per process; the watchdog holds the tree's total to `max_cpu_seconds`.
  * - Processes: `RLIMIT_NPROC` is not used: it counts every thread of the user across all
  *   their processes (and is ignored for root), so no per-tool value is both safe and
- *   meaningful; the watchdog counts the group's processes instead.
+ *   meaningful; the watchdog counts every descendant instead.
  *
  * @module
  */

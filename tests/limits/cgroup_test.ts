@@ -117,6 +117,44 @@ for (
   });
 }
 
+// A fake group holds no process at all: to the guard every descendant has moved out of
+// it, so they are counted by the tree, as a tool that moved itself elsewhere would be.
+Deno.test("cgroup guard: descendants outside the group count; a rewritten limit file is a breach", async () => {
+  const parent = await fakeHierarchy("memory pids\n", "memory pids\n");
+  configureLimits({ mode: "cgroup", cgroupParent: parent });
+  const hold = "my $x = ''; vec($x, (96 << 20) - 1, 8) = 1; sleep 300 while 1";
+  const cases = [
+    [{ maxMemoryMb: 64 }, "/usr/bin/perl", ["-e", hold], "memory"],
+    [
+      { maxProcesses: 3 },
+      "/bin/sh",
+      ["-c", "for i in 1 2 3 4 5; do setsid sleep 30 & done; wait"],
+      "processes",
+    ],
+    [{ maxMemoryMb: 512 }, "/bin/sh", ["-c", REPORT("memory.max", "max")], "memory"],
+    [{ maxProcesses: 8 }, "/bin/sh", ["-c", REPORT("pids.max", "max")], "processes"],
+  ] as const;
+  try {
+    for (const [limits, command, args, kind] of cases) {
+      const g = await openGuard(limits);
+      assert.ok(g.ok);
+      const r = await runBounded({
+        command,
+        args: [...args],
+        cwd: "/",
+        env: { PATH: "/usr/bin:/bin", FAKE_CG: parent },
+        guard: g.guard,
+        timeoutMs: 60_000,
+      });
+      assert.equal(r.limitExceeded, kind, `${command} ${args.join(" ")}`);
+      assert.equal(r.cleanupConfirmed, true);
+    }
+  } finally {
+    configureLimits({});
+    await Deno.remove(parent, { recursive: true });
+  }
+});
+
 Deno.test("forcing cgroup where none can be created: `none`, and tools are refused", async () => {
   const parent = await fakeHierarchy("hugetlb\n", "");
   configureLimits({ mode: "cgroup", cgroupParent: parent });

@@ -27,6 +27,7 @@ import {
   type TerminateReport,
 } from "../../process/mod.ts";
 import { SpawnError, spawnFailureFromCode } from "../../process/spawn_error.ts";
+import { GROUP_TAG_VAR, newGroupTag, reapEscapesConfirmed } from "../../process/escape_reaper.ts";
 import type { GuardLimit, RunGuard } from "../../process/run_guard.ts";
 
 /** Options of {@link ProcessGroupTransport}. */
@@ -101,6 +102,8 @@ export class ProcessGroupTransport implements Transport {
   #exited?: Promise<void>;
   #closing?: Promise<void>;
   #closedNotified = false;
+  /** The group's random tag (escape_reaper.ts), in its environment; never shown. */
+  readonly #tag = newGroupTag();
   /** The resource limit that stopped the server, if one did. */
   limitHit?: GuardLimit;
 
@@ -117,7 +120,7 @@ export class ProcessGroupTransport implements Transport {
       { command: this.#opts.command, args: this.#opts.args ?? [] };
     const child = spawn(argv.command, argv.args, {
       cwd: this.#opts.cwd,
-      env: this.#opts.env,
+      env: { ...this.#opts.env, [GROUP_TAG_VAR]: this.#tag },
       detached: true,
       stdio: ["pipe", "pipe", "pipe"],
       windowsHide: true,
@@ -140,7 +143,7 @@ export class ProcessGroupTransport implements Transport {
     this.#opts.guard?.watch(this.record, (kind) => {
       this.limitHit ??= kind;
       void this.close();
-    });
+    }, this.#tag);
     child.stdin!.on("error", () => {});
     child.stderr!.resume(); // never forwarded: may hold values; stdout is the protocol
     child.stdout!.on("data", (chunk: Buffer) => this.#onData(chunk));
@@ -192,7 +195,11 @@ export class ProcessGroupTransport implements Transport {
       ]);
       clearTimeout(timer);
       const graceMs = this.limitHit ? 0 : this.#opts.graceMs ?? 2000;
-      this.cleanup = await terminateGroup(this.record, { graceMs });
+      const ended = await terminateGroup(this.record, { graceMs });
+      // The group is gone; so must be anything of it that left with setsid.
+      const { pid, startTime } = this.record;
+      const reaped = await reapEscapesConfirmed({ tag: this.#tag, pid, startTime });
+      this.cleanup = { ...ended, confirmed: ended.confirmed && reaped };
       if (this.cleanup.confirmed) live.delete(this.record);
       const hit = await this.#opts.guard?.settle({
         exitCode: child.exitCode,
