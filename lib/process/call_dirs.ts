@@ -23,15 +23,7 @@
  */
 
 import { randomBytes } from "node:crypto";
-import {
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  realpathSync,
-  rmdirSync,
-  unlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { lstatSync, mkdirSync, realpathSync, rmdirSync, unlinkSync, writeFileSync } from "node:fs";
 import { chmod, lstat, readdir, rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import process from "node:process";
