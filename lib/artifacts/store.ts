@@ -11,6 +11,7 @@ import type { ToolResult } from "../results/types.ts";
 import { getArtifactField } from "./get_field.ts";
 import { searchArtifactContent } from "./search.ts";
 import type { ArtifactInfo, ArtifactSource, ContentGuard, StoredArtifact } from "./types.ts";
+import type { Protector } from "../redact/types.ts";
 
 function copyRef(ref: ArtifactRef): Readonly<ArtifactRef> {
   const out: ArtifactRef = {
@@ -41,14 +42,23 @@ function copyRef(ref: ArtifactRef): Readonly<ArtifactRef> {
  */
 export class ArtifactStore implements ArtifactSource {
   #byId = new Map<string, StoredArtifact>();
-  #guard: ContentGuard | undefined;
+  #guard: ContentGuard | Protector | undefined;
 
   /**
    * Refuse, from now on, every field whose text `guard` says holds a protected value
    * (fail closed: reading or searching such an artifact is an error). Idempotent.
    */
-  protect(guard: ContentGuard): void {
+  protect(guard: ContentGuard | Protector): void {
     this.#guard = guard;
+  }
+
+  /**
+   * The guard as a full {@link Protector} (when it is one): renders of artifact refs and
+   * spilled texts are redacted with it.
+   */
+  get protector(): Protector | undefined {
+    const g = this.#guard;
+    return g !== undefined && "window" in g ? g : undefined;
   }
 
   /** The guard installed with {@link ArtifactStore.protect}, if any. */

@@ -6,6 +6,7 @@
  */
 
 import type { ArtifactKind, Workspace } from "../workspace/types.ts";
+import type { Protector } from "../redact/types.ts";
 
 /** An Artifact as a built-in sees it. */
 export interface ArtifactView {
@@ -38,4 +39,10 @@ export interface BuiltinEnv {
   stateDir?: string;
   /** Cancellation. */
   signal?: AbortSignal;
+  /**
+   * The registry's protected values: tools that cut, window or search a file or a stream
+   * redact the source first, so no cut leaves a part of a value and no search matches one.
+   * Default none.
+   */
+  protect?: Protector;
 }

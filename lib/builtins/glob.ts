@@ -5,6 +5,7 @@
  * @module
  */
 
+import { protectGlob } from "../redact/glob.ts";
 import { PathError } from "../errors/errors.ts";
 import { jsonResult, type ToolResult } from "../results/types.ts";
 import { resolveLogicalPath } from "../paths/resolve.ts";
@@ -36,7 +37,7 @@ export async function runGlob(
   env: BuiltinEnv,
   limits: Partial<GlobLimits> = {},
 ): Promise<ToolResult> {
-  const glob = compileGlob(args.pattern);
+  const glob = protectGlob(compileGlob(args.pattern), env.protect);
   const r = resolveLogicalPath(env, args.path, { allowDotRoot: true });
   const base = ownership(r);
   const envelopeBytes = jsonBytes({ ...base, files: [], truncated: false });

@@ -8,6 +8,7 @@
  * @module
  */
 
+import { protectGlob } from "../redact/glob.ts";
 import fs from "node:fs";
 import { PathError } from "../errors/errors.ts";
 import { jsonResult, type ToolResult } from "../results/types.ts";
@@ -97,7 +98,9 @@ export async function runGrep(
   limits: Partial<GrepLimits> = {},
 ): Promise<ToolResult> {
   const pattern = compileGrepPattern(args.pattern);
-  const glob = args.glob === undefined ? undefined : compileGlob(args.glob, "glob filter");
+  const glob = args.glob === undefined
+    ? undefined
+    : protectGlob(compileGlob(args.glob, "glob filter"), env.protect);
   const r = resolveLogicalPath(env, args.path, { allowDotRoot: true });
   const base = ownership(r);
   const options: GrepOptions = {
@@ -105,6 +108,7 @@ export async function runGrep(
     limits,
     envelopeBytes: jsonBytes({ ...base, matches: [], truncated: false }),
     signal: env.signal,
+    protect: env.protect,
   };
   const out = await withSandbox(
     r,

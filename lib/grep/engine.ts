@@ -27,6 +27,7 @@ import { childLogical } from "../paths/logical.ts";
 import type { CompiledGlob } from "../glob/pattern.ts";
 import { type ByteScanner, withByteScanner } from "./byte_scan.ts";
 import type { GrepPattern } from "./regex.ts";
+import type { Protector } from "../redact/types.ts";
 import {
   type BufferOutcome,
   type MatchSink,
@@ -87,6 +88,11 @@ export interface GrepOptions {
   envelopeBytes?: number;
   /** Cancellation (checked whenever the search gives the event loop a turn). */
   signal?: AbortSignal;
+  /**
+   * Protected values: each file is searched as it would be handed out, its values
+   * replaced (line breaks kept), so no match can overlap one. Default none.
+   */
+  protect?: Protector;
 }
 
 /** Grep outcome. */
@@ -103,6 +109,7 @@ export interface GrepOutcome {
 
 interface State {
   scanner: ByteScanner;
+  protect?: Protector;
   pattern: GrepPattern;
   lim: GrepLimits;
   out: GrepOutcome;
@@ -167,6 +174,7 @@ function searchFd(st: State, fd: number, logical: string): void | Promise<void> 
   st.out.filesSearched++;
   st.out.bytesSearched += n;
   st.unchecked += n;
+  n = redactData(st, n);
   const sink: MatchSink = (line, text) => {
     const m: GrepMatch = { path: logical, line, text };
     const bytes = jsonBytes(m) + (st.out.matches.length > 0 ? 1 : 0);
@@ -182,6 +190,16 @@ function searchFd(st: State, fd: number, logical: string): void | Promise<void> 
   const outcome = searchBuffer(st.scanner, n, st.pattern, sink, cursor, st.slice);
   if (outcome === "paused") return resumeSearch(st, n, sink, cursor);
   if (outcome === "stopped") st.stop = true;
+}
+
+/** Replace the protected values in the scanner's first `n` bytes; returns the new length. */
+function redactData(st: State, n: number): number {
+  if (!st.protect?.active) return n;
+  const data = st.scanner.data().subarray(0, n);
+  const out = st.protect.bytes(data, 0, n, true);
+  if (out === data) return n;
+  st.scanner.reserve(out.byteLength).set(out);
+  return out.byteLength;
 }
 
 /** Go on with a paused search of the scanner's data, pausing in turns. */
@@ -290,6 +308,7 @@ async function grepWith(
   prepareScanner(scanner, pattern);
   const st: State = {
     scanner,
+    protect: options.protect,
     pattern,
     lim,
     out: { matches: [], truncated: false, filesSearched: 0, bytesSearched: 0 },

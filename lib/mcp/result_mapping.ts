@@ -17,6 +17,7 @@
  * @module
  */
 
+import type { Protector } from "../redact/types.ts";
 import { Buffer } from "node:buffer";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -71,6 +72,8 @@ export interface InboundOptions {
    * reference). Default: truncated at 64 KiB.
    */
   spillText?: (text: string) => Promise<string>;
+  /** Protected values: every text is redacted whole, before any cut. Default none. */
+  protect?: Protector;
 }
 
 /**
@@ -106,7 +109,7 @@ export async function fromMcpResult(
   const spill = isError ? undefined : opts.spillText;
   const whole = spill !== undefined || opts.mapText !== undefined;
   for (const [i, item] of items.entries()) {
-    const b = inboundBlock(item, i, whole);
+    const b = inboundBlock(item, i, whole, opts.protect);
     if ("error" in b) return errorResult(b.error);
     if (b.type !== "text") {
       blocks.push(b);
@@ -117,7 +120,10 @@ export async function fromMcpResult(
     if (typeof mapped !== "string") return mapped;
     if (mapped === b.text && spill && Buffer.byteLength(b.text) > LIMITS.maxTextBytes) {
       blocks.push({ type: "text", text: await spill(b.text) });
-    } else blocks.push({ type: "text", text: capText(mapped, LIMITS.maxTextBytes) });
+    } else {
+      const shown = opts.protect?.text(mapped) ?? mapped; // before the cap cuts it
+      blocks.push({ type: "text", text: capText(shown, LIMITS.maxTextBytes) });
+    }
   }
   if (blocks.length === 0 && isJsonObject(raw.structuredContent)) {
     const json = await structuredBlock(raw.structuredContent, opts.mapText);
@@ -155,8 +161,17 @@ function textOf(b: Block): string {
   return "[image]";
 }
 
-function inboundBlock(item: unknown, i: number, whole = false): Block | { error: string } {
-  const text = (t: string) => whole ? cleanText(t) : capText(cleanText(t), LIMITS.maxTextBytes);
+function inboundBlock(
+  item: unknown,
+  i: number,
+  whole = false,
+  protect?: Protector,
+): Block | { error: string } {
+  const text = (t: string) => {
+    if (whole) return cleanText(t);
+    const clean = cleanText(t);
+    return capText(protect?.text(clean) ?? clean, LIMITS.maxTextBytes); // redacted, then cut
+  };
   const at = `content block ${i + 1}`;
   if (!isJsonObject(item)) return { error: `The extension server returned an invalid ${at}.` };
   if (item.type === "text") {

@@ -7,6 +7,7 @@
  * @module
  */
 
+import { protectGlob } from "../redact/glob.ts";
 import { jsonResult, LIMITS, type ToolResult } from "../results/types.ts";
 import { resolveLogicalPath } from "../paths/resolve.ts";
 import { compileGlob } from "../glob/pattern.ts";
@@ -50,7 +51,7 @@ export async function runFilesFind(
   scanEntries: number = NATIVE_LIMITS.scanEntries,
   maxResultBytes: number = LIMITS.maxJsonBytes,
 ): Promise<ToolResult> {
-  const glob = compileGlob(args.pattern);
+  const glob = protectGlob(compileGlob(args.pattern), env.protect);
   const r = resolveLogicalPath(env, args.path, { allowDotRoot: true });
   const depth = args.depth ?? NATIVE_LIMITS.findDefaultDepth;
   const max = args.maxResults ?? NATIVE_LIMITS.findDefaultResults;

@@ -12,6 +12,8 @@
  * @module
  */
 
+import { protectedHead } from "../redact/head.ts";
+import type { Protector } from "../redact/types.ts";
 import { CancelledError } from "../paths/walk.ts";
 import path from "node:path";
 import { ToolhostError } from "../errors/errors.ts";
@@ -32,7 +34,11 @@ interface GitRun {
   truncated: boolean;
 }
 
-async function git(env: NativeEnv, args: string[]): Promise<GitRun> {
+/**
+ * Run git; `protect` (for output handed out, never for output toolhost checks) redacts the
+ * retained stdout before anything cuts it.
+ */
+async function git(env: NativeEnv, args: string[], protect?: Protector): Promise<GitRun> {
   const exe = resolveProgram("git", "/", "/", { PATH: env.baseEnv.PATH });
   if (!exe.ok) throw new ToolhostError("TOOL_ERROR", "git was not found on PATH.");
   const dirs = await createCallDirs(env.stateDir);
@@ -64,10 +70,9 @@ async function git(env: NativeEnv, args: string[]): Promise<GitRun> {
     if (run.exitCode !== 0 && !run.overflow) {
       throw new ToolhostError("TOOL_ERROR", `git exited with status ${run.exitCode}.`);
     }
-    return {
-      stdout: new TextDecoder("utf-8", { fatal: false }).decode(run.stdout),
-      truncated: run.stdoutBytes > run.stdout.length,
-    };
+    const truncated = run.stdoutBytes > run.stdout.length;
+    const kept = protectedHead(protect, run.stdout, truncated); // before any cut
+    return { stdout: new TextDecoder("utf-8", { fatal: false }).decode(kept), truncated };
   } finally {
     await dirs.remove().catch(() => {});
   }
@@ -217,7 +222,7 @@ export async function runGitDiff(
     `-U${a.contextLines ?? 3}`,
   ];
   if (a.staged) args.push("--cached");
-  const run = await git(env, [...args, ...scopeSpecs(env, a.paths)]);
+  const run = await git(env, [...args, ...scopeSpecs(env, a.paths)], env.protect);
   const meta = {
     artifactId: env.declaring.id,
     staged: a.staged === true,

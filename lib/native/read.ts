@@ -17,6 +17,7 @@ import type { BuiltinEnv } from "../builtins/context.ts";
 import { NATIVE_LIMITS } from "./limits.ts";
 import { decodeText, preadFully, textBlocks, utf8Boundary } from "./text.ts";
 import { showPath } from "../paths/show_path.ts";
+import type { Protector } from "../redact/types.ts";
 
 /** Arguments of `files_read`. */
 export interface FilesReadArgs {
@@ -51,11 +52,14 @@ export async function runFilesRead(args: FilesReadArgs, env: BuiltinEnv): Promis
         );
       }
       const want = Math.min(max, size - offset);
-      let bytes = preadFully((b, o, l, p) => fs.readSync(f.fd, b, o, l, p), offset, want);
+      const read = (at: number, n: number) =>
+        preadFully((b, o, l, p) => fs.readSync(f.fd, b, o, l, p), at, n);
+      let bytes = read(offset, want);
       const more = offset + bytes.length < size;
       if (more) bytes = bytes.subarray(0, utf8Boundary(bytes, bytes.length) || bytes.length);
-      const text = decodeText(bytes);
       const returned = bytes.length;
+      bytes = protectWindow(env.protect, read, offset, bytes, size);
+      const text = decodeText(bytes);
       const truncated = offset + returned < size;
       const meta = {
         ...ownership(r),
@@ -73,4 +77,26 @@ export async function runFilesRead(args: FilesReadArgs, env: BuiltinEnv): Promis
       fs.closeSync(f.fd);
     }
   });
+}
+
+/**
+ * The window `[offset, offset + bytes.length)` with protected values redacted: the source
+ * around it (one longest form on each side) is read too, so an occurrence the window cuts
+ * is replaced whole and no part of it is returned.
+ */
+function protectWindow(
+  protect: Protector | undefined,
+  read: (at: number, n: number) => Uint8Array,
+  offset: number,
+  bytes: Uint8Array,
+  size: number,
+): Uint8Array {
+  if (!protect?.active) return bytes;
+  const pad = protect.maxBytes;
+  const from = Math.max(0, offset - pad);
+  const to = Math.min(size, offset + bytes.length + pad);
+  const end = offset + bytes.length;
+  const before = read(from, offset - from);
+  const around = Buffer.concat([before, bytes, read(end, Math.max(0, to - end))]);
+  return protect.bytes(around, before.length, before.length + bytes.length);
 }

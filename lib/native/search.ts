@@ -7,6 +7,7 @@
  * @module
  */
 
+import { protectGlob } from "../redact/glob.ts";
 import fs from "node:fs";
 import { Buffer } from "node:buffer";
 import { jsonResult, LIMITS, type ToolResult } from "../results/types.ts";
@@ -17,6 +18,7 @@ import type { BuiltinEnv } from "../builtins/context.ts";
 import { type ByteScanner, withByteScanner } from "../grep/byte_scan.ts";
 import { NATIVE_LIMITS } from "./limits.ts";
 import { traverse } from "./traverse.ts";
+import type { Protector } from "../redact/types.ts";
 
 /** Arguments of `files_search`. */
 export interface FilesSearchArgs {
@@ -54,6 +56,7 @@ export interface SearchMatch {
 
 interface SearchState {
   scanner: ByteScanner;
+  protect?: Protector;
   max: number;
   lim: SearchLimits;
   matches: SearchMatch[];
@@ -104,6 +107,21 @@ function searchData(st: SearchState, len: number, path: string): boolean {
   return true;
 }
 
+/**
+ * Replace the protected values in the first `len` bytes of the scanner's data (line breaks
+ * kept, so line numbers stay true) and return the new length: the search runs on the text
+ * as it would be handed out, so no match can overlap a value and a guess at one is found
+ * exactly as often as a wrong guess — never.
+ */
+function redactData(st: SearchState, len: number): number {
+  if (!st.protect?.active) return len;
+  const data = st.scanner.data().subarray(0, len);
+  const out = st.protect.bytes(data, 0, len, true);
+  if (out === data) return len;
+  st.scanner.reserve(out.byteLength).set(out);
+  return out.byteLength;
+}
+
 /** Read and search one open file; false when a limit stopped the search. */
 function searchFd(st: SearchState, fd: number, path: string): boolean {
   const stat = fs.fstatSync(fd);
@@ -126,7 +144,7 @@ function searchFd(st: SearchState, fd: number, path: string): boolean {
   }
   st.files++;
   st.bytes += got;
-  return searchData(st, got, path);
+  return searchData(st, redactData(st, got), path);
 }
 
 function globFilter(glob: CompiledGlob | undefined, rel: string, name: string): boolean {
@@ -164,10 +182,13 @@ async function search(
   scanner: ByteScanner,
 ): Promise<ToolResult> {
   scanner.setLiterals([{ bytes: Buffer.from(args.query, "utf8"), mask: null }]);
-  const glob = args.glob === undefined ? undefined : compileGlob(args.glob, "glob");
+  const glob = args.glob === undefined
+    ? undefined
+    : protectGlob(compileGlob(args.glob, "glob"), env.protect);
   const r = resolveLogicalPath(env, args.path, { allowDotRoot: true });
   const st: SearchState = {
     scanner,
+    protect: env.protect,
     max: args.maxMatches ?? NATIVE_LIMITS.searchDefaultMatches,
     lim,
     matches: [],

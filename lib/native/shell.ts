@@ -27,6 +27,8 @@ import { NATIVE_LIMITS } from "./limits.ts";
 import { fitUtf8 } from "./text.ts";
 import { jsonBytes } from "../results/json_text.ts";
 import { fitJsonText } from "./json_budget.ts";
+import { protectedHead } from "../redact/head.ts";
+import type { Protector } from "../redact/types.ts";
 import { showPath } from "../paths/show_path.ts";
 
 /** Arguments of `shell_exec`. */
@@ -159,8 +161,14 @@ interface StreamReport {
   truncated: boolean;
 }
 
-function streamReport(bytes: Uint8Array, total: number, max: number): StreamReport {
-  const text = fitUtf8(new TextDecoder("utf-8", { fatal: false }).decode(bytes), max);
+function streamReport(
+  bytes: Uint8Array,
+  total: number,
+  max: number,
+  protect: Protector | undefined,
+): StreamReport {
+  const kept = protectedHead(protect, bytes, total > bytes.length); // before any cut
+  const text = fitUtf8(new TextDecoder("utf-8", { fatal: false }).decode(kept), max);
   return { text, bytes: total, truncated: total > bytes.length };
 }
 
@@ -196,6 +204,7 @@ function report(
   artifactId: string,
   max: number,
   maxResultBytes: number,
+  protect: Protector | undefined,
 ): ToolResult {
   if (run.spawnFailure) {
     return errorResult(`The command could not be started (${run.spawnFailure}).`);
@@ -212,8 +221,8 @@ function report(
     timedOut: run.timedOut,
     outputLimitExceeded: run.overflow,
     durationMs: run.durationMs,
-    stdout: streamReport(run.stdout, run.stdoutBytes, max),
-    stderr: streamReport(run.stderr, run.stderrBytes, max),
+    stdout: streamReport(run.stdout, run.stdoutBytes, max, protect),
+    stderr: streamReport(run.stderr, run.stderrBytes, max, protect),
   }, maxResultBytes));
 }
 
@@ -248,7 +257,7 @@ export async function runShellExec(
       signal: env.signal,
       callDirs: dirs,
     });
-    return report(run, a.cwd ?? ".", env.declaring.id, max, maxResultBytes);
+    return report(run, a.cwd ?? ".", env.declaring.id, max, maxResultBytes, env.protect);
   } finally {
     await dirs.remove().catch(() => {});
   }

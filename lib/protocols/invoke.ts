@@ -7,6 +7,7 @@
  * @module
  */
 
+import type { Protector } from "../redact/types.ts";
 import { type CallDirs, createCallDirs } from "../process/call_dirs.ts";
 import { toolEnvironment } from "../process/env.ts";
 import type { ProcessRecord } from "../process/proc_identity.ts";
@@ -73,6 +74,8 @@ export interface PlainCommandCall extends CommandCallBase {
   args: Record<string, unknown>;
   /** Where oversized stdout goes instead of being truncated. Default: truncated. */
   stdoutSpill?: StdoutSpill;
+  /** Protected values, redacted from stdout before it is cut. Default none. */
+  protect?: Protector;
 }
 
 const CANCELLED = "The tool call was cancelled.";
@@ -162,7 +165,7 @@ export async function invokePlainCommand(call: PlainCommandCall): Promise<ToolRe
       onStdout: call.stdoutSpill ? (s) => call.stdoutSpill!.attach(s) : undefined,
     });
     call.onSettled?.(run);
-    const result = normalizePlainOutput(run);
+    const result = normalizePlainOutput(run, call.protect);
     return call.stdoutSpill ? await call.stdoutSpill.finish(run, result) : result;
   });
 }

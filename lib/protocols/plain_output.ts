@@ -13,6 +13,8 @@ import { LIMITS, type ToolResult } from "../results/types.ts";
 import { isNonblank } from "./json_validate.ts";
 import { exitFailure, runFailure } from "./run_errors.ts";
 import { capText, cleanText, decodeLossy } from "./text_clean.ts";
+import { protectedTextHead } from "../redact/head.ts";
+import type { Protector } from "../redact/types.ts";
 
 /**
  * Raw stdout bytes worth keeping for a plain call: enough that the cleaned text still
@@ -21,17 +23,20 @@ import { capText, cleanText, decodeLossy } from "./text_clean.ts";
 export const PLAIN_RETAIN_BYTES = 4 * LIMITS.maxTextBytes;
 
 /**
- * The cleaned, bounded text of a run's stdout.
+ * The cleaned, bounded text of a run's stdout, with `protect`'s values redacted before the
+ * cap cuts it.
  *
  * @example
  * ```ts
  * import { plainText } from "./plain_output.ts";
- * // plainText(run) → "line 1\nline 2\n"
+ * // plainText(run, protect) → "line 1\nline 2\n"
  * ```
  */
-export function plainText(run: RunOutcome): string {
+export function plainText(run: RunOutcome, protect?: Protector): string {
   const cut = run.stdoutBytes > run.stdout.byteLength;
-  return capText(cleanText(decodeLossy(run.stdout, cut)), LIMITS.maxTextBytes, cut);
+  // Redacted as it will be handed out (cleaned), before the 64 KiB cap cuts it.
+  const text = protectedTextHead(protect, cleanText(decodeLossy(run.stdout, cut)), cut);
+  return capText(text, LIMITS.maxTextBytes, cut);
 }
 
 /**
@@ -45,17 +50,17 @@ export function plainText(run: RunOutcome): string {
  * normalizePlainOutput(run); // { content: [{ type: "text", text: "hi\n" }], isError: false }
  * ```
  */
-export function normalizePlainOutput(run: RunOutcome): ToolResult {
+export function normalizePlainOutput(run: RunOutcome, protect?: Protector): ToolResult {
   if (run.stdoutOverflow) {
     // Seed: stdout is "capped at 64 KiB with an explicit truncation marker". A tool still
     // printing past the 16 MiB stream cap was stopped by us, not by its own failure.
     const other = runFailure({ ...run, stdoutOverflow: false, signal: null, exitCode: 0 });
     if (other !== null) return other;
-    return { content: [{ type: "text", text: plainText(run) }], isError: false };
+    return { content: [{ type: "text", text: plainText(run, protect) }], isError: false };
   }
   const failed = runFailure(run);
   if (failed !== null) return failed;
-  const text = plainText(run);
+  const text = plainText(run, protect);
   if (run.exitCode !== 0) {
     if (!isNonblank(text)) return exitFailure(run.exitCode ?? -1);
     return { content: [{ type: "text", text }], isError: true };

@@ -78,9 +78,12 @@ export async function renderEnvelopes(
       const env = parseEnvelope(block.text);
       if (env === null) continue;
       const validated = await validateEnvelope(env, rootsNow());
+      // Rendered redacted: the render clips fields, which must never leave part of a value.
+      const p = store.protector;
+      const shown = p?.active ? p.json(env) as typeof env : env;
       content[i] = {
         type: "text",
-        text: renderEnvelope(env, { sizes: validated.map((v) => v.size) }),
+        text: renderEnvelope(shown, { sizes: validated.map((v) => v.size) }),
       };
       env.artifacts.forEach((ref, j) => store.add(ref, validated[j]));
     } catch (e) {

@@ -159,6 +159,7 @@ export function builtinEnv(reg: Registry, artifact: Artifact, signal?: AbortSign
     workspace: reg.workspace,
     stateDir: reg.stateDir, // refused by identity inside every sandbox
     signal,
+    protect: reg.plugins.redactor,
   };
 }
 
@@ -186,6 +187,7 @@ async function callCommand(
     env: reg.env,
     extraEnv: { ...grant.env, TOOLHOST_ARTIFACT_DIR: reg.artifactDir },
     signal: opts.signal,
+    protect: reg.plugins.redactor,
     ...trustOptions(reg, artifact.id, decl), // limits, overflow spill
   };
   // A call that cannot run (argv substitution) is refused before a session starts.

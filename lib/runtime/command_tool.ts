@@ -21,6 +21,7 @@ import { openGuard, unenforceableMessage } from "../limits/guard.ts";
 import { hasLimits, type ResourceLimits } from "../limits/types.ts";
 import { plainSpill } from "../spill/plain_spill.ts";
 import type { SpillTarget } from "../spill/spill_result.ts";
+import type { Protector } from "../redact/types.ts";
 
 /** What a command invocation needs (tools, help and session commands share it). */
 export interface CommandSpec {
@@ -60,6 +61,11 @@ export interface CommandSpec {
   limits?: ResourceLimits;
   /** Plain tools with `overflow = "artifact"`: where oversized stdout goes. Default none. */
   spill?: SpillTarget;
+  /**
+   * Protected values: plain output is redacted before it is cut, and a spill file as it is
+   * written. Default none.
+   */
+  protect?: Protector;
 }
 
 /**
@@ -150,7 +156,8 @@ async function runResolved(
       template: plainTemplate(spec.args),
       properties: [...spec.properties],
       args: spec.callArgs,
-      stdoutSpill: spec.spill ? plainSpill(spec.spill) : undefined,
+      stdoutSpill: spec.spill ? plainSpill(spec.spill, spec.protect) : undefined,
+      protect: spec.protect,
     });
   } catch (e) {
     if (e instanceof ToolhostError) return errorResult(e.message);

@@ -34,7 +34,9 @@ export function extensionSpill(
   home: SpillHomeDir,
   tool: string,
 ): (text: string) => Promise<string> {
-  return async (text) => {
+  return async (whole) => {
+    // Redacted before it is written or cut: the file and the preview never hold a value.
+    const text = home.store.protector?.text(whole) ?? whole;
     const { id, path } = spillName(home.dir, tool);
     try {
       await mkdir(home.dir, { recursive: true, mode: 0o700 });

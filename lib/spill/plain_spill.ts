@@ -17,20 +17,24 @@ import type { StdoutSpill } from "../protocols/invoke.ts";
 import { runFailure } from "../protocols/run_errors.ts";
 import { LIMITS, type ToolResult } from "../results/types.ts";
 import { StreamingCleaner } from "./clean_stream.ts";
+import { StreamingRedactor } from "../redact/stream.ts";
+import type { Protector } from "../redact/types.ts";
 import { spilledResult, spillName, type SpillTarget } from "./spill_result.ts";
 
 class PlainSpill implements StdoutSpill {
   readonly #target: SpillTarget;
   readonly #name: { id: string; path: string };
   readonly #cleaner = new StreamingCleaner();
+  readonly #redactor: StreamingRedactor;
   readonly #hash: Hash = createHash("sha256");
   #file?: WriteStream;
   #bytes = 0;
   #failed = false;
   #done?: Promise<void>;
 
-  constructor(target: SpillTarget) {
+  constructor(target: SpillTarget, protect?: Protector) {
     this.#target = target;
+    this.#redactor = new StreamingRedactor(protect);
     this.#name = spillName(target.dir, target.tool);
   }
 
@@ -54,7 +58,7 @@ class PlainSpill implements StdoutSpill {
       const end = () => {
         if (ended) return;
         ended = true;
-        this.#write(this.#cleaner.end());
+        this.#write(this.#redactor.push(this.#cleaner.end()) + this.#redactor.end());
         file.end(() => resolve());
         file.once("error", () => resolve());
       };
@@ -62,7 +66,7 @@ class PlainSpill implements StdoutSpill {
       stdout.once("close", end);
     });
     stdout.on("data", (chunk: Uint8Array) => {
-      if (!this.#write(this.#cleaner.push(chunk)) && !this.#failed) {
+      if (!this.#write(this.#redactor.push(this.#cleaner.push(chunk))) && !this.#failed) {
         stdout.pause();
         file.once("drain", () => stdout.resume());
       }
@@ -88,7 +92,8 @@ class PlainSpill implements StdoutSpill {
 }
 
 /**
- * A stdout spill for one plain call into `target`.
+ * A stdout spill for one plain call into `target`; `protect`'s values are redacted from
+ * the text before it is written (the file never holds them).
  *
  * @example
  * ```ts
@@ -97,6 +102,6 @@ class PlainSpill implements StdoutSpill {
  * // invokePlainCommand({ ..., stdoutSpill: spill });
  * ```
  */
-export function plainSpill(target: SpillTarget): StdoutSpill {
-  return new PlainSpill(target);
+export function plainSpill(target: SpillTarget, protect?: Protector): StdoutSpill {
+  return new PlainSpill(target, protect);
 }

@@ -43,7 +43,10 @@ export function envelopeMapper(
       if (env === null) return text;
       const found = await validateEnvelope(env, rootsNow());
       if (store) env.artifacts.forEach((ref, i) => store.add(ref, found[i]));
-      const rendered = renderWithin(env, found.map((f) => f.size), LIMITS.maxTextBytes);
+      // Rendered redacted: the render and its cap cut text, never inside a protected value.
+      const p = store?.protector;
+      const shown = p?.active ? p.json(env) as typeof env : env;
+      const rendered = renderWithin(shown, found.map((f) => f.size), LIMITS.maxTextBytes);
       if (rendered !== undefined) return rendered;
       return errorResult(
         `The extension \`${extension}\` returned a refused result: its artifact lines ` +

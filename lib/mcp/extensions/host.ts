@@ -269,6 +269,7 @@ export class ExtensionHost {
         home?.store,
       ),
       spillText: home && decl.overflow !== "truncate" ? extensionSpill(home, name) : undefined,
+      protect: home?.store.protector,
     });
   }
 

@@ -1,0 +1,117 @@
+/**
+ * The last redaction a result passes before it leaves the registry, on the result as a
+ * whole rather than block by block: consecutive text blocks are searched as the one text
+ * they form (a value split across two blocks is replaced in both), json blocks string by
+ * string, images by their decoded bytes (an image holding a value is withheld), and the
+ * serialized result is checked last — a value still found in it, in any form, withholds
+ * the whole result.
+ *
+ * @module
+ */
+
+import { Buffer } from "node:buffer";
+import { type Block, errorResult, type TextBlock, type ToolResult } from "../results/types.ts";
+import type { Range } from "./ranges.ts";
+import { REDACTED } from "./types.ts";
+
+/** What the boundary needs of a redactor (`Redactor` has it). */
+export interface ResultRedactor {
+  /** Whether any value is registered. */
+  readonly active: boolean;
+  /** Merged ranges of occurrences in `s`. */
+  ranges(s: string): Range[];
+  /** Whether `s` holds a form of a value. */
+  leaks(s: string): boolean;
+  /** Whether `b` holds the bytes of a form of a value. */
+  leaksBytes(b: Uint8Array): boolean;
+  /** Whether a JSON value holds one. */
+  jsonLeaks(v: unknown): boolean;
+  /** A JSON value redacted. */
+  json(v: unknown): unknown;
+}
+
+/** The text that replaces an image holding a protected value. */
+export const WITHHELD_IMAGE = "[an image holding a protected value was withheld]";
+
+/** The error that replaces a result a value could not be removed from. */
+export const WITHHELD_RESULT =
+  "The result was withheld: it held a protected value in a form that could not be redacted.";
+
+/**
+ * `r` with every form of every registered value removed; the same object when nothing
+ * was found.
+ *
+ * @example
+ * ```ts
+ * import { Redactor } from "./redactor.ts";
+ * import { redactResult } from "./result.ts";
+ * const red = new Redactor();
+ * red.add("tok-123456");
+ * const r = redactResult(red, {
+ *   content: [{ type: "text", text: "a tok-12" }, { type: "text", text: "3456 b" }],
+ *   isError: false,
+ * });
+ * // r.content: [{ text: "a [protected]" }, { text: " b" }]
+ * ```
+ */
+export function redactResult(red: ResultRedactor, r: ToolResult): ToolResult {
+  if (!red.active) return r;
+  let changed = false;
+  const content: Block[] = [];
+  for (let i = 0; i < r.content.length;) {
+    const b = r.content[i];
+    if (b.type === "text") {
+      let j = i;
+      while (j < r.content.length && r.content[j].type === "text") j++;
+      const run = r.content.slice(i, j) as TextBlock[];
+      const out = textRun(red, run);
+      if (out !== run) changed = true;
+      content.push(...out);
+      i = j;
+      continue;
+    }
+    const next = b.type === "json" ? jsonBlock(red, b) : imageBlock(red, b);
+    if (next !== b) changed = true;
+    content.push(next);
+    i++;
+  }
+  const out = changed ? { content, isError: r.isError } : r;
+  // The form that leaves: compact JSON of the whole result (escapes, numbers, joins).
+  if (red.leaks(JSON.stringify(out.content))) return errorResult(WITHHELD_RESULT);
+  return out;
+}
+
+/** Consecutive text blocks, redacted as the one text they form. */
+function textRun(red: ResultRedactor, run: TextBlock[]): TextBlock[] {
+  const joined = run.map((b) => b.text).join("");
+  const ranges = red.ranges(joined);
+  if (ranges.length === 0) return run;
+  const out: TextBlock[] = [];
+  let at = 0;
+  for (const b of run) {
+    const start = at;
+    const end = at + b.text.length;
+    at = end;
+    // A range is marked once, in the block where it starts; later blocks drop their part.
+    let text = "";
+    let pos = start;
+    for (const [a, z] of ranges) {
+      if (z <= start || a >= end) continue;
+      if (a > pos) text += joined.slice(pos, a);
+      if (a >= start) text += REDACTED;
+      pos = Math.min(end, z);
+    }
+    text += joined.slice(pos, end);
+    if (text !== "" || b.text === "") out.push({ type: "text", text });
+  }
+  return out.length > 0 ? out : [{ type: "text", text: REDACTED }];
+}
+
+function jsonBlock(red: ResultRedactor, b: Extract<Block, { type: "json" }>): Block {
+  return red.jsonLeaks(b.data) ? { type: "json", data: red.json(b.data) } : b;
+}
+
+function imageBlock(red: ResultRedactor, b: Extract<Block, { type: "image" }>): Block {
+  const bytes = Buffer.from(b.data, "base64");
+  return red.leaksBytes(bytes) || red.leaks(b.data) ? { type: "text", text: WITHHELD_IMAGE } : b;
+}
