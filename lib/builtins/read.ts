@@ -4,12 +4,14 @@
  * @module
  */
 
+import { redactPieces } from "../redact/pieces.ts";
+import type { Protector } from "../redact/types.ts";
 import fs from "node:fs";
 import { errorResult, jsonResult, type ToolResult } from "../results/types.ts";
 import { resolveLogicalPath } from "../paths/resolve.ts";
 import type { BuiltinEnv } from "./context.ts";
 import { ownership, withSandbox } from "./common.ts";
-import { readLinePage } from "./line_page.ts";
+import { type PageLine, readLinePage } from "./line_page.ts";
 import { showPath } from "../paths/show_path.ts";
 
 /** Default number of lines per page. */
@@ -35,6 +37,41 @@ export interface ReadArgs {
  * // const result = await runRead({ path: "README.md" }, env);
  * ```
  */
+/**
+ * A page's lines with protected values redacted. A value that spans lines can be cut by
+ * the page's first or last line: the lines around the page (as many as a value has line
+ * breaks) are read too, and an occurrence the page cuts is replaced whole.
+ */
+async function protectLines(
+  protect: Protector | undefined,
+  fd: number,
+  lines: PageLine[],
+  size: number,
+): Promise<PageLine[]> {
+  if (!protect?.active || lines.length === 0) return lines;
+  const texts = lines.map((l) => l.text);
+  let before: PageLine[] = [];
+  let after: PageLine[] = [];
+  const k = protect.maxBreaks;
+  if (k > 0) {
+    const first = Math.max(1, lines[0].line - k);
+    const around = await readLinePage(fd, {
+      line: first,
+      limit: lines.length + 2 * k,
+      maxBytes: Number.MAX_SAFE_INTEGER,
+      maxJsonBytes: Number.MAX_SAFE_INTEGER,
+      sizeHint: size,
+    });
+    if (around.ok) {
+      before = around.lines.filter((l) => l.line < lines[0].line);
+      after = around.lines.filter((l) => l.line > lines[lines.length - 1].line);
+    }
+  }
+  const join = (ls: PageLine[]) => ls.map((l) => l.text).join("");
+  const out = redactPieces(protect, texts, join(before), join(after));
+  return out === texts ? lines : lines.map((l, i) => ({ line: l.line, text: out[i] }));
+}
+
 export async function runRead(args: ReadArgs, env: BuiltinEnv): Promise<ToolResult> {
   const r = resolveLogicalPath(env, args.path);
   return await withSandbox(r, env, async (box) => {
@@ -48,6 +85,7 @@ export async function runRead(args: ReadArgs, env: BuiltinEnv): Promise<ToolResu
       });
       if (!page.ok) return errorResult(`${showPath(r.path)}: ${page.reason}`);
       const { ok: _ok, ...rest } = page;
+      rest.lines = await protectLines(env.protect, file.fd, page.lines, file.size);
       return jsonResult({ ...ownership(r), ...rest });
     } finally {
       fs.closeSync(file.fd);

@@ -106,7 +106,9 @@ export async function runSection(fixed: string[], env: BuiltinEnv): Promise<Tool
   }
   let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(doc);
+    // Redacted whole before the section and its cap cut it (line breaks kept).
+    const shown = env.protect ? env.protect.bytes(doc, 0, doc.byteLength, true) : doc;
+    text = new TextDecoder("utf-8", { fatal: true }).decode(shown);
   } catch {
     return errorResult(`${showPath(r.path)} is not valid UTF-8 text.`);
   }

@@ -33,6 +33,7 @@ export class Redactor implements Protector {
   #formBytes: Buffer[] = [];
   #maxUnits = 0;
   #maxBytes = 0;
+  #maxBreaks = 0;
 
   /** Add a value (empty strings are ignored) and the forms it takes in handed-out text. */
   add(value: string): void {
@@ -44,6 +45,7 @@ export class Redactor implements Protector {
     this.#formBytes = this.#forms.map((f) => Buffer.from(f, "utf8"));
     this.#maxUnits = this.#forms[0]?.length ?? 0;
     this.#maxBytes = Math.max(0, ...this.#formBytes.map((b) => b.byteLength));
+    this.#maxBreaks = Math.max(0, ...this.#forms.map((f) => f.split("\n").length - 1));
   }
 
   /** Whether any value is registered. */
@@ -59,6 +61,11 @@ export class Redactor implements Protector {
   /** UTF-8 bytes of the longest form. */
   get maxBytes(): number {
     return this.#maxBytes;
+  }
+
+  /** Most line breaks in one form. */
+  get maxBreaks(): number {
+    return this.#maxBreaks;
   }
 
   /** Where forms of values occur in `s` (merged ranges). */

@@ -12,6 +12,7 @@
 import { Buffer } from "node:buffer";
 import { type Block, errorResult, type TextBlock, type ToolResult } from "../results/types.ts";
 import type { Range } from "./ranges.ts";
+import { redactPieces } from "./pieces.ts";
 import { REDACTED } from "./types.ts";
 
 /** What the boundary needs of a redactor (`Redactor` has it). */
@@ -83,28 +84,13 @@ export function redactResult(red: ResultRedactor, r: ToolResult): ToolResult {
 
 /** Consecutive text blocks, redacted as the one text they form. */
 function textRun(red: ResultRedactor, run: TextBlock[]): TextBlock[] {
-  const joined = run.map((b) => b.text).join("");
-  const ranges = red.ranges(joined);
-  if (ranges.length === 0) return run;
-  const out: TextBlock[] = [];
-  let at = 0;
-  for (const b of run) {
-    const start = at;
-    const end = at + b.text.length;
-    at = end;
-    // A range is marked once, in the block where it starts; later blocks drop their part.
-    let text = "";
-    let pos = start;
-    for (const [a, z] of ranges) {
-      if (z <= start || a >= end) continue;
-      if (a > pos) text += joined.slice(pos, a);
-      if (a >= start) text += REDACTED;
-      pos = Math.min(end, z);
-    }
-    text += joined.slice(pos, end);
-    if (text !== "" || b.text === "") out.push({ type: "text", text });
-  }
-  return out.length > 0 ? out : [{ type: "text", text: REDACTED }];
+  const texts = run.map((b) => b.text);
+  const out = redactPieces(red, texts);
+  if (out === texts) return run;
+  const blocks = out.flatMap((text, i) =>
+    text !== "" || run[i].text === "" ? [{ type: "text" as const, text }] : []
+  );
+  return blocks.length > 0 ? blocks : [{ type: "text", text: REDACTED }];
 }
 
 function jsonBlock(red: ResultRedactor, b: Extract<Block, { type: "json" }>): Block {

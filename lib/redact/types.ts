@@ -18,6 +18,8 @@ export interface Protector {
   readonly maxUnits: number;
   /** UTF-8 bytes of the longest form of any value (0 when none). */
   readonly maxBytes: number;
+  /** Most line breaks (`\n`) in one form of a value (0: every form fits on a line). */
+  readonly maxBreaks: number;
   /** Where forms of values occur in `s`: sorted, merged `[start, end)` ranges. */
   ranges(s: string): Array<[number, number]>;
   /** A JSON value with every string (keys too) redacted; numbers that are values too. */

@@ -27,7 +27,11 @@ const plain = (name: string, script: string, overflow: string) =>
 const builtin = (name: string, b: string) =>
   `\n[artifacts.app.views.agent_tools.${name}]\nbuiltin = "${b}"\n`;
 
-/** The manifest: `read`, `search`, `find`, `shell`, `grep`, `glob`, `spill`, `cut`. */
+/**
+ * The manifest: `read` (files_read), `search`, `find`, `shell`, `grep`, `glob`, `lines`
+ * (the `read` built-in), `sec` (section `Keys` of `data/doc.md`), `spill` and `cut`
+ * (plain `cat data/<file>`, overflow artifact / truncate).
+ */
 export const TOML = `[artifacts.app]
 path = "app"
 
@@ -35,7 +39,8 @@ path = "app"
 audience = "agent"
 ` + builtin("read", "files_read") + builtin("search", "files_search") +
   builtin("find", "files_find") + builtin("shell", "shell_exec") + builtin("grep", "grep") +
-  builtin("glob", "glob") +
+  builtin("glob", "glob") + builtin("lines", "read") +
+  `\n[artifacts.app.views.agent_tools.sec]\nbuiltin = "section"\nargs = ["data/doc.md", "Keys"]\n` +
   plain("spill", 'cat "data/$0"', 'overflow = "artifact"') +
   plain("cut", 'cat "data/$0"', 'overflow = "truncate"') + `
 [plugins]

@@ -174,3 +174,31 @@ Deno.test("spill: the 8 KiB preview and the spilled file never hold a value or p
     await w.cleanup();
   }
 });
+
+const PEM = "-----BEGIN QZXK-----\nPWNBRTVYHJMLDSGCF\nXQWEMNBVCXZLKJH\n-----END QZXK-----";
+
+Deno.test("read built-in: a page that starts or ends inside a multi-line value shows none of it", async () => {
+  const doc = "one\ntwo\n" + PEM + "\nthree\nfour\n";
+  const w = await open({ "k.pem": doc }, PEM);
+  try {
+    for (const [line, limit] of [[1, 3], [1, 4], [3, 1], [4, 2], [5, 3], [2, 3], [1, 99]]) {
+      const r = await w.reg.call("lines_app", { path: "data/k.pem", line, limit });
+      assert.equal(r.isError, false, JSON.stringify(r));
+      assertNoPart(r, PEM, `lines ${line}+${limit}`);
+    }
+  } finally {
+    await w.cleanup();
+  }
+});
+
+Deno.test("section built-in: the 64 KiB cap never keeps a multi-line value's first lines", async () => {
+  const doc = `# Keys\n${"a".repeat(64 * KiB - 80)}\n${PEM}\n${"b".repeat(100)}\n`;
+  const w = await open({ "doc.md": doc }, PEM);
+  try {
+    const r = await w.reg.call("sec_app", {});
+    assert.equal(r.isError, false, JSON.stringify(r).slice(0, 200));
+    assertNoPart(r, PEM, "section cap");
+  } finally {
+    await w.cleanup();
+  }
+});
