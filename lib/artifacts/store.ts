@@ -43,6 +43,20 @@ function copyRef(ref: ArtifactRef): Readonly<ArtifactRef> {
 export class ArtifactStore implements ArtifactSource {
   #byId = new Map<string, StoredArtifact>();
   #guard: ContentGuard | Protector | undefined;
+  #listeners = new Set<() => void>();
+
+  /** Call `listener` whenever the set of artifacts changes (an add or a clear). */
+  onChange(listener: () => void): void {
+    this.#listeners.add(listener);
+  }
+
+  #changed(): void {
+    for (const l of this.#listeners) {
+      try {
+        l();
+      } catch { /* a listener's failure is its own */ }
+    }
+  }
 
   /**
    * Refuse, from now on, every field whose text `guard` says holds a protected value
@@ -79,6 +93,7 @@ export class ArtifactStore implements ArtifactSource {
       : Object.freeze({ dev: resolved.dev, ino: resolved.ino, size: resolved.size });
     this.#byId.delete(ref.id);
     this.#byId.set(ref.id, Object.freeze({ ref: copyRef(ref), path, identity }));
+    this.#changed();
   }
 
   /** The artifact with reference `id`, if any (internal: holds the path). */
@@ -109,7 +124,9 @@ export class ArtifactStore implements ArtifactSource {
 
   /** Forget every artifact (files are not touched). */
   clear(): void {
+    const had = this.#byId.size > 0;
     this.#byId.clear();
+    if (had) this.#changed();
   }
 
   /** Run get_artifact_field over this store (see `getArtifactField`). */

@@ -6,6 +6,9 @@
  * - `text` → `{type: "text", text}`;
  * - `json` → `{type: "text", text: <compact JSON>}`, so every client sees the value;
  * - `image` → `{type: "image", data, mimeType}` (already embedded base64);
+ * - `audio`, `resource` and `resource_link` pass through as they are, except that a
+ *   block the client's protocol version lacks (`opts.protocolVersion`: audio before
+ *   2025-03-26, resource_link before 2025-06-18) becomes a short text note;
  * - `isError` is preserved;
  * - `structuredContent` (unless `opts.structuredContent` is false: a client on a protocol
  *   version before 2025-06-18) is added only when the result is a success with exactly one
@@ -25,6 +28,13 @@ import { checkImage, decodeBase64Strict } from "../images/detect.ts";
 import { capText, cleanText } from "../protocols/text_clean.ts";
 import { type Block, errorResult, LIMITS, type ToolResult } from "../results/types.ts";
 import { jsonText, resultBytes } from "../results/json_text.ts";
+import {
+  blockNote,
+  inboundAudio,
+  inboundLink,
+  inboundResource,
+  versionHasBlock,
+} from "./rich_blocks.ts";
 
 /**
  * Map a toolhost result to an MCP `CallToolResult` (rules in the module doc).
@@ -38,12 +48,16 @@ import { jsonText, resultBytes } from "../results/json_text.ts";
  */
 export function toMcpResult(
   result: ToolResult,
-  opts: { structuredContent?: boolean } = {},
+  opts: { structuredContent?: boolean; protocolVersion?: string } = {},
 ): CallToolResult {
+  const version = opts.protocolVersion ?? "9999-12-31";
   const content: CallToolResult["content"] = result.content.map((b) => {
     if (b.type === "text") return { type: "text", text: b.text };
     if (b.type === "json") return { type: "text", text: jsonText(b) ?? "null" };
-    return { type: "image", data: b.data, mimeType: b.mimeType };
+    if (b.type === "image") return { type: "image", data: b.data, mimeType: b.mimeType };
+    if (b.type === "resource") return { type: "resource", resource: { ...b.resource } };
+    if (!versionHasBlock(version, b.type)) return { type: "text", text: blockNote(b) };
+    return { ...b };
   });
   const out: CallToolResult = { content, isError: result.isError };
   const only = result.content.length === 1 ? result.content[0] : undefined;
@@ -79,8 +93,9 @@ export interface InboundOptions {
 /**
  * Normalize an extension server's `CallToolResult` into a ToolResult with toolhost's
  * limits: at most 32 blocks; text cleaned of control characters and capped at 64 KiB;
- * images must be PNG/JPEG/WebP matching their bytes (≤ 4 MiB); embedded text resources
- * become text; audio, blobs and resource links become a short text note; a result with
+ * images must be PNG/JPEG/WebP matching their bytes (≤ 4 MiB); audio, embedded resources
+ * (text ≤ 64 KiB, blobs ≤ 4 MiB) and resource links are kept, checked as in
+ * rich_blocks.ts; a result with
  * no content but an object `structuredContent` becomes one json block. Every text (also
  * of an error result, and a content-less `structuredContent`) goes through `mapText`
  * whole, before any cut or spill, so an envelope is always validated. Whatever the
@@ -158,7 +173,9 @@ async function structuredBlock(
 function textOf(b: Block): string {
   if (b.type === "text") return b.text;
   if (b.type === "json") return jsonText(b) ?? "null";
-  return "[image]";
+  if (b.type === "resource") return b.resource.text ?? `[resource: ${b.resource.uri}]`;
+  if (b.type === "image") return "[image]";
+  return blockNote(b);
 }
 
 function inboundBlock(
@@ -181,13 +198,9 @@ function inboundBlock(
     return { type: "text", text: text(item.text) };
   }
   if (item.type === "image") return inboundImage(item, at);
-  if (item.type === "resource" && isJsonObject(item.resource)) {
-    const r = item.resource;
-    if (typeof r.text === "string") return { type: "text", text: text(r.text) };
-    return { type: "text", text: "[binary resource omitted]" };
-  }
-  if (item.type === "resource_link") return { type: "text", text: "[resource link omitted]" };
-  if (item.type === "audio") return { type: "text", text: "[audio omitted]" };
+  if (item.type === "resource") return inboundResource(item, at);
+  if (item.type === "resource_link") return inboundLink(item, at);
+  if (item.type === "audio") return inboundAudio(item, at);
   return { error: `The extension server returned an unsupported ${at}.` };
 }
 

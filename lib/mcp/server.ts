@@ -35,6 +35,7 @@ import { errorResult } from "../results/types.ts";
 import { VERSION } from "../version.ts";
 import { JsonMirrors } from "./json_mirrors.ts";
 import { toMcpResult } from "./result_mapping.ts";
+import { artifactLinks, registerArtifactResources } from "./resources.ts";
 import type { ToolSource } from "./tool_source.ts";
 
 /** Options of {@link createMcpServer}. */
@@ -92,7 +93,10 @@ export function createMcpServer(
   const server = new Server(
     { name: "toolhost", version: VERSION },
     {
-      capabilities: { tools: { listChanged: source.onToolsChanged !== undefined } },
+      capabilities: {
+        tools: { listChanged: source.onToolsChanged !== undefined },
+        ...(source.artifacts ? { resources: { listChanged: true } } : {}),
+      },
       instructions: opts.instructions,
     },
   );
@@ -103,8 +107,9 @@ export function createMcpServer(
   const stop = new AbortController();
   const inflight = new Set<Promise<unknown>>();
   const mirrors = new JsonMirrors();
-  const client = { structured: true };
+  const client = { structured: true, version: LATEST_PROTOCOL_VERSION };
   registerHandlers(server, source, { stop: stop.signal, inflight, mirrors, client, ...opts });
+  if (source.artifacts) registerArtifactResources(server, source.artifacts);
 
   let closing: Promise<void> | undefined;
   return {
@@ -118,7 +123,8 @@ export function createMcpServer(
       const inner = transport.onmessage;
       transport.onmessage = (message, extra) => {
         if ("method" in message && message.method === "initialize") {
-          client.structured = structuredContentSupported(message.params?.protocolVersion);
+          client.version = negotiatedVersion(message.params?.protocolVersion);
+          client.structured = client.version >= "2025-06-18"; // ISO dates compare as strings
         }
         inner?.(message, extra);
       };
@@ -142,16 +148,15 @@ interface HandlerContext extends McpServerOptions {
   stop: AbortSignal;
   inflight: Set<Promise<unknown>>;
   mirrors: JsonMirrors;
-  /** What the client negotiated. */
-  client: { structured: boolean };
+  /** What the client negotiated: its protocol version; whether it has structuredContent. */
+  client: { structured: boolean; version: string };
 }
 
-/** Whether the version the server answers `initialize` with has `structuredContent`. */
-function structuredContentSupported(requested: unknown): boolean {
-  const version = typeof requested === "string" && SUPPORTED_PROTOCOL_VERSIONS.includes(requested)
+/** The version the server answers `initialize` with. */
+function negotiatedVersion(requested: unknown): string {
+  return typeof requested === "string" && SUPPORTED_PROTOCOL_VERSIONS.includes(requested)
     ? requested
     : LATEST_PROTOCOL_VERSION;
-  return version >= "2025-06-18"; // ISO dates compare as strings
 }
 
 function registerHandlers(server: Server, source: ToolSource, ctx: HandlerContext): void {
@@ -176,7 +181,15 @@ function registerHandlers(server: Server, source: ToolSource, ctx: HandlerContex
     const run = callSafely(source, req.params.name, req.params.arguments ?? {}, signal, ctx.log);
     ctx.inflight.add(run);
     try {
-      const out = toMcpResult(await run, { structuredContent: ctx.client.structured });
+      const result = await run;
+      const out = toMcpResult(result, {
+        structuredContent: ctx.client.structured,
+        protocolVersion: ctx.client.version,
+      });
+      // Artifacts the result names also as resource links, for clients that have them.
+      if (source.artifacts && ctx.client.version >= "2025-06-18") {
+        out.content.push(...artifactLinks(result, source.artifacts));
+      }
       const first = out.content[0];
       if (ctx.spliceMirrors && out.structuredContent && first?.type === "text") {
         ctx.mirrors.note(extra.requestId, first.text, out.structuredContent);

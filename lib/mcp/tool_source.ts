@@ -5,6 +5,7 @@
  * @module
  */
 
+import type { ArtifactStore } from "../artifacts/store.ts";
 import { guardCall } from "../plugins/plugin_tools.ts";
 import type { CallOptions, Registry, ToolListing } from "../registry/registry.ts";
 import { errorResult, type ToolResult } from "../results/types.ts";
@@ -22,6 +23,8 @@ export interface ToolSource {
   close(): Promise<void>;
   /** Register a listener for changes of the published tools. Absent: they never change. */
   onToolsChanged?(listener: () => void): void;
+  /** The artifacts the source's calls received, served as MCP resources. Absent: none. */
+  readonly artifacts?: ArtifactStore;
 }
 
 /**
@@ -52,6 +55,7 @@ export function evalToolSource(reg: Registry, hostOpts: ExtensionHostOptions = {
     });
   let closing: Promise<void> | undefined;
   return {
+    artifacts: reg.artifacts,
     async list() {
       return [...reg.list(), ...(await host.list())];
     },

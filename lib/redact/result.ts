@@ -71,7 +71,7 @@ export function redactResult(red: ResultRedactor, r: ToolResult): ToolResult {
       i = j;
       continue;
     }
-    const next = b.type === "json" ? jsonBlock(red, b) : imageBlock(red, b);
+    const next = b.type === "json" ? jsonBlock(red, b) : otherBlock(red, b);
     if (next !== b) changed = true;
     content.push(next);
     i++;
@@ -100,4 +100,21 @@ function jsonBlock(red: ResultRedactor, b: Extract<Block, { type: "json" }>): Bl
 function imageBlock(red: ResultRedactor, b: Extract<Block, { type: "image" }>): Block {
   const bytes = Buffer.from(b.data, "base64");
   return red.leaksBytes(bytes) || red.leaks(b.data) ? { type: "text", text: WITHHELD_IMAGE } : b;
+}
+
+/** The text that replaces audio or a resource blob holding a protected value. */
+export const WITHHELD_BINARY = "[binary content holding a protected value was withheld]";
+
+/**
+ * Images, audio, embedded resources and resource links: binary data holding a value is
+ * withheld; text fields (a resource's text, a link's name/description/uri) are redacted.
+ */
+function otherBlock(red: ResultRedactor, b: Exclude<Block, { type: "text" | "json" }>): Block {
+  if (b.type === "image") return imageBlock(red, b);
+  const data = b.type === "audio" ? b.data : b.type === "resource" ? b.resource.blob : undefined;
+  if (data !== undefined) {
+    const leaks = red.leaksBytes(Buffer.from(data, "base64")) || red.leaks(data);
+    if (leaks) return { type: "text", text: WITHHELD_BINARY };
+  }
+  return red.jsonLeaks(b) ? red.json(b) as Block : b;
 }

@@ -30,8 +30,54 @@ export interface ImageBlock {
   data: string;
 }
 
+/**
+ * An audio block (from an extension server), embedded base64 of at most 4 MiB, passed
+ * through to MCP clients as it came.
+ */
+export interface AudioBlock {
+  /** Block type. */
+  type: "audio";
+  /** `audio/…`. */
+  mimeType: string;
+  /** Standard base64 of the audio bytes. */
+  data: string;
+}
+
+/** The contents of an embedded resource: text (≤ 64 KiB) or a blob (≤ 4 MiB decoded). */
+export type ResourceContents =
+  | { uri: string; mimeType?: string; text: string; blob?: never }
+  | { uri: string; mimeType?: string; blob: string; text?: never };
+
+/** An embedded resource (from an extension server, or a toolhost artifact). */
+export interface ResourceBlock {
+  /** Block type. */
+  type: "resource";
+  /** The contents. */
+  resource: ResourceContents;
+}
+
+/** A link to a resource (from an extension server, or a toolhost artifact). */
+export interface ResourceLinkBlock {
+  /** Block type. */
+  type: "resource_link";
+  /** The resource's URI (at most 2048 characters). */
+  uri: string;
+  /** Its name. */
+  name: string;
+  /** Its media type, if given. */
+  mimeType?: string;
+  /** A description, if given. */
+  description?: string;
+}
+
 /** Any normalized content block. */
-export type Block = TextBlock | JsonBlock | ImageBlock;
+export type Block =
+  | TextBlock
+  | JsonBlock
+  | ImageBlock
+  | AudioBlock
+  | ResourceBlock
+  | ResourceLinkBlock;
 
 /** A normalized tool result. */
 export interface ToolResult {
@@ -51,8 +97,10 @@ export const LIMITS = {
   maxJsonBytes: 512 * 1024,
   /** Max bytes of the normalized result (serialized). */
   maxResultBytes: 8 * 1024 * 1024,
-  /** Max decoded bytes of an image. */
+  /** Max decoded bytes of an image (and of an audio block or resource blob). */
   maxImageBytes: 4 * 1024 * 1024,
+  /** Max characters of a resource URI. */
+  maxUriChars: 2048,
   /** Max bytes captured from each process stream. */
   maxStreamBytes: 16 * 1024 * 1024,
   /** Max serialized bytes of call arguments. */

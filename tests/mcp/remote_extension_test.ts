@@ -15,7 +15,7 @@ import { countRendered } from "../../lib/odek/render.ts";
 import { loadWorkspace } from "../../lib/workspace/load_workspace.ts";
 import { extensionsOf } from "../../lib/workspace/parse_extensions.ts";
 import { tempWorkspace } from "../helpers/workspace.ts";
-import { startRemoteServer } from "../fixtures/mcp/remote_server.ts";
+import { startRemoteServer, WAV_B64 } from "../fixtures/mcp/remote_server.ts";
 import { extensionToml } from "./_helpers.ts";
 
 const TOKEN = "s3cr3t-token-value";
@@ -282,6 +282,34 @@ Deno.test("Codex's timeout keys are taken as written there", async () => {
     assert.equal(d.connectTimeoutMs, 5000);
     assert.equal(d.remote?.url, "https://h/mcp");
   } finally {
+    await tmp.cleanup();
+  }
+});
+
+Deno.test("audio, embedded resources and resource links from an extension reach the client", async () => {
+  const server = await startRemoteServer();
+  const { tmp, source } = await remoteSource({ url: server.url });
+  try {
+    const r = await source.call("rich_rx", {});
+    assert.equal(r.isError, false);
+    assert.deepEqual(r.content, [
+      { type: "text", text: "mixed" },
+      { type: "audio", data: WAV_B64, mimeType: "audio/wav" },
+      {
+        type: "resource",
+        resource: { uri: "test://doc/1", mimeType: "text/plain", text: "embedded text" },
+      },
+      {
+        type: "resource",
+        resource: { uri: "test://bin/1", mimeType: "application/octet-stream", blob: "AAEC" },
+      },
+      { type: "resource_link", uri: "test://doc/2", name: "doc2", mimeType: "text/plain" },
+    ]);
+    const { toMcpResult } = await import("../../lib/mcp/result_mapping.ts");
+    assert.deepEqual(toMcpResult(r).content, r.content);
+  } finally {
+    await source.close();
+    await server.close();
     await tmp.cleanup();
   }
 });

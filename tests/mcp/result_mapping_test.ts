@@ -59,9 +59,10 @@ Deno.test("fromMcpResult: text, image, resources and structured-only results nor
       { type: "resource_link", uri: "x:2", name: "n" },
     ],
   });
-  assert.deepEqual(res.content.map((b) => b.type === "text" && b.text), [
-    "inner",
-    "[resource link omitted]",
+  // Issue 18: embedded resources and links pass through faithfully (checked, bounded).
+  assert.deepEqual(res.content, [
+    { type: "resource", resource: { uri: "x:1", text: "inner" } },
+    { type: "resource_link", uri: "x:2", name: "n" },
   ]);
   assert.deepEqual(await fromMcpResult({ content: [], structuredContent: { k: 1 } }), {
     content: [{ type: "json", data: { k: 1 } }],
@@ -126,4 +127,67 @@ Deno.test("fromMcpResult: mapText may rewrite text or replace the result", async
     { mapText: () => Promise.resolve(errorResult("refused")) },
   );
   assert.deepEqual(refused, errorResult("refused"));
+});
+
+Deno.test("fromMcpResult: audio, blobs and links pass through, bounded like the rest", async () => {
+  const ok = await fromMcpResult({
+    content: [
+      { type: "audio", data: "UklGRg==", mimeType: "audio/wav" },
+      { type: "resource", resource: { uri: "x:b", mimeType: "application/pdf", blob: "AAEC" } },
+      { type: "resource", resource: { uri: "x:t", text: "a\u0007" + "x".repeat(70_000) } },
+      {
+        type: "resource_link",
+        uri: "x:l",
+        name: "n\u001b",
+        description: "d",
+        mimeType: "text/plain",
+      },
+    ],
+  });
+  assert.equal(ok.isError, false);
+  assert.deepEqual(ok.content[0], { type: "audio", mimeType: "audio/wav", data: "UklGRg==" });
+  assert.deepEqual(ok.content[1], {
+    type: "resource",
+    resource: { uri: "x:b", mimeType: "application/pdf", blob: "AAEC" },
+  });
+  const t = ok.content[2] as { resource: { text: string } };
+  assert.ok(new TextEncoder().encode(t.resource.text).length <= 64 * 1024);
+  assert.ok(!t.resource.text.includes("\u0007"));
+  assert.deepEqual(ok.content[3], {
+    type: "resource_link",
+    uri: "x:l",
+    name: "n",
+    mimeType: "text/plain",
+    description: "d",
+  });
+  const refused = [
+    { type: "audio", data: "not base64!", mimeType: "audio/wav" },
+    { type: "audio", data: "AAAA", mimeType: "image/png" },
+    { type: "audio", data: "A".repeat(6 * 1024 * 1024), mimeType: "audio/wav" },
+    { type: "resource", resource: { uri: "x:1" } },
+    { type: "resource", resource: { uri: "x\n1", text: "t" } },
+    { type: "resource", resource: { uri: "x".repeat(3000), text: "t" } },
+    { type: "resource_link", uri: "x:2" },
+  ];
+  for (const block of refused) {
+    const r = await fromMcpResult({ content: [block] });
+    assert.equal(r.isError, true, JSON.stringify(block).slice(0, 80));
+  }
+});
+
+Deno.test("toMcpResult: audio and links only for protocol versions that have them", () => {
+  const r = {
+    content: [
+      { type: "audio" as const, data: "AAAA", mimeType: "audio/wav" },
+      { type: "resource_link" as const, uri: "x:l", name: "n" },
+      { type: "resource" as const, resource: { uri: "x:t", text: "t" } },
+    ],
+    isError: false,
+  };
+  assert.deepEqual(toMcpResult(r, { protocolVersion: "2025-06-18" }).content, r.content);
+  assert.deepEqual(toMcpResult(r, { protocolVersion: "2024-11-05" }).content, [
+    { type: "text", text: "[audio: audio/wav]" },
+    { type: "text", text: "[resource link: x:l]" },
+    { type: "resource", resource: { uri: "x:t", text: "t" } },
+  ]);
 });

@@ -46,7 +46,11 @@ function preview(block: Block): string {
     ? block.text
     : block.type === "json"
     ? JSON.stringify(block.data)
-    : `<${block.mimeType} image, ${block.data.length} base64 chars>`;
+    : block.type === "image" || block.type === "audio"
+    ? `<${block.mimeType} ${block.type}, ${block.data.length} base64 chars>`
+    : block.type === "resource"
+    ? `<resource ${block.resource.uri}>`
+    : `<resource link ${block.uri}>`;
   const oneLine = text.replace(/\s*\n\s*/g, " ⏎ ").trim();
   return oneLine.length > 150 ? `${oneLine.slice(0, 150)}…` : oneLine;
 }
