@@ -13,6 +13,7 @@ import { ToolhostError } from "../errors/errors.ts";
 import { errorResult, type ToolResult } from "../results/types.ts";
 import type { BuiltinEnv } from "./context.ts";
 import { Sandbox } from "../paths/sandbox.ts";
+import { makeDirsSync } from "../paths/make_dirs.ts";
 import { isInsideRoots } from "../odek/roots.ts";
 import type { ResolvedPath } from "../paths/resolve.ts";
 
@@ -136,7 +137,7 @@ export function statePaths(stateDir: string): string[] {
   const ready = readyStateDirs.get(stateDir);
   if (ready !== undefined && fs.existsSync(ready)) return [ready]; // one cheap check per call
   try {
-    fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+    makeDirsSync(stateDir, 0o700);
     const real = fs.realpathSync(stateDir);
     readyStateDirs.set(stateDir, real);
     return [real];

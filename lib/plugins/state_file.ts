@@ -13,6 +13,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import process from "node:process";
+import { makeDirsSync } from "../paths/make_dirs.ts";
 
 /** The state file cannot be opened safely (value-free message). */
 export class StateFileRefused extends Error {
@@ -71,7 +72,7 @@ function realDirectory(dir: string, create: boolean): void {
 export function openStateAppend(stateDir: string, name: string, root?: string): number {
   const { dirs, inside } = chain(stateDir, root);
   // Outside the workspace, the folders above the state directory are the operator's choice.
-  if (!inside) fs.mkdirSync(path.dirname(dirs[0]), { recursive: true, mode: 0o700 });
+  if (!inside) makeDirsSync(path.dirname(dirs[0]), 0o700);
   for (const d of dirs) realDirectory(d, true);
   const file = path.join(path.resolve(stateDir), name);
   let fd: number;

@@ -28,6 +28,7 @@ import { chmod, lstat, readdir, rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import process from "node:process";
 import { CleanupFailed } from "../errors/errors.ts";
+import { makeDirsSync } from "../paths/make_dirs.ts";
 import { inspectGroup } from "./kill_group.ts";
 import { currentBootId, type ProcessRecord, readProcStat } from "./proc_identity.ts";
 
@@ -92,7 +93,7 @@ function canonicalCallsRoot(stateDir: string, refresh: boolean): string {
   const calls = callsRoot(stateDir);
   const cached = refresh ? undefined : canonicalRoots.get(calls);
   if (cached !== undefined) return cached;
-  mkdirSync(calls, { recursive: true, mode: PRIVATE });
+  makeDirsSync(calls, PRIVATE);
   if (!lstatSync(calls).isDirectory()) {
     throw new CleanupFailed("The state directory's `calls` folder is not a directory; remove it.");
   }

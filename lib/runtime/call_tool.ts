@@ -18,7 +18,7 @@ import type { CallOptions, Registry } from "../registry/registry.ts";
 import type { RegisteredTool } from "../registry/selection.ts";
 import { descendantsOf } from "../workspace/scope.ts";
 import type { Artifact, BuiltinToolDecl, CommandToolDecl } from "../workspace/types.ts";
-import { mkdir } from "node:fs/promises";
+import { makeDirs } from "../paths/make_dirs.ts";
 import { artifactRootsFor, renderEnvelopes } from "./artifact_refs.ts";
 import { type CommandSpec, preflightCommand, runCommand } from "./command_tool.ts";
 import { callBoundTool } from "../sessions/bound_call.ts";
@@ -193,7 +193,7 @@ async function callCommand(
   // A call that cannot run (argv substitution) is refused before a session starts.
   const refused = decl.session !== undefined ? preflightCommand(spec) : undefined;
   if (refused) return refused;
-  await mkdir(reg.artifactDir, { recursive: true, mode: 0o700 });
+  await makeDirs(reg.artifactDir, 0o700);
   // A bound tool runs inside its lazily started tool session.
   const result = decl.session !== undefined
     ? await callBoundTool(reg.sessions, { artifact, session: decl.session, spec })

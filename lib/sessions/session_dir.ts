@@ -25,6 +25,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import process from "node:process";
 import { CleanupFailed } from "../errors/errors.ts";
+import { makeDirs } from "../paths/make_dirs.ts";
 import { removeTree } from "../process/call_dirs.ts";
 import { currentBootId, readProcStat } from "../process/proc_identity.ts";
 import { readRecordFile } from "./record_file.ts";
@@ -245,7 +246,7 @@ export async function createSessionRoot(
   owner: OwnerRecord = currentOwner(),
 ): Promise<SessionRoot> {
   const parent = sessionsRoot(stateDir);
-  await mkdir(parent, { recursive: true, mode: PRIVATE });
+  await makeDirs(parent, PRIVATE);
   if (!(await lstat(parent)).isDirectory()) {
     throw new CleanupFailed(
       "The state directory's `sessions` folder is not a directory; remove it.",

@@ -6,7 +6,8 @@
  * @module
  */
 
-import { mkdir, rm } from "node:fs/promises";
+import { rm } from "node:fs/promises";
+import { makeDirs } from "../paths/make_dirs.ts";
 import type { ArtifactStore } from "../artifacts/store.ts";
 import { capText } from "../protocols/text_clean.ts";
 import { LIMITS } from "../results/types.ts";
@@ -39,7 +40,7 @@ export function extensionSpill(
     const text = home.store.protector?.text(whole) ?? whole;
     const { id, path } = spillName(home.dir, tool);
     try {
-      await mkdir(home.dir, { recursive: true, mode: 0o700 });
+      await makeDirs(home.dir, 0o700);
       const file = await writeSpillText(path, text);
       return await spilledText({ dir: home.dir, store: home.store, tool }, id, file, text);
     } catch {

@@ -92,9 +92,18 @@ Deno.test("shell_exec: the deadline ends the whole process group (TERM, then KIL
       !admits("shell_exec", { command: "x", timeoutMs: NATIVE_LIMITS.shellMaxTimeoutMs + 1 }),
     );
     assert.ok(!admits("shell_exec", { command: "x", timeoutMs: 0 }));
-    const script = "trap '' TERM; sleep 60 & echo $! > child.pid; echo $$ > leader.pid; wait";
-    const r: Json = ok(await call("shell_exec", { command: script, timeoutMs: 300 }, t.e));
-    assert.equal(r.timedOut, true);
+    // The pid files appear whole (mv) and only once both processes exist; a deadline that
+    // fired before the shell got there (a busy machine) proves nothing, so it is doubled.
+    const script = "trap '' TERM; sleep 60 & echo $! > c.tmp; echo $$ > l.tmp; " +
+      "mv c.tmp child.pid; mv l.tmp leader.pid; wait";
+    let timeoutMs = 300;
+    for (;;) {
+      const r: Json = ok(await call("shell_exec", { command: script, timeoutMs }, t.e));
+      assert.equal(r.timedOut, true);
+      if (fs.existsSync(`${t.app}/leader.pid`)) break;
+      assert.ok(timeoutMs < 60_000, "the shell never wrote its pid files");
+      timeoutMs *= 2;
+    }
     for (const f of ["child.pid", "leader.pid"]) {
       const pid = Number(fs.readFileSync(`${t.app}/${f}`, "utf8"));
       assert.equal(pidAlive(pid), false, `${f} survived`);
@@ -200,12 +209,11 @@ Deno.test("shell_exec: its process group is journaled in its call directory whil
   const t = appTree();
   const ctl = new AbortController();
   try {
-    const running = call("shell_exec", { command: "echo $$ > leader.pid; sleep 30" }, {
-      ...t.e,
-      signal: ctl.signal,
-    });
+    // Written whole (mv), so existing means readable; waited for however long it takes.
+    const script = "echo $$ > leader.tmp; mv leader.tmp leader.pid; sleep 30";
+    const running = call("shell_exec", { command: script }, { ...t.e, signal: ctl.signal });
     const leaderFile = `${t.app}/leader.pid`;
-    for (let i = 0; i < 200 && !fs.existsSync(leaderFile); i++) await delay(25);
+    while (!fs.existsSync(leaderFile)) await delay(10);
     const leader = Number(fs.readFileSync(leaderFile, "utf8").trim());
     const [name] = fs.readdirSync(`${t.state}/calls`);
     const journal = fs.readFileSync(`${t.state}/calls/${name}/journal.jsonl`, "utf8");
