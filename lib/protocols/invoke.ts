@@ -76,6 +76,8 @@ export interface PlainCommandCall extends CommandCallBase {
   stdoutSpill?: StdoutSpill;
   /** Protected values, redacted from stdout before it is cut. Default none. */
   protect?: Protector;
+  /** Exit statuses that mean success. Default `[0]`. */
+  successExitCodes?: readonly number[];
 }
 
 const CANCELLED = "The tool call was cancelled.";
@@ -165,7 +167,7 @@ export async function invokePlainCommand(call: PlainCommandCall): Promise<ToolRe
       onStdout: call.stdoutSpill ? (s) => call.stdoutSpill!.attach(s) : undefined,
     });
     call.onSettled?.(run);
-    const result = normalizePlainOutput(run, call.protect);
+    const result = normalizePlainOutput(run, call.protect, call.successExitCodes);
     return call.stdoutSpill ? await call.stdoutSpill.finish(run, result) : result;
   });
 }

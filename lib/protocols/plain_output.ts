@@ -1,7 +1,8 @@
 /**
  * Normalizing a plain-protocol call: stdout, lossily decoded and cleaned, becomes one
- * text block capped at 64 KiB (with an explicit truncation marker). A nonzero exit marks
- * that bounded text as a tool error (or, when nothing was printed, says which status).
+ * text block capped at 64 KiB (with an explicit truncation marker). An exit status outside
+ * the tool's `success_exit_codes` (default `[0]`) marks that bounded text as a tool error
+ * (or, when nothing was printed, says which status).
  * Spawn failures, timeouts, cancellation, stream overflow and death by signal are
  * generic errors. stderr is never included.
  *
@@ -50,7 +51,11 @@ export function plainText(run: RunOutcome, protect?: Protector): string {
  * normalizePlainOutput(run); // { content: [{ type: "text", text: "hi\n" }], isError: false }
  * ```
  */
-export function normalizePlainOutput(run: RunOutcome, protect?: Protector): ToolResult {
+export function normalizePlainOutput(
+  run: RunOutcome,
+  protect?: Protector,
+  successExitCodes?: readonly number[],
+): ToolResult {
   if (run.stdoutOverflow) {
     // Seed: stdout is "capped at 64 KiB with an explicit truncation marker". A tool still
     // printing past the 16 MiB stream cap was stopped by us, not by its own failure.
@@ -61,9 +66,23 @@ export function normalizePlainOutput(run: RunOutcome, protect?: Protector): Tool
   const failed = runFailure(run);
   if (failed !== null) return failed;
   const text = plainText(run, protect);
-  if (run.exitCode !== 0) {
+  if (!isSuccessExit(run.exitCode, successExitCodes)) {
     if (!isNonblank(text)) return exitFailure(run.exitCode ?? -1);
     return { content: [{ type: "text", text }], isError: true };
   }
   return { content: [{ type: "text", text }], isError: false };
+}
+
+/**
+ * Whether a plain run's exit status counts as success (`codes` default `[0]`).
+ *
+ * @example
+ * ```ts
+ * import { isSuccessExit } from "./plain_output.ts";
+ * isSuccessExit(1, [0, 1]); // true
+ * isSuccessExit(1); // false
+ * ```
+ */
+export function isSuccessExit(code: number | null, codes: readonly number[] = [0]): boolean {
+  return code !== null && codes.includes(code);
 }

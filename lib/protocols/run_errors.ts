@@ -64,8 +64,19 @@ export function runFailure(run: RunOutcome): ToolResult | null {
   return null;
 }
 
+/** What the shell's reserved statuses usually mean (stderr itself is never shown). */
+const STATUS_MEANING: Record<number, string> = {
+  126: "a program it ran is not executable (check the file's mode and its `#!` line)",
+  127: "a command it ran, or its script's `#!` interpreter, was not found on PATH",
+};
+
+/** Where an author sees what a failing tool printed to stderr. */
+export const STDERR_HINT =
+  "To see the tool's error output, run it with `toolhost tools call --stderr`.";
+
 /**
- * The generic error for a nonzero exit status.
+ * The generic error for a nonzero exit status; 126 and 127 also say what they usually
+ * mean and how to see the tool's stderr (which is never put into a result).
  *
  * @example
  * ```ts
@@ -74,5 +85,9 @@ export function runFailure(run: RunOutcome): ToolResult | null {
  * ```
  */
 export function exitFailure(status: number): ToolResult {
-  return errorResult(`The tool exited with status ${status}.`);
+  const meaning = STATUS_MEANING[status];
+  if (meaning === undefined) return errorResult(`The tool exited with status ${status}.`);
+  return errorResult(
+    `The tool exited with status ${status}, which usually means ${meaning}. ${STDERR_HINT}`,
+  );
 }

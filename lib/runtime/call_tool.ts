@@ -188,6 +188,7 @@ async function callCommand(
     extraEnv: { ...grant.env, TOOLHOST_ARTIFACT_DIR: reg.artifactDir },
     signal: opts.signal,
     protect: reg.plugins.redactor,
+    successExitCodes: decl.successExitCodes,
     ...trustOptions(reg, artifact.id, decl), // limits, overflow spill
   };
   // A call that cannot run (argv substitution) is refused before a session starts.

@@ -66,6 +66,8 @@ export interface CommandSpec {
    * written. Default none.
    */
   protect?: Protector;
+  /** Plain tools: exit statuses that mean success. Default `[0]`. */
+  successExitCodes?: readonly number[];
 }
 
 /**
@@ -158,6 +160,7 @@ async function runResolved(
       args: spec.callArgs,
       stdoutSpill: spec.spill ? plainSpill(spec.spill, spec.protect) : undefined,
       protect: spec.protect,
+      successExitCodes: spec.successExitCodes,
     });
   } catch (e) {
     if (e instanceof ToolhostError) return errorResult(e.message);

@@ -22,6 +22,7 @@ import {
 } from "./fields.ts";
 import { checkKeys, isTable, type Problems, type Table } from "./problems.ts";
 import { pluginToolDecl, type PluginToolRef } from "./parse_plugins.ts";
+import { readSuccessExitCodes } from "./exit_codes.ts";
 import { readLimits, readToolOverflow, RESOURCE_LIMIT_KEYS } from "../limits/parse_limits.ts";
 import type {
   BuiltinName,
@@ -44,6 +45,7 @@ const COMMAND_KEYS = [
   "artifact_roots",
   ...RESOURCE_LIMIT_KEYS,
   "overflow",
+  "success_exit_codes",
 ];
 const BUILTIN_KEYS = ["builtin", "args", "description"] as const;
 const SESSION_KEYS = ["start", "stop", ...RESOURCE_LIMIT_KEYS];
@@ -185,6 +187,7 @@ function parseCommand(
   if (protocol === "plain" && args && inputSchema) checkPlaceholders(p, at, args, inputSchema);
   const limits = readLimits(p, at, t);
   const overflow = readToolOverflow(p, at, t, protocol);
+  const successExitCodes = readSuccessExitCodes(p, at, t, protocol);
   if (p.list.length > before) return undefined;
   return {
     type: "command",
@@ -201,6 +204,7 @@ function parseCommand(
     keyPath: at,
     ...(limits ? { limits } : {}),
     ...(overflow ? { overflow } : {}),
+    ...(successExitCodes ? { successExitCodes } : {}),
   };
 }
 

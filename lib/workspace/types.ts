@@ -92,6 +92,8 @@ export interface CommandToolDecl {
   limits?: ResourceLimits;
   /** Plain tools: `overflow`. Absent means `"truncate"`. */
   overflow?: "truncate" | "artifact";
+  /** Plain tools: `success_exit_codes`. Absent means `[0]`. */
+  successExitCodes?: number[];
 }
 
 /** Any tool declaration. */
