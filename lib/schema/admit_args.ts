@@ -13,6 +13,7 @@ import { ToolhostError } from "../errors/errors.ts";
 import { LIMITS } from "../results/types.ts";
 import type { CompiledSchema } from "./compile_schema.ts";
 import { nestingWithin } from "../results/json_depth.ts";
+import { errorHint } from "./error_hints.ts";
 
 /** Arguments were rejected before anything ran. */
 export class InvalidArguments extends ToolhostError {
@@ -63,7 +64,7 @@ export function admitArgs(args: unknown, compiled: CompiledSchema): Record<strin
   }
   if (compiled.validate(copy) === true) return copy;
   throw new InvalidArguments(
-    formatErrors(compiled.validate.errors ?? [], compiled.knownKeys, copy),
+    formatErrors(compiled.validate.errors ?? [], compiled.knownKeys, copy, compiled.schema),
   );
 }
 
@@ -97,7 +98,9 @@ export function admitOrRefuse(args: unknown, compiled: CompiledSchema): Admissio
 }
 
 /**
- * Format ajv errors as value-free lines: `instancePath (schemaPath): keyword`.
+ * Format ajv errors as value-free lines: `- at instancePath (schema schemaPath): keyword:
+ * what to fix` — the fix (missing property, expected type, violated limit, allowed values)
+ * taken from the schema, never from the arguments.
  *
  * @example
  * ```ts
@@ -107,18 +110,23 @@ export function admitOrRefuse(args: unknown, compiled: CompiledSchema): Admissio
  *
  * @param data The validated instance, when known: numeric segments are then shown only
  *   where they index an array (an object key that looks like a number stays hidden).
+ * @param schema The root schema, when known: lets an unexpected-property error list the
+ *   declared properties.
  */
 export function formatErrors(
   errors: ErrorObject[],
   knownKeys: Set<string>,
   data?: unknown,
+  schema?: unknown,
 ): string {
   const head = "Arguments do not match the tool's input schema";
   if (errors.length === 0) return `${head}.`;
   const shown = errors.slice(0, MAX_ERROR_PATHS).map((e) => {
     const inst = safePointer(e.instancePath, knownKeys, data) || "/";
-    const extra = e.keyword === "additionalProperties" ? " (unexpected property)" : "";
-    return `- at ${inst} (schema ${escapeSegment(e.schemaPath)}): ${e.keyword}${extra}`;
+    const hint = errorHint(e, schema);
+    return `- at ${inst} (schema ${escapeSegment(e.schemaPath)}): ${e.keyword}${
+      hint ? `: ${hint}` : ""
+    }`;
   });
   const more = errors.length > MAX_ERROR_PATHS
     ? `\n(${errors.length - MAX_ERROR_PATHS} more not shown)`
