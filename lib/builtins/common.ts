@@ -79,6 +79,9 @@ export async function withSandbox<T>(
   const box = Sandbox.open(r.rootDir, r.path, { exact: true });
   try {
     box.deny(deniedPaths(env, r.rootDir));
+    // Entries sort as they are shown: a name holding a protected value by its redaction.
+    const protect = env.protect;
+    if (protect?.active) box.sortBy((name) => protect.text(name));
     return await fn(box);
   } finally {
     box.close();

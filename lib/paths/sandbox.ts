@@ -140,6 +140,7 @@ export class Sandbox {
   readonly procfs: boolean;
   /** Identities (`dev:ino`) of folders/files that must never be entered or read. */
   #denied = new Set<string>();
+  #sortKey?: (name: string) => string;
 
   private constructor(root: DirHandle, real: string, procfs: boolean) {
     this.root = root;
@@ -179,6 +180,23 @@ export class Sandbox {
     }
     const procfs = procfsAvailable();
     return new Sandbox({ fd, base: procfs ? `/proc/self/fd/${fd}` : real }, real, procfs);
+  }
+
+  /**
+   * Order folder entries by `key(name)` instead of the name itself: with the protected
+   * values' redaction as the key, where a name holding a value sorts among the others
+   * tells nothing about the value.
+   *
+   * @example
+   * ```ts
+   * import { Sandbox } from "./sandbox.ts";
+   * const box = Sandbox.open("/tmp");
+   * box.sortBy((name) => name.toLowerCase());
+   * box.close();
+   * ```
+   */
+  sortBy(key: (name: string) => string): void {
+    this.#sortKey = key;
   }
 
   /**
@@ -461,8 +479,14 @@ export class Sandbox {
       if (e instanceof PathError) throw e;
       throw pathErrorFor(e, logical);
     }
-    out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    return out;
+    const key = this.#sortKey;
+    if (key === undefined) {
+      out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      return out;
+    }
+    const keyed = out.map((e) => [key(e.name), e] as const);
+    keyed.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    return keyed.map(([, e]) => e);
   }
 }
 

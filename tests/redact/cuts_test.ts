@@ -202,3 +202,30 @@ Deno.test("section built-in: the 64 KiB cap never keeps a multi-line value's fir
     await w.cleanup();
   }
 });
+
+Deno.test("listings and searches order a name holding a value as it is shown", async () => {
+  const shown = [];
+  for (const value of ["BQZX-PWNBRTVY-HJMLDSGCF", "YQZX-PWNBRTVY-HJMLDSGCF"]) {
+    const files = { "key-M.txt": "x\n", [`key-${value}.txt`]: "x\n", "key-N.txt": "x\n" };
+    const w = await open(files, value);
+    try {
+      const out = [];
+      for (
+        const [tool, args] of [
+          ["ls_app", { path: "data" }],
+          ["files_app", { path: "data" }],
+          ["grep_app", { pattern: "x" }],
+          ["search_app", { query: "x" }],
+        ] as const
+      ) {
+        const r = await w.reg.call(tool, args);
+        assertNoPart(r, value, tool);
+        out.push(`${tool}: ${JSON.stringify(r).match(/key-[^"/]*/g)?.join(" ")}`);
+      }
+      shown.push(out);
+    } finally {
+      await w.cleanup();
+    }
+  }
+  assert.deepEqual(shown[0], shown[1], "the same answers whatever the value's first letter");
+});
