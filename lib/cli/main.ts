@@ -15,6 +15,7 @@ import { graphCommand } from "./commands/graph.ts";
 import { sweepCommand } from "./commands/sweep.ts";
 import { initCommand } from "./commands/init.ts";
 import { lockCommand } from "./commands/lock.ts";
+import { extensionsCommand } from "./commands/extensions.ts";
 import { type CliIo, EXIT, processIo, reportError } from "./exit.ts";
 import { completionsCommand } from "./completions.ts";
 import { colorEnabled, paint } from "./color.ts";
@@ -57,6 +58,7 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
   program.addCommand(serveCommand(io, done));
   program.addCommand(initCommand(io, done));
   program.addCommand(lockCommand(io, done));
+  program.addCommand(extensionsCommand(io, done));
   program.addCommand(completionsCommand(io, done));
   for (const c of pluginCliCommands(io, done)) program.addCommand(c);
   applyToTree(program, (c) => {
