@@ -2,7 +2,9 @@
  * `toolhost serve --http HOST:PORT`: MCP Streamable HTTP on `/mcp`. Every `initialize`
  * creates a session (`Mcp-Session-Id`) that owns its own tool source — its registry, lazy
  * tool sessions, artifact directory and extension servers — and they end together:
- * on `DELETE`, transport close, idle timeout, or server shutdown (SIGINT/SIGTERM).
+ * on `DELETE`, transport close, idle timeout, eviction, or server shutdown (SIGINT/SIGTERM).
+ * At the session cap the least recently used idle session is evicted for a new client;
+ * when every session has a call in flight, 503 with `Retry-After` (`http_sessions.ts`).
  *
  * Guards (see `http_guard.ts`): loopback bind unless `allowRemote`; `Host` must be
  * loopback on a loopback bind; a present `Origin` must be allowed; the bearer token when
@@ -27,7 +29,13 @@ import {
   loopbackOrigins,
 } from "./http_guard.ts";
 import type { BindAddress } from "./http_guard.ts";
-import { createMcpServer, type McpServerOptions, type ToolhostMcpServer } from "./server.ts";
+import { createMcpServer, type McpServerOptions } from "./server.ts";
+import {
+  checkSessionLimits,
+  type PoolSession,
+  RETRY_AFTER_SECONDS,
+  SessionPool,
+} from "./http_sessions.ts";
 import type { ToolSource } from "./tool_source.ts";
 
 /** The endpoint path. */
@@ -47,19 +55,13 @@ export interface HttpServeOptions extends McpServerOptions {
   allowOrigins?: string[];
   /** Required bearer token. Default none. */
   token?: string;
-  /** Most concurrent MCP sessions. Default 128. */
+  /**
+   * Most concurrent MCP sessions, 1..65536; at the cap the least recently used idle one is
+   * evicted. Default 128.
+   */
   maxSessions?: number;
-  /** Close a session after this long without requests, ms. Default 900000 (15 min). */
+  /** Close a session after this long without requests, ms (≤ 24 h). Default 900000 (15 min). */
   idleTimeoutMs?: number;
-}
-
-interface Session {
-  mcp: ToolhostMcpServer;
-  log?: (line: string) => void;
-  transport: StreamableHTTPServerTransport;
-  lastSeen: number;
-  active: number;
-  closing?: Promise<void>;
 }
 
 /** A running HTTP server. */
@@ -89,7 +91,8 @@ export async function startHttpServer(opts: HttpServeOptions): Promise<HttpMcpSe
     allowRemote: opts.allowRemote ?? false,
     hasToken: opts.token !== undefined,
   });
-  const sessions = new Map<string, Session>();
+  const limits = checkSessionLimits(opts);
+  const pool = new SessionPool(limits, opts.log);
   const origins = new Set<string>();
   const policy: GuardPolicy = {
     origins,
@@ -97,7 +100,7 @@ export async function startHttpServer(opts: HttpServeOptions): Promise<HttpMcpSe
     loopbackHostOnly: !(opts.allowRemote ?? false) || isLoopbackHost(opts.bind.host),
     token: opts.token,
   };
-  const ctx = { opts, sessions, policy, pending: 0 };
+  const ctx = { opts, pool, policy };
   const server = createServer((req, res) => {
     handle(ctx, req, res).catch(() => sendError(res, 500, -32603, "Internal server error"));
   });
@@ -109,25 +112,24 @@ export async function startHttpServer(opts: HttpServeOptions): Promise<HttpMcpSe
   for (const o of [...loopbackOrigins(port), ...(opts.allowOrigins ?? [])]) {
     origins.add(o.toLowerCase());
   }
-  const idleMs = opts.idleTimeoutMs ?? 15 * 60 * 1000;
-  const sweep = setInterval(() => sweepIdle(sessions, idleMs), Math.min(60_000, idleMs));
+  const idleMs = limits.idleTimeoutMs;
+  const sweep = setInterval(() => pool.sweepIdle(), Math.max(10, Math.min(60_000, idleMs)));
   (sweep as { unref?: () => void }).unref?.();
   const host = opts.bind.host.includes(":") ? `[${opts.bind.host}]` : opts.bind.host;
   return {
     url: `http://${host}:${port}${MCP_PATH}`,
     port,
     get sessionCount() {
-      return sessions.size;
+      return pool.live.size;
     },
-    close: () => closeAll(server, sessions, sweep),
+    close: () => closeAll(server, pool, sweep),
   };
 }
 
 interface Ctx {
   opts: HttpServeOptions;
-  sessions: Map<string, Session>;
+  pool: SessionPool;
   policy: GuardPolicy;
-  pending: number;
 }
 
 async function handle(ctx: Ctx, req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -147,96 +149,61 @@ async function handle(ctx: Ctx, req: IncomingMessage, res: ServerResponse): Prom
     body = read.value;
   }
   if (sid !== undefined) {
-    const s = ctx.sessions.get(sid);
+    const s = ctx.pool.live.get(sid);
     if (!s) return sendError(res, 404, -32001, "Session not found");
-    return await track(s, () => s.transport.handleRequest(req, res, body));
+    // A GET event stream may stay open for ever: it is not a call and not activity.
+    if (req.method === "GET") return await s.transport.handleRequest(req, res, body);
+    return await ctx.pool.track(s, () => s.transport.handleRequest(req, res, body), res);
   }
   if (req.method !== "POST" || !isInitializeRequest(body)) {
     return sendError(res, 400, -32000, "Bad Request: no valid session ID; send initialize first");
   }
-  if (ctx.sessions.size + ctx.pending >= (ctx.opts.maxSessions ?? 128)) {
-    return sendError(res, 503, -32000, "Too many sessions; close one first");
+  if (!(await ctx.pool.reserve())) {
+    res.setHeader("Retry-After", String(RETRY_AFTER_SECONDS));
+    return sendError(res, 503, -32000, "Too many sessions, all busy with calls; retry later");
   }
-  await openSession(ctx, req, res, body);
+  try {
+    await openSession(ctx, req, res, body);
+  } finally {
+    ctx.pool.release();
+  }
 }
 
 async function openSession(ctx: Ctx, req: IncomingMessage, res: ServerResponse, body: unknown) {
-  ctx.pending++;
   let source: ToolSource;
   try {
     source = await ctx.opts.openSource();
   } catch (e) {
     const msg = e instanceof ToolhostError ? e.message : "the eval could not be opened";
     return sendError(res, 500, -32603, `Cannot open the eval: ${msg}`);
-  } finally {
-    ctx.pending--;
   }
+  const pool = ctx.pool;
   const mcp = createMcpServer(source, ctx.opts);
-  const session: Session = {
-    mcp,
-    log: ctx.opts.log,
-    transport: undefined!,
-    lastSeen: Date.now(),
-    active: 0,
-  };
+  const session: PoolSession = { mcp, transport: undefined!, lastSeen: Date.now(), calls: 0 };
   const transport = new StreamableHTTPServerTransport({
     sessionIdGenerator: () => randomUUID(),
-    onsessioninitialized: (id) => {
-      ctx.sessions.set(id, session);
-      ctx.opts.log?.(`session opened (${ctx.sessions.size} live)`);
-    },
-    onsessionclosed: (id) => void endSession(ctx.sessions, id, session),
+    onsessioninitialized: (id) => pool.add(id, session),
+    onsessionclosed: (id) => void pool.end(id, session),
   });
   session.transport = transport;
-  transport.onclose = () => void endSession(ctx.sessions, transport.sessionId, session);
+  transport.onclose = () => void pool.end(transport.sessionId, session);
   await mcp.connect(transport);
-  await track(session, () => transport.handleRequest(req, res, body));
-  if (transport.sessionId === undefined || !ctx.sessions.has(transport.sessionId)) {
-    await endSession(ctx.sessions, undefined, session); // initialize failed
-  }
-}
-
-async function track(s: Session, fn: () => Promise<void>): Promise<void> {
-  s.active++;
-  s.lastSeen = Date.now();
-  try {
-    await fn();
-  } finally {
-    s.active--;
-    s.lastSeen = Date.now();
-  }
-}
-
-function endSession(
-  sessions: Map<string, Session>,
-  id: string | undefined,
-  s: Session,
-): Promise<void> {
-  if (id !== undefined && sessions.get(id) === s) sessions.delete(id);
-  s.closing ??= s.mcp.shutdown().then(() => s.log?.(`session closed; cleanup confirmed`));
-  return s.closing;
-}
-
-function sweepIdle(sessions: Map<string, Session>, idleMs: number): void {
-  const now = Date.now();
-  for (const [id, s] of sessions) {
-    if (s.active === 0 && s.mcp.inFlight === 0 && now - s.lastSeen > idleMs) {
-      void endSession(sessions, id, s).catch(() => {});
-      void s.transport.close().catch(() => {});
-    }
+  await pool.track(session, () => transport.handleRequest(req, res, body), res);
+  if (transport.sessionId === undefined || !pool.live.has(transport.sessionId)) {
+    await pool.end(undefined, session); // initialize failed
   }
 }
 
 async function closeAll(
   server: Server,
-  sessions: Map<string, Session>,
+  pool: SessionPool,
   sweep: ReturnType<typeof setInterval>,
 ): Promise<void> {
   clearInterval(sweep);
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  const all = [...sessions.entries()].map(([id, s]) => endSession(sessions, id, s));
-  const results = await Promise.allSettled(all);
-  for (const s of sessions.values()) await s.transport.close().catch(() => {});
+  const sessions = [...pool.live.entries()];
+  const results = await Promise.allSettled(sessions.map(([id, s]) => pool.end(id, s)));
+  for (const [, s] of sessions) await s.transport.close().catch(() => {});
   server.closeAllConnections();
   await closed;
   const failed = results.find((r) => r.status === "rejected");

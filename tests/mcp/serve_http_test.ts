@@ -4,10 +4,6 @@
  * cancellation, Origin/Host/token guards, the loopback-only default, and SIGTERM.
  */
 import assert from "node:assert/strict";
-import { request } from "node:http";
-import { Client } from "@modelcontextprotocol/sdk/client";
-// @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { tempWorkspace } from "../helpers/workspace.ts";
 import {
   alive,
@@ -19,74 +15,9 @@ import {
   serveArgs,
   waitFor,
 } from "./_helpers.ts";
+import { client, rawStatus, serveHttp } from "./_http_serve.ts";
 
 type Text = { type: string; text: string };
-
-interface Served {
-  url: string;
-  child: Deno.ChildProcess;
-  stderr: () => string;
-  stop(): Promise<Deno.CommandStatus>;
-}
-
-async function serveHttp(
-  root: string,
-  extra: string[] = [],
-  env: Record<string, string> = {},
-): Promise<Served> {
-  const child = new Deno.Command("deno", {
-    args: serveArgs("--eval", E2E_EVAL, "--repo", root, "--http", "127.0.0.1:0", ...extra),
-    env: { TEST_PIDDIR: root, ...env },
-    stdin: "null",
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  let text = "";
-  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-  const pump = (async () => {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return;
-      text += value;
-    }
-  })();
-  await waitFor(() => /on (http:\S+)/.test(text) || /toolhost: /.test(text), 20_000);
-  const m = /on (http:\S+)/.exec(text);
-  if (!m) {
-    child.kill("SIGKILL");
-    throw new Error(`serve did not start:\n${text}`);
-  }
-  return {
-    url: m[1],
-    child,
-    stderr: () => text,
-    async stop() {
-      child.kill("SIGTERM");
-      const status = await child.status;
-      await pump;
-      return status;
-    },
-  };
-}
-
-function rawStatus(url: string, headers: Record<string, string>, body: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method: "POST", headers }, (res) => {
-      res.resume();
-      res.on("end", () => resolve(res.statusCode ?? 0));
-      if (res.statusCode === 200) res.destroy(), resolve(200);
-    });
-    req.on("error", reject);
-    req.end(body);
-  });
-}
-
-async function client(url: string, headers: Record<string, string> = {}) {
-  const c = new Client({ name: "e2e-http", version: "1" });
-  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
-  await c.connect(transport);
-  return { c, transport };
-}
 
 Deno.test("serve over HTTP: sessions own registries; list, call, cancel, DELETE, SIGTERM", async () => {
   await using tmp = await tempWorkspace("", E2E_FILES);
@@ -232,7 +163,7 @@ Deno.test("serve over HTTP: non-loopback binds are refused without --allow-remot
   await using tmp = await tempWorkspace("", E2E_FILES);
   Deno.writeTextFileSync(`${tmp.root}/toolhost.toml`, e2eToml(tmp.root));
   const run = (args: string[], env: Record<string, string> = {}) =>
-    new Deno.Command("deno", {
+    new Deno.Command(Deno.execPath(), {
       args: serveArgs("--eval", E2E_EVAL, "--repo", tmp.root, ...args),
       env,
       stdin: "null",
@@ -297,7 +228,7 @@ Deno.test("serve over HTTP: --allow-remote without a token, or a token with spac
   await using tmp = await tempWorkspace("", E2E_FILES);
   Deno.writeTextFileSync(`${tmp.root}/toolhost.toml`, e2eToml(tmp.root));
   const run = (args: string[], env: Record<string, string> = {}) =>
-    new Deno.Command("deno", {
+    new Deno.Command(Deno.execPath(), {
       args: serveArgs("--eval", E2E_EVAL, "--repo", tmp.root, "--http", "127.0.0.1:0", ...args),
       env,
       stdin: "null",
@@ -311,4 +242,169 @@ Deno.test("serve over HTTP: --allow-remote without a token, or a token with spac
   assert.equal(spaced.code, 2);
   assert.match(new TextDecoder().decode(spaced.stderr), /must not contain whitespace/);
   assert.doesNotMatch(new TextDecoder().decode(spaced.stderr), /two words/);
+});
+
+const INIT = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: {
+    protocolVersion: "2025-06-18",
+    capabilities: {},
+    clientInfo: { name: "x", version: "1" },
+  },
+});
+const JSON_HEADERS = {
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+};
+
+/** POST `tools/list` in session `id`; resolves to the status. */
+async function listStatus(url: string, id: string): Promise<number> {
+  const r = await fetch(url, {
+    method: "POST",
+    headers: { ...JSON_HEADERS, "mcp-session-id": id, "mcp-protocol-version": "2025-06-18" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/list" }),
+  });
+  await r.body?.cancel();
+  return r.status;
+}
+
+Deno.test("serve over HTTP: at --max-sessions a new client evicts the least recently used idle session", async () => {
+  await using tmp = await tempWorkspace("", E2E_FILES);
+  Deno.writeTextFileSync(`${tmp.root}/toolhost.toml`, e2eToml(tmp.root));
+  const served = await serveHttp(tmp.root, ["--max-sessions", "3"]);
+  const clients: Awaited<ReturnType<typeof client>>[] = [];
+  try {
+    const a = await client(served.url);
+    clients.push(a);
+    assert.deepEqual((await a.c.callTool({ name: "count_app", arguments: {} })).structuredContent, {
+      count: 1,
+    });
+    const harness = Number(Deno.readTextFileSync(`${tmp.root}/harness.pids`).trim());
+    for (let i = 0; i < 2; i++) clients.push(await client(served.url));
+    for (const x of clients.slice(1)) await x.c.listTools(); // a is the least recently used
+    const d = await client(served.url); // a fourth client is served, not refused
+    clients.push(d);
+    assert.ok((await d.c.listTools()).tools.length > 0);
+    // a was evicted: its next request gets the protocol's "session not found"; its tool
+    // session was stopped; the other three still work.
+    assert.equal(await listStatus(served.url, a.transport.sessionId!), 404);
+    assert.equal(await waitFor(() => !alive(harness)), true, "the evicted session's harness");
+    for (const x of clients.slice(1)) {
+      assert.equal(await listStatus(served.url, x.transport.sessionId!), 200);
+    }
+    // The evicted client initializes again (evicting the next least recently used).
+    const again = await client(served.url);
+    clients.push(again);
+    assert.deepEqual(
+      (await again.c.callTool({ name: "count_app", arguments: {} })).structuredContent,
+      {
+        count: 1,
+      },
+    );
+    assert.equal(await listStatus(served.url, clients[1].transport.sessionId!), 404);
+    assert.match(served.stderr(), /session evicted/);
+  } finally {
+    for (const x of clients) await x.c.close().catch(() => {});
+    const status = await served.stop();
+    assert.equal(status.code, 0, served.stderr());
+  }
+});
+
+Deno.test("serve over HTTP: a session with a call in flight is never evicted; all busy → 503 + Retry-After", async () => {
+  await using tmp = await tempWorkspace("", E2E_FILES);
+  Deno.writeTextFileSync(`${tmp.root}/toolhost.toml`, e2eToml(tmp.root));
+  const served = await serveHttp(tmp.root, ["--max-sessions", "2"]);
+  const clients: Awaited<ReturnType<typeof client>>[] = [];
+  const ctl = new AbortController();
+  const calls: Promise<unknown>[] = [];
+  try {
+    for (let i = 0; i < 2; i++) {
+      const x = await client(served.url);
+      clients.push(x);
+      const opts = { signal: ctl.signal, timeout: 120_000 };
+      calls.push(
+        x.c.callTool({ name: "slow_app", arguments: {} }, undefined, opts).catch(() => {}),
+      );
+      await readPid(`${tmp.root}/slow.pid`); // this call runs
+      Deno.removeSync(`${tmp.root}/slow.pid`);
+    }
+    const busy = await fetch(served.url, { method: "POST", headers: JSON_HEADERS, body: INIT });
+    assert.equal(busy.status, 503);
+    assert.equal(busy.headers.get("retry-after"), "5");
+    assert.match(await busy.text(), /Too many sessions/);
+    for (const x of clients) {
+      assert.equal(await listStatus(served.url, x.transport.sessionId!), 200);
+    }
+    ctl.abort();
+    await Promise.all(calls);
+    // Once a session is idle again (its cancelled call ended), a new client is served.
+    let later: Awaited<ReturnType<typeof client>> | undefined;
+    for (let i = 0; i < 120 && later === undefined; i++) {
+      later = await client(served.url).catch((e) => {
+        assert.match(String(e), /Too many sessions/);
+        return new Promise<undefined>((r) => setTimeout(() => r(undefined), 250));
+      });
+    }
+    assert.ok(later !== undefined, "a session became idle again");
+    clients.push(later);
+    assert.ok((await later.c.listTools()).tools.length > 0);
+  } finally {
+    ctl.abort();
+    for (const x of clients) await x.c.close().catch(() => {});
+    await served.stop();
+  }
+});
+
+Deno.test("serve over HTTP: --session-idle-timeout closes an idle session (404 afterwards)", async () => {
+  await using tmp = await tempWorkspace("", E2E_FILES);
+  Deno.writeTextFileSync(`${tmp.root}/toolhost.toml`, e2eToml(tmp.root));
+  const served = await serveHttp(tmp.root, ["--session-idle-timeout", "1s"]);
+  try {
+    const init = await fetch(served.url, { method: "POST", headers: JSON_HEADERS, body: INIT });
+    assert.equal(init.status, 200);
+    const id = init.headers.get("mcp-session-id")!;
+    await init.body?.cancel();
+    let status = 200;
+    while (status === 200) {
+      await new Promise((r) => setTimeout(r, 1500));
+      status = await listStatus(served.url, id);
+    }
+    assert.equal(status, 404);
+  } finally {
+    await served.stop();
+  }
+});
+
+Deno.test("serve over HTTP: --max-sessions and --session-idle-timeout are validated and documented", async () => {
+  await using tmp = await tempWorkspace("", E2E_FILES);
+  Deno.writeTextFileSync(`${tmp.root}/toolhost.toml`, e2eToml(tmp.root));
+  const run = async (args: string[]) => {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: serveArgs("--eval", E2E_EVAL, "--repo", tmp.root, ...args),
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
+    return { code: out.code, text };
+  };
+  const http = ["--http", "127.0.0.1:0"];
+  for (const bad of ["0", "-1", "65537", "2.5", "x"]) {
+    const r = await run([...http, "--max-sessions", bad]);
+    assert.equal(r.code, 2, bad);
+    assert.match(r.text, /--max-sessions takes a whole number from 1 to 65536/);
+  }
+  for (const bad of ["0", "0s", "25h", "5x", "1.5m"]) {
+    const r = await run([...http, "--session-idle-timeout", bad]);
+    assert.equal(r.code, 2, bad);
+    assert.match(r.text, /--session-idle-timeout takes a duration from 1s to 24h/);
+  }
+  const noHttp = await run(["--max-sessions", "3"]);
+  assert.equal(noHttp.code, 2);
+  assert.match(noHttp.text, /need --http/);
+  const help = await run(["--help"]);
+  assert.match(help.text, /--max-sessions <n>/);
+  assert.match(help.text, /--session-idle-timeout <duration>/);
 });

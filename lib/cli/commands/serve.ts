@@ -11,6 +11,7 @@ import { Command } from "commander";
 import { InvocationError } from "../../errors/errors.ts";
 import { startHttpServer } from "../../mcp/http.ts";
 import { parseBind } from "../../mcp/http_guard.ts";
+import { checkSessionLimits, type SessionLimits } from "../../mcp/http_sessions.ts";
 import { serveStdio } from "../../mcp/stdio.ts";
 import { evalToolSource, type ToolSource } from "../../mcp/tool_source.ts";
 import { Registry } from "../../registry/registry.ts";
@@ -26,6 +27,8 @@ interface ServeOptions extends CommonOptions {
   allowRemote?: boolean;
   allowOrigin?: string[];
   tokenEnv?: string;
+  maxSessions?: string;
+  sessionIdleTimeout?: string;
   lock?: boolean;
 }
 
@@ -57,18 +60,36 @@ export function serveCommand(io: CliIo, done: (code: number) => void): Command {
       "extra accepted Origin values (default: loopback origins)",
     )
     .option("--token-env <name>", "require `Authorization: Bearer <$NAME>` on every HTTP request")
+    .option(
+      "--max-sessions <n>",
+      "most concurrent HTTP sessions (1-65536); at the cap the least recently used idle " +
+        "session is evicted for a new client, 503 + Retry-After when all are busy (default 128)",
+    )
+    .option(
+      "--session-idle-timeout <duration>",
+      "close an HTTP session idle this long: 90s, 15m, 1h (1s-24h; default 15m)",
+    )
     .option("--no-lock", "skip toolhost.lock verification (development only; warns loudly)")
     .addHelpText(
       "after",
       "\nExamples:\n  toolhost serve --eval app/review\n" +
-        "  toolhost serve --eval app/review --http 127.0.0.1:8765 --token-env TOOLHOST_MCP_TOKEN\n",
+        "  toolhost serve --eval app/review --http 127.0.0.1:8765 --token-env TOOLHOST_MCP_TOKEN\n" +
+        "  toolhost serve --eval app/review --http 127.0.0.1:8765 --max-sessions 16 --session-idle-timeout 5m\n",
     );
   withCommon(cmd).action(async (o: ServeOptions) => {
     if (o.eval === undefined) {
       throw new InvocationError("--eval is required, e.g. --eval app/review");
     }
-    if (o.http === undefined && (o.allowRemote || o.tokenEnv || o.allowOrigin)) {
-      throw new InvocationError("--allow-remote, --allow-origin and --token-env need --http");
+    const httpOnly = o.allowRemote || o.tokenEnv || o.allowOrigin || o.maxSessions ||
+      o.sessionIdleTimeout;
+    if (o.http === undefined && httpOnly) {
+      throw new InvocationError(
+        "--allow-remote, --allow-origin, --token-env, --max-sessions and --session-idle-timeout need --http",
+      );
+    }
+    if (o.http !== undefined) {
+      parseBind(o.http);
+      sessionLimits(o); // refuse bad values before opening anything
     }
     const { ws, stateDir } = await openWorkspace(o);
     const evalId = o.eval;
@@ -115,6 +136,7 @@ async function serveHttp(
   log: (line: string) => void,
 ): Promise<void> {
   const bind = parseBind(o.http!);
+  const limits = sessionLimits(o);
   const token = o.tokenEnv === undefined ? undefined : readToken(o.tokenEnv);
   await (await open()).close(); // fail fast on a bad eval, before binding
   const http = await startHttpServer({
@@ -123,6 +145,7 @@ async function serveHttp(
     allowRemote: o.allowRemote ?? false,
     allowOrigins: o.allowOrigin,
     token,
+    ...limits,
     log,
     instructions: `Tools of the toolhost eval ${evalId}.`,
   });
@@ -131,6 +154,29 @@ async function serveHttp(
   log(`${signal}: closing ${http.sessionCount} session(s)`);
   await http.close();
   log("cleanup confirmed");
+}
+
+/** The validated `--max-sessions` and `--session-idle-timeout`. */
+function sessionLimits(o: ServeOptions): SessionLimits {
+  return checkSessionLimits({
+    maxSessions: o.maxSessions === undefined ? undefined : parseMaxSessions(o.maxSessions),
+    idleTimeoutMs: o.sessionIdleTimeout === undefined
+      ? undefined
+      : parseIdleTimeout(o.sessionIdleTimeout),
+  });
+}
+
+/** `--max-sessions N`: digits only (the range is checked with the idle timeout). */
+function parseMaxSessions(text: string): number {
+  return /^\d{1,6}$/.test(text) ? Number(text) : NaN;
+}
+
+/** `--session-idle-timeout`: `N` or `Ns` seconds, `Nm` minutes, `Nh` hours, in ms. */
+function parseIdleTimeout(text: string): number {
+  const m = /^(\d{1,6})(s|m|h)?$/.exec(text);
+  if (!m) return NaN;
+  const unit = m[2] === "h" ? 3_600_000 : m[2] === "m" ? 60_000 : 1000;
+  return Number(m[1]) * unit;
 }
 
 function untilSignal(): Promise<string> {
