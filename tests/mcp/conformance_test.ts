@@ -2,9 +2,11 @@
  * `@modelcontextprotocol/conformance` (pinned) server scenarios against
  * `toolhost serve --http`, with tests/fixtures/mcp/conformance as the workspace (its
  * published names match the tools the suite calls). Scenarios that do not apply to a
- * tools-only server are listed, with reasons, in expected-failures.yml; the suite fails
- * on any other failure and on a listed scenario that passes. The suite needs Node 22
- * APIs, so it runs under Deno (`deno run npm:...`, no config, no lockfile).
+ * server are listed, with reasons, in expected-failures.yml; the suite fails on any other
+ * failure and on a listed scenario that passes. The suite needs Node 22 APIs, so it runs
+ * under Deno (`deno run npm:...`, no config, no lockfile) — in CI too, as part of
+ * `deno task test`, which .ci/run calls. Embedded-resource and mixed-content results come
+ * from an extension (rich_server.ts), which toolhost passes through.
  */
 import assert from "node:assert/strict";
 import { REPO, serveArgs, waitFor } from "./_helpers.ts";
@@ -66,6 +68,9 @@ Deno.test("MCP conformance: every applicable server scenario passes", async () =
         "tools-call-image",
         "tools-call-error",
         "tools-call-with-progress",
+        "resources-list",
+        "tools-call-embedded-resource",
+        "tools-call-mixed-content",
       ]
     ) {
       assert.match(text, new RegExp(`✓ ${s}: \\d+ passed, 0 failed`), s);
