@@ -55,5 +55,6 @@ export { FIRST_PARTY_PLUGINS } from "./plugins/mod.ts";
 export { NATIVE_LIMITS, NATIVE_NAMES } from "./lib/native/mod.ts";
 // toolhost.lock, resource limits, spill-to-artifact
 export * from "./lib/lock/mod.ts";
+export * from "./lib/lock_build/mod.ts";
 export * from "./lib/limits/mod.ts";
 export * from "./lib/spill/mod.ts";

@@ -16,7 +16,7 @@ import {
   type ReadinessCheck,
 } from "./static_checks.ts";
 import { limitsCheck, type LimitsInfo, limitsInfo } from "../limits/report.ts";
-import type { LockSection } from "../lock/check_lock.ts";
+import type { LockSection } from "../lock/lock_section.ts";
 
 /** Readiness of one tool. */
 export interface ToolReport {

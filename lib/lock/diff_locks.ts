@@ -37,7 +37,8 @@ function evalDiff(id: string, locked: EvalLock, now: EvalLock): Drift[] {
  * @example
  * ```ts
  * import { diffLocks } from "./diff_locks.ts";
- * diffLocks(undefined, { lockfileVersion: 1, evals: { "app/r": { tools: {}, sessions: {}, extensions: {} } } });
+ * const e = { declaration: {}, programs: {}, tools: {}, sessions: {}, extensions: {} };
+ * diffLocks(undefined, { lockfileVersion: 2, evals: { "app/r": e } });
  * // [{ kind: "eval", name: "app/r", field: "entry", change: "added" }]
  * ```
  */

@@ -1,6 +1,7 @@
 /**
- * The lock as the extension host enforces it: an extension whose declaration (command,
- * args) is not the locked one is not even started; tools it lists that are new or
+ * The lock as the extension host enforces it: an extension whose declaration (every key:
+ * command, args, env, limits, a URL, tool filters, …) or program is not the locked one is
+ * not even started — its locked tools are listed neutrally and refused; tools it lists that are new or
  * re-described are blocked. Checked at every listing, so a server that changes its tool
  * list after the first `tools/list` (announced with `notifications/tools/list_changed`,
  * or by restarting) is caught too.
@@ -9,8 +10,16 @@
  */
 
 import type { ExtensionDecl } from "../workspace/parse_extensions.ts";
+import { pinProgram } from "../pins/program_pin.ts";
+import { toolEnvironment } from "../process/env.ts";
 import { toolHashes } from "./canonical.ts";
-import { compareExtensionDecl, compareExtensionTools, type Drift } from "./compare.ts";
+import {
+  compareExtensionDecl,
+  compareExtensionTools,
+  type Drift,
+  type ExtensionDeclPart,
+} from "./compare.ts";
+import { extensionDeclaration } from "./declaration.ts";
 import { type EvalLock, type ExtensionToolLock, readLockFile } from "./lock_file.ts";
 import { emptyRecord, own } from "./own.ts";
 import type { Workspace } from "../workspace/types.ts";
@@ -23,6 +32,31 @@ export interface ListedTool {
   description?: string;
   /** Its input schema. */
   inputSchema: unknown;
+}
+
+/**
+ * What an extension is before it starts: its canonical declaration and the program its
+ * command resolves to (with the PATH it will be started with). An extension without a
+ * command (a remote one) pins no program.
+ *
+ * @example
+ * ```ts
+ * import { extensionDeclPart } from "./extension_lock.ts";
+ * const part = await extensionDeclPart("/", { name: "fx", command: "sh", args: [] }, {});
+ * console.log(Object.keys(part.programs));
+ * ```
+ */
+export async function extensionDeclPart(
+  root: string,
+  decl: Partial<ExtensionDecl> & Pick<ExtensionDecl, "name">,
+  env: Record<string, string>,
+): Promise<ExtensionDeclPart> {
+  const declaration = extensionDeclaration(decl);
+  // A remote extension (`url`, command "") runs no local program.
+  if (typeof decl.command !== "string" || decl.command === "") return { declaration, programs: {} };
+  const programEnv = toolEnvironment(env, decl.env ?? {});
+  const programs = await pinProgram(decl.command, { root, cwd: root, env: programEnv });
+  return { declaration, programs };
 }
 
 /** Blocked tools (by the server's own name) and every difference found. */
@@ -39,8 +73,8 @@ export interface ToolCheck {
  * @example
  * ```ts
  * import { ExtensionLockCheck } from "./extension_lock.ts";
- * const check = new ExtensionLockCheck("app/review", undefined);
- * check.serverDrift({ name: "fx", command: "x", args: [] }).length; // 1: the eval is not locked
+ * const check = new ExtensionLockCheck("app/review", undefined, "/", {});
+ * (await check.serverDrift({ name: "fx", command: "x", args: [] })).length; // 1: the eval is not locked
  * ```
  */
 export class ExtensionLockCheck {
@@ -48,25 +82,46 @@ export class ExtensionLockCheck {
   readonly evalId: string;
   /** Its lock entry (undefined: the lock has none, so every extension is blocked). */
   readonly locked: EvalLock | undefined;
+  readonly #root: string;
+  readonly #env: Record<string, string>;
+  readonly #evalDrift: readonly Drift[];
 
-  /** Create from an eval's lock entry. */
-  constructor(evalId: string, locked: EvalLock | undefined) {
+  /**
+   * Create from an eval's lock entry, the workspace root and the author's environment
+   * (programs are looked up with its PATH). `evalDrift`: differences of the eval's own
+   * declaration (hooks, plugins, …), which hold every extension back too.
+   */
+  constructor(
+    evalId: string,
+    locked: EvalLock | undefined,
+    root: string,
+    env: Record<string, string>,
+    evalDrift: readonly Drift[] = [],
+  ) {
     this.evalId = evalId;
     this.locked = locked;
+    this.#root = root;
+    this.#env = env;
+    this.#evalDrift = evalDrift;
   }
 
   /** Differences that forbid starting the extension at all (empty: it may start). */
-  serverDrift(
-    decl: Pick<
-      ExtensionDecl,
-      "name" | "command" | "args" | "remote" | "enabledTools" | "disabledTools"
-    >,
-  ): Drift[] {
+  async serverDrift(
+    decl: Partial<ExtensionDecl> & Pick<ExtensionDecl, "name">,
+  ): Promise<Drift[]> {
     if (this.locked === undefined) {
       return [{ kind: "eval", name: this.evalId, field: "entry", change: "added" }];
     }
     const entry = own(this.locked.extensions, decl.name);
-    return compareExtensionDecl(decl.name, entry, decl);
+    const now = entry === undefined
+      ? { declaration: {}, programs: {} }
+      : await extensionDeclPart(this.#root, decl, this.#env);
+    return [...this.#evalDrift, ...compareExtensionDecl(decl.name, entry, now)];
+  }
+
+  /** The tools the lock records for an extension (its own names), for a neutral listing. */
+  lockedTools(ext: string): string[] {
+    return Object.keys(own(this.locked?.extensions, ext)?.tools ?? {});
   }
 
   /** Compare what an (allowed) extension listed with its lock entry. */
@@ -92,14 +147,15 @@ export class ExtensionLockCheck {
  * @example
  * ```ts
  * import { extensionLockFor } from "./extension_lock.ts";
- * // const check = await extensionLockFor(ws, "app/review");
+ * // const check = await extensionLockFor(ws, "app/review", env);
  * ```
  */
 export async function extensionLockFor(
   ws: Pick<Workspace, "root">,
   evalId: string,
+  env: Record<string, string>,
 ): Promise<ExtensionLockCheck | undefined> {
   const file = await readLockFile(ws);
   if (file === undefined) return undefined;
-  return new ExtensionLockCheck(evalId, own(file.evals, evalId));
+  return new ExtensionLockCheck(evalId, own(file.evals, evalId), ws.root, env);
 }

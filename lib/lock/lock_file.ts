@@ -1,20 +1,31 @@
 /**
- * `toolhost.lock`: what each eval may expose and run — per listed tool the SHA-256 of
- * its description and canonical input schema and its execution-path pins (the same
- * values as provenance), per session start/stop its pins, per extension its command,
- * args and the tools it listed. Sorted keys, 2-space indentation, trailing newline, so
- * a diff of the file is a review of what changed.
+ * `toolhost.lock`: what each eval may expose and run. Per eval: its own declaration (the
+ * eval table, plugins, hook commands, top-level tables) and the programs its hooks run;
+ * per listed tool the SHA-256 of its description and canonical input schema, its whole
+ * canonical declaration (see `declaration.ts`), its execution-path pins (the provenance
+ * values) and the programs it runs (path and SHA-256, interpreters included); per bound
+ * session its declaration, pins and programs; per extension its declaration, programs
+ * and the tools it listed. Sorted keys, 2-space indentation, trailing newline, so a diff
+ * of the file is a review of what changed.
  *
  * ```json
  * {
  *   "evals": {
  *     "app/review": {
- *       "extensions": { "fx": { "args": [], "command": "fx-server", "tools": { "echo": { "description": "…", "inputSchema": "…" } } } },
- *       "sessions": { "web_app.start": { "app/harness": "…" } },
- *       "tools": { "stats_app": { "description": "…", "executionPaths": { "app/tools/stats.mjs": "…" }, "inputSchema": "…" } }
+ *       "declaration": { "eval": { "audience": "agent" }, "hooks": [], "plugins": {}, "workspace": {} },
+ *       "extensions": { "fx": { "declaration": { "args": [], "command": "fx-server" }, "programs": {}, "tools": {} } },
+ *       "programs": {},
+ *       "sessions": { "web_app": { "declaration": {}, "executionPaths": { "start": {}, "stop": {} }, "programs": {} } },
+ *       "tools": {
+ *         "search_app": {
+ *           "declaration": { "args": ["-rnF", "--", "{query}", "."], "command": "grep", "protocol": "plain" },
+ *           "description": "…", "executionPaths": {}, "inputSchema": "…",
+ *           "programs": { "command": { "path": "/usr/bin/grep", "sha256": "…" } }
+ *         }
+ *       }
  *     }
  *   },
- *   "lockfileVersion": 1
+ *   "lockfileVersion": 2
  * }
  * ```
  *
@@ -24,11 +35,16 @@
 import { rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
-import { showKeyPath } from "../workspace/problems.ts";
 import type { Workspace } from "../workspace/types.ts";
+import type { ProgramPins } from "../pins/program_pin.ts";
 import { stableJson } from "./canonical.ts";
-import { LockMismatch } from "./errors.ts";
+import type { Declaration } from "./declaration.ts";
 import { readLockText } from "./read_lock_text.ts";
+import { checkLockValue } from "./validate_lock.ts";
+import { LockMismatch } from "./errors.ts";
+
+export type { ProgramPin, ProgramPins } from "../pins/program_pin.ts";
+export type { Declaration } from "./declaration.ts";
 
 /**
  * File name, in the workspace root.
@@ -41,15 +57,16 @@ import { readLockText } from "./read_lock_text.ts";
  */
 export const LOCK_FILE_NAME = "toolhost.lock";
 /**
- * The format version this toolhost reads and writes.
+ * The format version this toolhost reads and writes. Version 1 (description, schema and
+ * execution-path hashes only) is refused with a message saying how to regenerate it.
  *
  * @example
  * ```ts
  * import { LOCK_VERSION } from "./lock_file.ts";
- * LOCK_VERSION; // 1
+ * LOCK_VERSION; // 2
  * ```
  */
-export const LOCK_VERSION = 1;
+export const LOCK_VERSION = 2;
 
 /** Declared path → SHA-256. */
 export type PathPins = Record<string, string>;
@@ -60,8 +77,22 @@ export interface ToolLock {
   description: string;
   /** SHA-256 of the canonical input schema. */
   inputSchema: string;
+  /** The canonical declaration (`{}` for toolhost's own artifact and plugin tools). */
+  declaration: Declaration;
   /** Execution-path pins (empty when none are declared). */
   executionPaths: PathPins;
+  /** Programs it runs, by role. */
+  programs: ProgramPins;
+}
+
+/** One tool session bound by a listed tool (`<session>_<artifact>`). */
+export interface SessionLock {
+  /** The canonical session declaration (start, stop, limits, …). */
+  declaration: Declaration;
+  /** Execution-path pins of its start and stop commands. */
+  executionPaths: { start: PathPins; stop: PathPins };
+  /** Programs its start and stop commands run (`start`, `stop interpreter`, …). */
+  programs: ProgramPins;
 }
 
 /** One tool an extension listed. */
@@ -74,26 +105,24 @@ export interface ExtensionToolLock {
 
 /** One extension. */
 export interface ExtensionLock {
-  /** Command as declared ("" for a remote extension). */
-  command: string;
-  /** Arguments as declared. */
-  args: string[];
-  /** A remote extension's URL (never its headers or tokens). */
-  url?: string;
-  /** Its `enabled_tools`, when declared. */
-  enabled_tools?: string[];
-  /** Its `disabled_tools`, when declared. */
-  disabled_tools?: string[];
+  /** The canonical extension declaration (command, args, env hashed, …). */
+  declaration: Declaration;
+  /** The program it runs, by role. */
+  programs: ProgramPins;
   /** Tools it listed, by their own (unpublished) names. */
   tools: Record<string, ExtensionToolLock>;
 }
 
 /** One eval. */
 export interface EvalLock {
+  /** The eval's own declaration, which all its tools depend on. */
+  declaration: Declaration;
+  /** Programs its hook commands run, by `hooks.EVENT[i]` (and `… interpreter`). */
+  programs: ProgramPins;
   /** Listed tools by published name. */
   tools: Record<string, ToolLock>;
-  /** Session start/stop pins by provenance key (`<session>_<artifact>.start`). */
-  sessions: Record<string, PathPins>;
+  /** Bound sessions by `<session>_<artifact>`. */
+  sessions: Record<string, SessionLock>;
   /** Admitted extensions by name. */
   extensions: Record<string, ExtensionLock>;
 }
@@ -106,72 +135,6 @@ export interface LockFile {
   evals: Record<string, EvalLock>;
 }
 
-const HEX = /^[0-9a-f]{64}$/;
-
-function isObj(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
-/** A problem at `at`, a key path that may carry names from a tampered lock (escaped). */
-function malformed(at: string, what: string): LockMismatch {
-  return new LockMismatch(`toolhost.lock: ${showKeyPath(at)} ${what}`);
-}
-
-/** Keys an extension entry may have beyond the required ones. */
-const OPTIONAL_EXT = ["url", "enabled_tools", "disabled_tools"];
-
-function exactKeys(
-  v: unknown,
-  keys: string[],
-  at: string,
-  optional: string[] = [],
-): Record<string, unknown> {
-  if (!isObj(v)) throw malformed(at, "must be an object");
-  for (const k of Object.keys(v)) {
-    if (!keys.includes(k) && !optional.includes(k)) throw malformed(at, "has an unknown key");
-  }
-  for (const k of keys) {
-    if (!Object.hasOwn(v, k)) throw malformed(at, `lacks \`${k}\``);
-  }
-  return v;
-}
-
-function hashMap(v: unknown, at: string): Record<string, string> {
-  if (!isObj(v) || !Object.values(v).every((h) => typeof h === "string" && HEX.test(h))) {
-    throw malformed(at, "must map names to SHA-256 hex digests");
-  }
-  return v as Record<string, string>;
-}
-
-function hashPair(v: unknown, at: string, extra: string[] = []): Record<string, unknown> {
-  const o = exactKeys(v, ["description", "inputSchema", ...extra], at);
-  hashMap({ d: o.description, s: o.inputSchema }, at);
-  return o;
-}
-
-function checkEval(id: string, v: unknown): void {
-  const at = `evals.${id}`;
-  const e = exactKeys(v, ["tools", "sessions", "extensions"], at);
-  if (!isObj(e.tools) || !isObj(e.sessions) || !isObj(e.extensions)) {
-    throw malformed(at, "must hold tools, sessions and extensions objects");
-  }
-  for (const [n, t] of Object.entries(e.tools)) {
-    hashMap(hashPair(t, `${at}.tools.${n}`, ["executionPaths"]).executionPaths, `${at}.tools.${n}`);
-  }
-  for (const [k, pins] of Object.entries(e.sessions)) hashMap(pins, `${at}.sessions.${k}`);
-  for (const [n, x] of Object.entries(e.extensions)) {
-    const o = exactKeys(x, ["command", "args", "tools"], `${at}.extensions.${n}`, OPTIONAL_EXT);
-    const strings = (v: unknown) => Array.isArray(v) && v.every((a) => typeof a === "string");
-    const optionalOk = (o.url === undefined || typeof o.url === "string") &&
-      (o.enabled_tools === undefined || strings(o.enabled_tools)) &&
-      (o.disabled_tools === undefined || strings(o.disabled_tools));
-    if (typeof o.command !== "string" || !strings(o.args) || !isObj(o.tools) || !optionalOk) {
-      throw malformed(`${at}.extensions.${n}`, "is malformed");
-    }
-    for (const [tn, t] of Object.entries(o.tools)) hashPair(t, `${at}.extensions.${n}.tools.${tn}`);
-  }
-}
-
 /**
  * Parse and check a lock file's text. Throws {@link LockMismatch} (naming where, never
  * quoting content) for invalid JSON, another version or a malformed entry.
@@ -179,7 +142,7 @@ function checkEval(id: string, v: unknown): void {
  * @example
  * ```ts
  * import { parseLockFile } from "./lock_file.ts";
- * parseLockFile('{"evals":{},"lockfileVersion":1}').evals; // {}
+ * parseLockFile('{"evals":{},"lockfileVersion":2}').evals; // {}
  * ```
  */
 export function parseLockFile(text: string): LockFile {
@@ -189,14 +152,7 @@ export function parseLockFile(text: string): LockFile {
   } catch {
     throw new LockMismatch("toolhost.lock is not valid JSON; review it or run `toolhost lock`");
   }
-  const o = exactKeys(v, ["lockfileVersion", "evals"], "the top level");
-  if (o.lockfileVersion !== LOCK_VERSION) {
-    throw new LockMismatch(
-      `toolhost.lock has lockfileVersion other than ${LOCK_VERSION}; run \`toolhost lock\` with this toolhost`,
-    );
-  }
-  if (!isObj(o.evals)) throw new LockMismatch("toolhost.lock: evals must be an object");
-  for (const [id, e] of Object.entries(o.evals)) checkEval(id, e);
+  checkLockValue(v, LOCK_VERSION);
   return v as LockFile;
 }
 
@@ -235,7 +191,7 @@ export async function readLockFile(ws: Pick<Workspace, "root">): Promise<LockFil
  * @example
  * ```ts
  * import { renderLockFile } from "./lock_file.ts";
- * renderLockFile({ lockfileVersion: 1, evals: {} }); // '{\n  "evals": {},\n  "lockfileVersion": 1\n}\n'
+ * renderLockFile({ lockfileVersion: 2, evals: {} }); // '{\n  "evals": {},\n  "lockfileVersion": 2\n}\n'
  * ```
  */
 export function renderLockFile(lock: LockFile): string {

@@ -4,17 +4,13 @@
  *
  * @example
  * ```ts
- * import { buildLock, writeLockFile } from "./mod.ts";
- * import { loadWorkspace } from "../workspace/load_workspace.ts";
- * const ws = await loadWorkspace("examples");
- * await writeLockFile(ws, await buildLock(ws));
+ * import { parseLockFile } from "./mod.ts";
+ * parseLockFile('{"evals":{},"lockfileVersion":1}').evals; // {}
  * ```
  *
  * @module
  */
 
-export { buildLock, extensionLock } from "./build_lock.ts";
-export type { BuildLockOptions } from "./build_lock.ts";
 export { describeDrift } from "./compare.ts";
 export type { Drift } from "./compare.ts";
 export { diffLocks } from "./diff_locks.ts";
@@ -38,5 +34,5 @@ export type {
 } from "./lock_file.ts";
 export { NO_LOCK_WARNING } from "./open_lock.ts";
 export { BLOCKED_DESCRIPTION, RegistryLock } from "./registry_lock.ts";
-export { lockSectionFor } from "./check_lock.ts";
-export type { LockSection } from "./check_lock.ts";
+export { lockSection } from "./lock_section.ts";
+export type { LockSection } from "./lock_section.ts";

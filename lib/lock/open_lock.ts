@@ -51,12 +51,12 @@ export function warnLockDisabled(write?: (line: string) => void): void {
  * @example
  * ```ts
  * import { openRegistryLock } from "./open_lock.ts";
- * // const lock = await openRegistryLock(ws, { selection, listing, pins });
+ * // const lock = await openRegistryLock(ws, () => lockInputs(reg));
  * ```
  */
 export async function openRegistryLock(
   ws: Pick<Workspace, "root">,
-  inputs: LockInputs,
+  inputs: () => Promise<LockInputs>,
   enabled: boolean | "ignore" = true,
 ): Promise<RegistryLock | undefined> {
   if (enabled === "ignore") return undefined;
@@ -64,5 +64,7 @@ export async function openRegistryLock(
     if (existsSync(lockPath(ws))) warnLockDisabled();
     return undefined;
   }
-  return RegistryLock.verify(await readLockFile(ws), inputs);
+  const file = await readLockFile(ws);
+  // Programs are hashed only when there is a lock to compare them with.
+  return file === undefined ? undefined : RegistryLock.verify(file, await inputs());
 }

@@ -2,28 +2,28 @@
  * The lock as one open registry enforces it: its eval's actual tools and pins compared
  * with `toolhost.lock`, the affected tools blocked (calls answer with a `LOCK_MISMATCH`
  * error result, listings show a neutral description instead of the changed one), and
- * the eval's extension entries handed on to the extension host.
+ * the eval's extension entries handed on to the extension host. Pure: the registry
+ * computes what it is now and hands it in.
  *
  * @module
  */
 
-import type { ToolListing } from "../registry/registry.ts";
-import type { Selection } from "../registry/selection.ts";
 import { errorResult, type ToolResult } from "../results/types.ts";
-import { sessionPinKey } from "../workspace/names.ts";
-import { toolHashes } from "./canonical.ts";
+import type { ToolListing } from "../results/tool_listing.ts";
 import { compareRegistryPart, describeDrift, type Drift, type RegistryPart } from "./compare.ts";
-import type { EvalLock, LockFile, PathPins } from "./lock_file.ts";
-import { emptyRecord, own } from "./own.ts";
+import type { EvalLock, LockFile } from "./lock_file.ts";
+import { own } from "./own.ts";
 
-/** What the registry knows at open time. */
+/** What the registry is now, computed at open time (see `lib/registry/lock_state.ts`). */
 export interface LockInputs {
-  /** The selection (eval id, tools and their declarations). */
-  selection: Selection;
-  /** The raw listing (declared, artifact and plugin tools). */
+  /** The eval id (undefined for an `--artifact` selection, which has no lock entry). */
+  evalId: string | undefined;
+  /** The listing (declared, artifact and plugin tools), before any neutralizing. */
   listing: readonly ToolListing[];
-  /** Execution-path pins by tool or session key. */
-  pins: Record<string, Record<string, string>>;
+  /** The eval's actual declarations, pins and programs, in lock form. */
+  part: RegistryPart;
+  /** Session key (`<session>_<artifact>`) → the tools bound to it. */
+  bindings: ReadonlyMap<string, readonly string[]>;
 }
 
 /**
@@ -40,52 +40,12 @@ export const BLOCKED_DESCRIPTION =
   "until the change is reviewed and `toolhost lock` is run.";
 
 /**
- * The registry's part of an eval lock from what it lists and pins.
- *
- * @example
- * ```ts
- * import { registryPart } from "./registry_lock.ts";
- * // registryPart({ selection: reg.selection, listing: reg.list(), pins: reg.pins })
- * ```
- */
-export function registryPart(inputs: LockInputs): RegistryPart {
-  const sessionKeys = new Set(Object.keys(inputs.pins).filter((k) => /\.(start|stop)$/.test(k)));
-  const tools: RegistryPart["tools"] = emptyRecord();
-  for (const t of inputs.listing) {
-    tools[t.name] = {
-      ...toolHashes(t.description, t.inputSchema),
-      executionPaths: copyPins(own(inputs.pins, t.name)),
-    };
-  }
-  const sessions: RegistryPart["sessions"] = emptyRecord();
-  for (const k of sessionKeys) sessions[k] = copyPins(own(inputs.pins, k));
-  return { tools, sessions };
-}
-
-/** Tools bound to each session pin key. */
-function copyPins(pins: PathPins | undefined): PathPins {
-  return Object.assign(emptyRecord<string>(), pins);
-}
-
-function sessionTools(sel: Selection): Map<string, string[]> {
-  const out = new Map<string, string[]>();
-  for (const t of sel.tools) {
-    if (t.decl.type !== "command" || t.decl.session === undefined) continue;
-    for (const which of ["start", "stop"] as const) {
-      const key = sessionPinKey(t.decl.session, t.artifactId, which);
-      out.set(key, [...(out.get(key) ?? []), t.name]);
-    }
-  }
-  return out;
-}
-
-/**
  * The lock of one open registry.
  *
  * @example
  * ```ts
  * import { RegistryLock } from "./registry_lock.ts";
- * // const lock = RegistryLock.verify(lockFile, { selection, listing, pins });
+ * // const lock = RegistryLock.verify(lockFile, { evalId, listing, part, bindings });
  * // lock?.refusal("stats_app") → a LOCK_MISMATCH error result, or undefined
  * ```
  */
@@ -106,7 +66,7 @@ export class RegistryLock {
    * selection has no eval id (an `--artifact` selection has no lock entry).
    */
   static verify(file: LockFile | undefined, inputs: LockInputs): RegistryLock | undefined {
-    const evalId = inputs.selection.evalId;
+    const evalId = inputs.evalId;
     if (file === undefined || evalId === undefined) return undefined;
     const locked = own(file.evals, evalId);
     if (locked === undefined) {
@@ -115,15 +75,25 @@ export class RegistryLock {
       for (const t of inputs.listing) lock.#blocked.set(t.name, [d]);
       return lock;
     }
-    const drift = compareRegistryPart(locked, registryPart(inputs));
+    const drift = compareRegistryPart(locked, inputs.part);
     const lock = new RegistryLock(locked, drift);
-    const bySession = sessionTools(inputs.selection);
+    const all = inputs.listing.map((t) => t.name);
     for (const d of drift) {
-      const names = d.kind === "tool" ? [d.name] : bySession.get(d.name) ?? [];
       if (d.change === "removed" && d.field === "entry") continue;
+      // The eval's own declaration and hook programs concern every tool it lists.
+      const names = d.kind === "tool"
+        ? [d.name]
+        : d.kind === "session"
+        ? inputs.bindings.get(d.name) ?? []
+        : all;
       for (const n of names) lock.#blocked.set(n, [...(lock.#blocked.get(n) ?? []), d]);
     }
     return lock;
+  }
+
+  /** Differences of the eval's own declaration and hook programs (they concern every tool). */
+  evalDrift(): Drift[] {
+    return this.drift.filter((d) => d.kind === "eval");
   }
 
   /** Names of blocked tools. */

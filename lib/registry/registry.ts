@@ -16,6 +16,8 @@ import { callArtifactToolAdmitted } from "../runtime/artifact_tools.ts";
 import { InvocationError } from "../errors/errors.ts";
 import { errorResult, type ToolResult } from "../results/types.ts";
 import type { Workspace } from "../workspace/types.ts";
+import type { ToolListing } from "../results/tool_listing.ts";
+import type { CallHost, CallOptions } from "../runtime/call_host.ts";
 import { callTool, closeRegistry } from "../runtime/call_tool.ts";
 import { SessionSupervisor } from "../sessions/supervisor.ts";
 import { pinSelection } from "../runtime/pin_selection.ts";
@@ -24,6 +26,7 @@ import { PluginHost } from "../plugins/host.ts";
 import { openPluginHost } from "../plugins/open_host.ts";
 import { callListedTool, guardCall } from "../plugins/plugin_tools.ts";
 import { openRegistryLock } from "../lock/open_lock.ts";
+import { lockInputs } from "./lock_state.ts";
 import type { RegistryLock } from "../lock/registry_lock.ts";
 import {
   findTool,
@@ -33,15 +36,8 @@ import {
   selectTools,
 } from "./selection.ts";
 
-/** One listed tool. */
-export interface ToolListing {
-  /** Published name `<tool>_<artifactId>`. */
-  name: string;
-  /** Rendered description. */
-  description: string;
-  /** Input JSON Schema (root type object). */
-  inputSchema: Record<string, unknown>;
-}
+export type { ToolListing } from "../results/tool_listing.ts";
+export type { CallOptions } from "../runtime/call_host.ts";
 
 /** Options for {@link Registry.open}. */
 export interface RegistryOptions {
@@ -67,12 +63,6 @@ export interface RegistryOptions {
 
 /** The error of a call made after `close()` began. */
 const CLOSED = "The tool call was refused: this registry is closed.";
-
-/** Options for one call. */
-export interface CallOptions {
-  /** Cancels the call and kills its process group. */
-  signal?: AbortSignal;
-}
 
 /**
  * The listing of a selection: its declared tools, then (agent audience) the two artifact
@@ -112,7 +102,7 @@ export function listTools(sel: Selection): ToolListing[] {
  * await reg.close();
  * ```
  */
-export class Registry {
+export class Registry implements CallHost {
   /** The workspace. */
   readonly workspace: Workspace;
   /** The selection (eval scope and tools). */
@@ -192,12 +182,21 @@ export class Registry {
     const plugins = await openPluginHost(ws, selection, { stateDir, env, plugins: opts.plugins });
     const reg = new Registry(ws, selection, { stateDir, env }, pins, plugins);
     try { // compare what this registry exposes and runs with toolhost.lock
-      reg.#lock = await openRegistryLock(ws, { selection, listing: reg.list(), pins }, opts.lock);
+      const source = { workspace: ws, selection, listing: reg.list(), pins, env };
+      reg.#lock = await openRegistryLock(ws, () => lockInputs(source), opts.lock);
     } catch (e) {
       await reg.close().catch(() => {});
       throw e;
     }
     return reg;
+  }
+
+  /**
+   * Verify, just before a tool's process starts, that its pins still hold (see
+   * {@link CallHost.verifyBeforeRun}).
+   */
+  verifyBeforeRun(_tool: string): ToolResult | undefined {
+    return undefined;
   }
 
   /** The verified lock, or undefined when none applies or verification is off. */

@@ -14,7 +14,7 @@ import { compileSchema } from "../schema/compile_schema.ts";
 import { errnoOf } from "../paths/errno.ts";
 import { errorResult, LIMITS, type ToolResult } from "../results/types.ts";
 import { resultBytes } from "../results/json_text.ts";
-import type { CallOptions, Registry } from "../registry/registry.ts";
+import type { CallHost, CallOptions } from "./call_host.ts";
 import type { RegisteredTool } from "../registry/selection.ts";
 import { descendantsOf } from "../workspace/scope.ts";
 import type { Artifact, BuiltinToolDecl, CommandToolDecl } from "../workspace/types.ts";
@@ -40,7 +40,7 @@ const HELP_TIMEOUT_MS = 30_000;
  * ```
  */
 export async function callTool(
-  reg: Registry,
+  reg: CallHost,
   tool: RegisteredTool,
   args: unknown,
   opts: CallOptions,
@@ -88,7 +88,7 @@ function systemErrorCode(e: unknown): string | undefined {
 }
 
 function callBuiltin(
-  reg: Registry,
+  reg: CallHost,
   artifact: Artifact,
   decl: BuiltinToolDecl,
   args: Record<string, unknown>,
@@ -137,7 +137,7 @@ function callBuiltin(
  * // builtinEnv(reg, ws.artifacts.get("app")!)
  * ```
  */
-export function builtinEnv(reg: Registry, artifact: Artifact, signal?: AbortSignal): BuiltinEnv {
+export function builtinEnv(reg: CallHost, artifact: Artifact, signal?: AbortSignal): BuiltinEnv {
   const view = (a: Artifact) => ({
     id: a.id,
     kind: a.kind,
@@ -164,7 +164,7 @@ export function builtinEnv(reg: Registry, artifact: Artifact, signal?: AbortSign
 }
 
 async function callCommand(
-  reg: Registry,
+  reg: CallHost,
   artifact: Artifact,
   decl: CommandToolDecl,
   args: Record<string, unknown>,
@@ -231,7 +231,7 @@ export function enforceResultSize(r: ToolResult): ToolResult {
  * // await closeRegistry(reg);
  * ```
  */
-export function closeRegistry(reg: Registry): Promise<void> {
+export function closeRegistry(reg: CallHost): Promise<void> {
   // Stop and clean up every started tool session (no-op when none).
   return reg.sessions.close();
 }

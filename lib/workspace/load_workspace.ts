@@ -72,7 +72,9 @@ export function loadWorkspaceSync(root?: string, opts: LoadOptions = {}): Worksp
     manifestPath: manifest.path,
     artifacts: new Map(),
     evals: new Map(),
-    extra: {},
+    // The parsed manifest as written: the lock pins the declarations toolhost does not
+    // resolve itself (eval and Artifact tables, top-level tables), whatever keys they hold.
+    extra: { manifest: manifest.data },
   };
   const pluginTools = pluginToolIndex(manifest.data, opts.plugins);
   const arts = manifest.data.artifacts;

@@ -52,7 +52,10 @@ Deno.test("toolhost lock / lock --check / tools check / tools call / --no-lock",
   assert.equal(check.code, 1);
   assert.deepEqual(JSON.parse(check.out), {
     upToDate: false,
-    drift: ["app/review: tool `stats_app`: execution path `app/tools/stats.sh` changed"],
+    drift: [
+      "app/review: tool `stats_app`: execution path `app/tools/stats.sh` changed",
+      "app/review: tool `stats_app`: program `command` `app/tools/stats.sh` changed",
+    ],
   });
   const report = await runCapture(["tools", "check", "app/review", ...repo]);
   assert.equal(report.code, 1);

@@ -7,7 +7,7 @@
  */
 
 import assert from "node:assert/strict";
-import { buildLock } from "../../lib/lock/build_lock.ts";
+import { buildLock } from "../../lib/lock_build/build_lock.ts";
 import { writeLockFile } from "../../lib/lock/lock_file.ts";
 import { describeDrift } from "../../lib/lock/compare.ts";
 import { extensionLockFor } from "../../lib/lock/extension_lock.ts";
@@ -101,7 +101,7 @@ Deno.test("without a lock the new listing is taken as announced", async () => {
   }
 });
 
-Deno.test("an extension whose args changed is not started; its drift is reported", async () => {
+Deno.test("an extension whose args changed is not started; its locked tools are listed neutrally and refused", async () => {
   const { tmp, ws, stateDir, source: first } = await lockedSource({});
   await first.close();
   try {
@@ -110,15 +110,19 @@ Deno.test("an extension whose args changed is not started; its drift is reported
     const ws2 = await loadWorkspace(ws.root);
     const source = evalToolSource(await Registry.open(ws2, "app/review", { stateDir }));
     try {
-      const names = (await source.list()).map((t) => t.name);
-      assert.ok(!names.some((n) => n.endsWith("_hx")), names.join());
-      assert.equal((await source.call("echo_hx", { text: "x" })).isError, true);
+      const listed = (await source.list()).filter((t) => t.name.endsWith("_hx"));
+      assert.ok(listed.some((t) => t.name === "echo_hx"), listed.map((t) => t.name).join());
+      assert.ok(listed.every((t) => t.description === BLOCKED_DESCRIPTION));
+      const r = await source.call("echo_hx", { text: "x" });
+      assert.equal(r.isError, true);
+      assert.match(text(r), /^LOCK_MISMATCH: the tool `echo_hx` was refused/);
+      assert.match(text(r), /extension `hx`: declaration `args` changed/);
     } finally {
       await source.close();
     }
-    const lock = await extensionLockFor(ws2, "app/review");
+    const lock = await extensionLockFor(ws2, "app/review", Deno.env.toObject());
     const { readiness, drift } = await checkExtensionsAndLock(ws2, "app/review", { lock });
-    assert.deepEqual(drift.map(describeDrift), ["extension `hx`: args changed"]);
+    assert.deepEqual(drift.map(describeDrift), ["extension `hx`: declaration `args` changed"]);
     assert.equal(readiness[0].started, false);
   } finally {
     await tmp.cleanup();

@@ -10,23 +10,29 @@ import { describeDrift } from "../../lib/lock/compare.ts";
 import { diffLocks } from "../../lib/lock/diff_locks.ts";
 import { LockMismatch } from "../../lib/lock/errors.ts";
 import { ExtensionLockCheck } from "../../lib/lock/extension_lock.ts";
-import { extensionLock } from "../../lib/lock/build_lock.ts";
+import { extensionLock } from "../../lib/lock_build/build_lock.ts";
 import { type EvalLock, parseLockFile, readLockFile } from "../../lib/lock/lock_file.ts";
 
 /** Does `s` hold an ESC, CR, LF or right-to-left override? */
 const hasUnsafe = (s: string) => ["\u001b", "\r", "\n", "\u202e"].some((c) => s.includes(c));
 
 const HASH = "a".repeat(64);
-const EMPTY_EVAL: EvalLock = { tools: {}, sessions: {}, extensions: {} };
+const EMPTY_EVAL: EvalLock = {
+  declaration: {},
+  programs: {},
+  tools: {},
+  sessions: {},
+  extensions: {},
+};
 
 Deno.test("lock --check: an extension named `constructor` added after locking is drift", () => {
   const now: EvalLock = {
     ...EMPTY_EVAL,
-    extensions: { constructor: { command: "x", args: [], tools: {} } },
+    extensions: { constructor: { declaration: { command: "x" }, programs: {}, tools: {} } },
   };
   const drift = diffLocks(
-    { lockfileVersion: 1, evals: { "app/r": EMPTY_EVAL } },
-    { lockfileVersion: 1, evals: { "app/r": now } },
+    { lockfileVersion: 2, evals: { "app/r": EMPTY_EVAL } },
+    { lockfileVersion: 2, evals: { "app/r": now } },
   );
   assert.deepEqual(drift, [
     { kind: "extension", name: "constructor", field: "entry", change: "added", evalId: "app/r" },
@@ -34,30 +40,36 @@ Deno.test("lock --check: an extension named `constructor` added after locking is
   // The reverse, and prototype names for evals, tools and pins.
   assert.equal(
     diffLocks(
-      { lockfileVersion: 1, evals: { "app/r": now } },
-      { lockfileVersion: 1, evals: { "app/r": EMPTY_EVAL } },
+      { lockfileVersion: 2, evals: { "app/r": now } },
+      { lockfileVersion: 2, evals: { "app/r": EMPTY_EVAL } },
     )[0].change,
     "removed",
   );
   const withTool: EvalLock = {
     ...EMPTY_EVAL,
     tools: {
-      toString: { description: HASH, inputSchema: HASH, executionPaths: { hasOwnProperty: HASH } },
+      toString: {
+        description: HASH,
+        inputSchema: HASH,
+        declaration: {},
+        executionPaths: { hasOwnProperty: HASH },
+        programs: {},
+      },
     },
   };
   assert.deepEqual(
     diffLocks(
-      { lockfileVersion: 1, evals: { constructor: EMPTY_EVAL } },
-      { lockfileVersion: 1, evals: { constructor: withTool } },
+      { lockfileVersion: 2, evals: { constructor: EMPTY_EVAL } },
+      { lockfileVersion: 2, evals: { constructor: withTool } },
     ).map(describeDrift),
     ["constructor: tool `toString`: not in toolhost.lock"],
   );
 });
 
-Deno.test("extension checks: prototype names find no lock entry", () => {
-  const check = new ExtensionLockCheck("app/r", EMPTY_EVAL);
+Deno.test("extension checks: prototype names find no lock entry", async () => {
+  const check = new ExtensionLockCheck("app/r", EMPTY_EVAL, "/", {});
   assert.equal(
-    check.serverDrift({ name: "constructor", command: "x", args: [] })[0].change,
+    (await check.serverDrift({ name: "constructor", command: "x", args: [] }))[0].change,
     "added",
   );
   const { blocked } = check.toolCheck("constructor", [{ name: "valueOf", inputSchema: {} }]);
@@ -65,7 +77,7 @@ Deno.test("extension checks: prototype names find no lock entry", () => {
 });
 
 Deno.test("a tool named `__proto__` stays an own key of the lock", () => {
-  const ext = extensionLock({ command: "x", args: [] }, [{
+  const ext = extensionLock({ declaration: { command: "x" }, programs: {} }, [{
     name: "__proto__",
     inputSchema: { type: "object" },
   }]);
@@ -76,13 +88,16 @@ Deno.test("a tool named `__proto__` stays an own key of the lock", () => {
 
 Deno.test("names from a tampered lock are escaped in messages", () => {
   const lock = (id: string, ev: unknown) =>
-    JSON.stringify({ lockfileVersion: 1, evals: { [id]: ev } });
+    JSON.stringify({ lockfileVersion: 2, evals: { [id]: ev } });
   const bad = "x\u001b[2J\r\n\u202e";
   for (
     const text of [
       lock(bad, 1),
       lock("app/r", { ...EMPTY_EVAL, tools: { [bad]: { description: 1 } } }),
-      lock("app/r", { ...EMPTY_EVAL, extensions: { [bad]: { command: 1, args: [], tools: {} } } }),
+      lock("app/r", {
+        ...EMPTY_EVAL,
+        extensions: { [bad]: { declaration: 1, programs: {}, tools: {} } },
+      }),
     ]
   ) {
     assert.throws(() => parseLockFile(text), (e: unknown) => {
@@ -118,7 +133,7 @@ Deno.test({
         return true;
       });
       await Deno.remove(path);
-      await Deno.writeTextFile(join(root, "real.lock"), '{"evals":{},"lockfileVersion":1}');
+      await Deno.writeTextFile(join(root, "real.lock"), '{"evals":{},"lockfileVersion":2}');
       await Deno.symlink(join(root, "real.lock"), path);
       await assert.rejects(readLockFile({ root }), /toolhost\.lock must be a regular file/);
       await Deno.remove(path);

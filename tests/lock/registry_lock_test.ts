@@ -6,7 +6,7 @@
  */
 
 import assert from "node:assert/strict";
-import { buildLock } from "../../lib/lock/build_lock.ts";
+import { buildLock } from "../../lib/lock_build/build_lock.ts";
 import { sha256Hex } from "../../lib/lock/canonical.ts";
 import { LockMismatch } from "../../lib/lock/errors.ts";
 import {
@@ -97,7 +97,11 @@ Deno.test("the lock file: sorted keys, 2-space indent, trailing newline; same ha
         review.tools.stats_app.executionPaths,
         reg.provenance().executionPaths.stats_app,
       );
-      assert.deepEqual(Object.keys(review.sessions), ["h_app.start", "h_app.stop"]);
+      assert.deepEqual(Object.keys(review.sessions), ["h_app"]);
+      assert.deepEqual(
+        review.sessions.h_app.executionPaths.start,
+        reg.provenance().executionPaths["h_app.start"],
+      );
       assert.equal(review.tools.stats_app.description, sha256Hex("Stats of app."));
       assert.equal(reg.lock?.drift.length, 0);
     } finally {
@@ -147,7 +151,7 @@ Deno.test("a changed session binary blocks the tools bound to that session only"
       const r = await reg.call("act_app", {});
       assert.match(
         text(r),
-        /session `h_app\.start`: execution path `app\/tools\/harness.sh` changed/,
+        /session `h_app`: start execution path `app\/tools\/harness.sh` changed/,
       );
       assert.equal(text(await reg.call("stats_app", {})), "stats");
       assert.deepEqual(reg.lock?.blocked(), ["act_app"]);
@@ -209,8 +213,9 @@ Deno.test("a malformed lock file fails closed with LOCK_MISMATCH, naming no cont
     for (
       const bad of [
         "{not json",
-        '{"lockfileVersion":2,"evals":{}}',
-        '{"lockfileVersion":1,"evals":{"a/b":{"tools":{"x":{"description":"zz","inputSchema":"","executionPaths":{}}},"sessions":{},"extensions":{}}}}',
+        '{"lockfileVersion":3,"evals":{}}',
+        '{"lockfileVersion":1,"evals":{}}',
+        '{"lockfileVersion":2,"evals":{"a/b":{"declaration":{},"programs":{},"tools":{"x":{"description":"zz","inputSchema":"","declaration":{},"executionPaths":{},"programs":{}}},"sessions":{},"extensions":{}}}}',
       ]
     ) {
       await Deno.writeTextFile(lockPath(ws), bad);

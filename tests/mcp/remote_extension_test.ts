@@ -7,7 +7,8 @@
  */
 
 import assert from "node:assert/strict";
-import { buildLock } from "../../lib/lock/build_lock.ts";
+import { buildLock } from "../../lib/lock_build/build_lock.ts";
+import { BLOCKED_DESCRIPTION } from "../../lib/lock/registry_lock.ts";
 import { writeLockFile } from "../../lib/lock/lock_file.ts";
 import { evalToolSource } from "../../lib/mcp/tool_source.ts";
 import { Registry } from "../../lib/registry/registry.ts";
@@ -168,9 +169,9 @@ Deno.test("tool filters: filtered tools are neither listed nor callable; the loc
     assert.equal(server.calls.includes("drop"), false);
     const lock = JSON.parse(Deno.readTextFileSync(`${tmp.root}/toolhost.lock`));
     const entry = lock.evals["app/review"].extensions.rx;
-    assert.equal(entry.url, server.url);
-    assert.deepEqual(entry.enabled_tools, ["e*", "count", "big"]);
-    assert.deepEqual(entry.disabled_tools, ["big"]);
+    assert.equal(entry.declaration.remote.url, server.url);
+    assert.deepEqual(entry.declaration.enabled_tools, ["e*", "count", "big"]);
+    assert.deepEqual(entry.declaration.disabled_tools, ["big"]);
     assert.deepEqual(Object.keys(entry.tools).sort(), ["count", "echo"]);
     assert.equal(text(await source.call("echo_rx", { text: "ok" })), "ok");
   } finally {
@@ -194,7 +195,14 @@ Deno.test("changing a locked extension's filters blocks it until the lock is upd
     const source = evalToolSource(
       await Registry.open(ws, "app/review", { stateDir: `${tmp.root}/.state`, env: {} }),
     );
-    assert.deepEqual((await source.list()).filter((t) => t.name.endsWith("_rx")), []);
+    // Held back: its locked tools are listed neutrally and refused, nothing is contacted.
+    const listed = (await source.list()).filter((t) => t.name.endsWith("_rx"));
+    assert.deepEqual(listed.map((t) => [t.name, t.description]), [[
+      "echo_rx",
+      BLOCKED_DESCRIPTION,
+    ]]);
+    const r = await source.call("echo_rx", { text: "x" });
+    assert.match(text(r), /LOCK_MISMATCH.*extension `rx`: declaration `enabled_tools` changed/);
     assert.equal(server.calls.length, 0);
     await source.close();
   } finally {

@@ -10,10 +10,10 @@
 
 import { Command } from "commander";
 import { InvocationError } from "../../errors/errors.ts";
-import { buildLock } from "../../lock/build_lock.ts";
+import { buildLock } from "../../lock_build/build_lock.ts";
 import { describeDrift } from "../../lock/compare.ts";
 import { diffLocks } from "../../lock/diff_locks.ts";
-import { LOCK_FILE_NAME, readLockFile, writeLockFile } from "../../lock/lock_file.ts";
+import { LOCK_FILE_NAME, LOCK_VERSION, readLockFile, writeLockFile } from "../../lock/lock_file.ts";
 import { type CommonOptions, openWorkspace, withCommon } from "../common_options.ts";
 import { type CliIo, EXIT } from "../exit.ts";
 
@@ -36,12 +36,17 @@ interface LockOptions extends CommonOptions {
 export function lockCommand(io: CliIo, done: (code: number) => void): Command {
   const cmd = new Command("lock")
     .description(
-      "Write toolhost.lock: what each eval may expose and run (tool description and schema\n" +
-        "hashes, execution-path pins, extension commands and tool lists). Tools that later\n" +
-        "differ from it are refused with LOCK_MISMATCH until you review and lock again.",
+      "Write toolhost.lock: what each eval may expose and run (each tool's whole declaration,\n" +
+        "description and schema hashes, execution-path pins, programs with their SHA-256,\n" +
+        "sessions, hooks, extensions and their tools). Tools that later differ from it are\n" +
+        "refused with LOCK_MISMATCH until you review and lock again.",
     )
     .option("--eval <eval...>", "only these evals (other entries are kept)")
-    .option("--check", "do not write: exit 1 and list differences if the lock is out of date")
+    .option(
+      "--check",
+      "do not write: exit 1 and list differences if the lock is out of date\n" +
+        "(starts no extension that differs from the lock)",
+    )
     .option("--json", "print a JSON summary")
     .addHelpText(
       "after",
@@ -52,7 +57,13 @@ export function lockCommand(io: CliIo, done: (code: number) => void): Command {
     for (const e of o.eval ?? []) {
       if (!ws.evals.has(e)) throw new InvocationError(`no eval \`${e}\` in this workspace`);
     }
-    const built = await buildLock(ws, { evals: o.eval, stateDir });
+    // A check compares with the lock on disk and never starts an extension that differs
+    // from it (nor any, when there is no lock): it must not run an unreviewed command.
+    const locked = o.check ? await readLockFile(ws) : undefined;
+    const checkAgainst = o.check
+      ? locked ?? { lockfileVersion: LOCK_VERSION, evals: {} }
+      : undefined;
+    const built = await buildLock(ws, { evals: o.eval, stateDir, checkAgainst });
     const ids = o.eval ?? Object.keys(built.evals);
     const counts = {
       evals: ids.length,
@@ -60,7 +71,7 @@ export function lockCommand(io: CliIo, done: (code: number) => void): Command {
       extensions: ids.reduce((n, id) => n + Object.keys(built.evals[id].extensions).length, 0),
     };
     if (o.check) {
-      const drift = diffLocks(await readLockFile(ws), built, o.eval);
+      const drift = diffLocks(locked, built, o.eval);
       const lines = drift.map(describeDrift);
       if (o.json) io.out(`${JSON.stringify({ upToDate: drift.length === 0, drift: lines })}\n`);
       else if (drift.length === 0) io.out(`${LOCK_FILE_NAME} is up to date\n`);

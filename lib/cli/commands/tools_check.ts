@@ -13,7 +13,7 @@ import type { Workspace } from "../../workspace/types.ts";
 import { type CommonOptions, openWorkspace, withCommon } from "../common_options.ts";
 import { type CliIo, EXIT } from "../exit.ts";
 import { executeCheck } from "./tools_check_execute.ts";
-import { lockSectionFor } from "../../lock/check_lock.ts";
+import { lockSectionFor } from "../../lock_build/check_lock.ts";
 import { warnLockDisabled } from "../../lock/open_lock.ts";
 
 /** Options of `tools check`. */

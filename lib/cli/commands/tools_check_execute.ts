@@ -8,7 +8,8 @@
 import { InvocationError } from "../../errors/errors.ts";
 import { checkExtensionsAndLock } from "../../mcp/extensions/readiness.ts";
 import { extensionLockFor } from "../../lock/extension_lock.ts";
-import { type LockSection, lockSection } from "../../lock/check_lock.ts";
+import { processEnv } from "../../process/env.ts";
+import { type LockSection, lockSection } from "../../lock/lock_section.ts";
 import type { ExtensionReadiness } from "../../mcp/extensions/extension_server.ts";
 import { findTool, type SelectionSpec, selectTools } from "../../registry/selection.ts";
 import type { ToolResult } from "../../results/types.ts";
@@ -64,7 +65,9 @@ export async function executeCheck(
     (reg, signal) => reg.call(tool.name, args, { signal }),
   );
   // Extensions are checked against the eval's toolhost.lock entry too.
-  const lockCheck = lock && "eval" in spec ? await extensionLockFor(ws, spec.eval) : undefined;
+  const lockCheck = lock && "eval" in spec
+    ? await extensionLockFor(ws, spec.eval, processEnv())
+    : undefined;
   const ext = "eval" in spec
     ? await checkExtensionsAndLock(ws, spec.eval, { lock: lockCheck })
     : { readiness: [], drift: [] };

@@ -6,9 +6,10 @@
  * extension's artifact roots. `close()` stops every started server and confirms that its
  * process group is gone.
  *
- * Issue 10: with a lock, an extension whose command or args differ from `toolhost.lock`
- * is not started, and tools it lists that are new or re-described are listed neutrally
- * and refused with `LOCK_MISMATCH` — at every listing, so a change announced with
+ * With a lock, an extension whose declaration or program differs from `toolhost.lock`
+ * is not started — the tools the lock records for it are listed neutrally and refused
+ * with `LOCK_MISMATCH` — and tools it lists that are new or re-described are listed
+ * neutrally and refused too — at every listing, so a change announced with
  * `notifications/tools/list_changed` or made across a restart is caught. Text beyond
  * 64 KiB becomes an artifact (`overflow = "artifact"`, the default) when the host has an
  * artifact directory. Servers that die are restarted lazily (see `ExtensionServer`).
@@ -23,7 +24,7 @@ import { CleanupFailed } from "../../errors/errors.ts";
 import type { Drift } from "../../lock/compare.ts";
 import type { ExtensionLockCheck } from "../../lock/extension_lock.ts";
 import { BLOCKED_DESCRIPTION, lockRefusalText } from "../../lock/registry_lock.ts";
-import type { ToolListing } from "../../registry/registry.ts";
+import type { ToolListing } from "../../results/tool_listing.ts";
 import { errorResult, LIMITS, type ToolResult } from "../../results/types.ts";
 import { admitOrRefuse } from "../../schema/admit_args.ts";
 import { type CompiledSchema, compileSchema } from "../../schema/compile_schema.ts";
@@ -148,15 +149,21 @@ export class ExtensionHost {
     return this.#listing;
   }
 
-  /** The server's tools; undefined when the lock forbids starting it or it is unavailable. */
-  async #serverTools(s: ExtensionServer, drift: Drift[]): Promise<Tool[] | undefined> {
-    const held = this.#opts.lock?.serverDrift(s.decl) ?? [];
+  /**
+   * The server's tools; undefined when it is unavailable; `held` (its differences) when
+   * the lock forbids starting it.
+   */
+  async #serverTools(
+    s: ExtensionServer,
+    drift: Drift[],
+  ): Promise<Tool[] | { held: Drift[] } | undefined> {
+    const held = (await this.#opts.lock?.serverDrift(s.decl)) ?? [];
     if (held.length > 0) {
       drift.push(...held);
       this.#opts.log?.(
         `extension \`${s.decl.name}\` was not started: it differs from toolhost.lock`,
       );
-      return undefined;
+      return { held };
     }
     try {
       return await s.listTools();
@@ -174,6 +181,10 @@ export class ExtensionHost {
     const out = new Map<string, PublishedTool>();
     for (const { s, tools } of lists) {
       if (tools === undefined) continue;
+      if (!Array.isArray(tools)) {
+        this.#publishHeld(s, tools.held, out);
+        continue;
+      }
       try {
         this.#publishAll(s, tools, drift, out);
       } catch (e) {
@@ -210,6 +221,19 @@ export class ExtensionHost {
     }
     drift.push(...(check?.drift ?? []));
     for (const [k, v] of mine) out.set(k, v);
+  }
+
+  /**
+   * A held-back extension's locked tools, listed neutrally so calls get `LOCK_MISMATCH`
+   * (not "no such tool"); nothing of the changed server is started or shown.
+   */
+  #publishHeld(s: ExtensionServer, held: Drift[], out: Map<string, PublishedTool>): void {
+    for (const remote of this.#opts.lock?.lockedTools(s.decl.name) ?? []) {
+      const p = this.#publish(s, { name: remote, inputSchema: { type: "object" } }, held);
+      if (typeof p === "string" || out.has(p.listing.name)) continue;
+      if (this.#opts.reserved?.has(p.listing.name)) continue;
+      out.set(p.listing.name, p);
+    }
   }
 
   #publish(server: ExtensionServer, t: Tool, blocked?: Drift[]): PublishedTool | string {

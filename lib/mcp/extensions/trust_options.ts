@@ -22,6 +22,9 @@ import type { ExtensionHostOptions } from "./host.ts";
 export function registryHostOptions(reg: Registry): ExtensionHostOptions {
   const out: ExtensionHostOptions = { artifacts: { dir: reg.artifactDir, store: reg.artifacts } };
   const evalId = reg.selection.evalId;
-  if (reg.lock && evalId !== undefined) out.lock = new ExtensionLockCheck(evalId, reg.lock.locked);
+  if (reg.lock && evalId !== undefined) {
+    const root = reg.workspace.root;
+    out.lock = new ExtensionLockCheck(evalId, reg.lock.locked, root, reg.env, reg.lock.evalDrift());
+  }
   return out;
 }

@@ -1,7 +1,9 @@
 /**
- * Building `toolhost.lock`: open each eval's registry (lock verification off), record its
- * listing and pins, start each admitted extension once to record the tools it lists, and
- * stop everything again.
+ * Building `toolhost.lock`: open each eval's registry (lock verification off), record what
+ * it lists, declares, pins and runs, start each admitted extension once to record the
+ * tools it lists, and stop everything again. For `toolhost lock --check`, an extension
+ * whose declaration or program differs from the existing lock is never started: a check
+ * must not run an unreviewed command.
  *
  * @module
  */
@@ -13,14 +15,16 @@ import { PreparationFailed } from "../errors/errors.ts";
 import { ExtensionServer } from "../mcp/extensions/extension_server.ts";
 import type { Plugin } from "../plugins/api.ts";
 import { Registry } from "../registry/registry.ts";
+import { lockInputs } from "../registry/lock_state.ts";
 import { selectTools } from "../registry/selection.ts";
 import { evalExtensions, type ExtensionDecl } from "../workspace/parse_extensions.ts";
 import type { Workspace } from "../workspace/types.ts";
-import { toolHashes } from "./canonical.ts";
-import type { EvalLock, ExtensionLock, LockFile } from "./lock_file.ts";
-import { LOCK_VERSION, readLockFile } from "./lock_file.ts";
-import { emptyRecord } from "./own.ts";
-import { registryPart } from "./registry_lock.ts";
+import { toolHashes } from "../lock/canonical.ts";
+import { compareExtensionDecl, type ExtensionDeclPart } from "../lock/compare.ts";
+import { extensionDeclPart } from "../lock/extension_lock.ts";
+import type { EvalLock, ExtensionLock, LockFile } from "../lock/lock_file.ts";
+import { LOCK_VERSION, readLockFile } from "../lock/lock_file.ts";
+import { emptyRecord, own } from "../lock/own.ts";
 
 /** Options of {@link buildLock}. */
 export interface BuildLockOptions {
@@ -32,41 +36,51 @@ export interface BuildLockOptions {
   env?: Record<string, string>;
   /** Library plugins (as for `Registry.open`). */
   plugins?: readonly Plugin[];
+  /**
+   * Build to compare with this lock (`toolhost lock --check`): an extension whose
+   * declaration or program differs from its entry here (or has none) is not started; its
+   * entry keeps the locked tools, so only the declaration shows as a difference.
+   * Default: none (every admitted extension is started once).
+   */
+  checkAgainst?: LockFile;
 }
 
 /**
- * The lock entry of an extension from the tools it listed.
+ * The lock entry of an extension from its declaration part and the tools it listed.
  *
  * @example
  * ```ts
  * import { extensionLock } from "./build_lock.ts";
- * extensionLock({ command: "srv", args: [] }, [{ name: "echo", inputSchema: { type: "object" } }]);
+ * const part = { declaration: { command: "srv", args: [] }, programs: {} };
+ * extensionLock(part, [{ name: "echo", inputSchema: { type: "object" } }]);
  * ```
  */
 export function extensionLock(
-  decl: Pick<ExtensionDecl, "command" | "args" | "remote" | "enabledTools" | "disabledTools">,
+  part: ExtensionDeclPart,
   tools: readonly Pick<Tool, "name" | "description" | "inputSchema">[],
 ): ExtensionLock {
-  const out: ExtensionLock = {
-    command: decl.command,
-    args: [...decl.args],
-    ...(decl.remote ? { url: decl.remote.url } : {}),
-    ...(decl.enabledTools ? { enabled_tools: [...decl.enabledTools] } : {}),
-    ...(decl.disabledTools ? { disabled_tools: [...decl.disabledTools] } : {}),
-    tools: emptyRecord(),
-  };
+  const out: ExtensionLock = { ...part, tools: emptyRecord() };
   for (const t of tools) out.tools[t.name] = toolHashes(t.description ?? "", t.inputSchema);
   return out;
 }
 
 async function listExtension(
   ws: Workspace,
+  evalId: string,
   decl: ExtensionDecl,
-  env: Record<string, string> | undefined,
+  opts: BuildLockOptions,
 ): Promise<ExtensionLock> {
-  const server = new ExtensionServer(decl, { root: ws.root, env: env ?? processEnv() });
+  const env = opts.env ?? processEnv();
+  const part = await extensionDeclPart(ws.root, decl, env);
+  if (opts.checkAgainst !== undefined) {
+    const locked = own(own(opts.checkAgainst.evals, evalId)?.extensions, decl.name);
+    if (compareExtensionDecl(decl.name, locked, part).length > 0) {
+      return { ...part, tools: { ...locked?.tools } };
+    }
+  }
+  const server = new ExtensionServer(decl, { root: ws.root, env });
   try {
-    return extensionLock(decl, await server.listTools());
+    return extensionLock(part, await server.listTools());
   } catch (e) {
     throw new PreparationFailed(
       `extension \`${decl.name}\` could not be listed (${
@@ -94,14 +108,23 @@ async function evalLock(
   });
   let part;
   try {
-    part = registryPart({ selection: reg.selection, listing: reg.list(), pins: reg.pins });
+    const source = {
+      workspace: ws,
+      selection: reg.selection,
+      listing: reg.list(),
+      pins: reg.pins,
+      env: reg.env,
+    };
+    part = (await lockInputs(source)).part;
   } finally {
     await reg.close();
   }
   const ext: EvalLock["extensions"] = emptyRecord();
   for (const d of evalExtensions(ws, evalId)) {
-    if (!extensions.has(d.name)) extensions.set(d.name, listExtension(ws, d, opts.env));
-    ext[d.name] = await extensions.get(d.name)!;
+    // In a check, the same extension may be held back for one eval and not another.
+    const key = opts.checkAgainst ? `${evalId}\0${d.name}` : d.name;
+    if (!extensions.has(key)) extensions.set(key, listExtension(ws, evalId, d, opts));
+    ext[d.name] = await extensions.get(key)!;
   }
   return { ...part, extensions: ext };
 }
@@ -114,8 +137,10 @@ async function evalLock(
  * @example
  * ```ts
  * import { buildLock } from "./build_lock.ts";
- * import { writeLockFile } from "./lock_file.ts";
- * // await writeLockFile(ws, await buildLock(ws, {}));
+ * import { writeLockFile } from "../lock/lock_file.ts";
+ * import { loadWorkspace } from "../workspace/load_workspace.ts";
+ * const ws = await loadWorkspace("examples");
+ * await writeLockFile(ws, await buildLock(ws, {}));
  * ```
  */
 export async function buildLock(ws: Workspace, opts: BuildLockOptions = {}): Promise<LockFile> {

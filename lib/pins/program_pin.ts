@@ -1,0 +1,177 @@
+/**
+ * Pinning the program a command runs: the file a PATH lookup (or a workspace-relative
+ * path) resolves to, by its path and the SHA-256 of its bytes, and — for a `#!` script —
+ * its interpreter, and the program `/usr/bin/env X` (also `env -S "X …"`) resolves `X`
+ * to on PATH. A different file at that name later (a swapped file, an earlier PATH
+ * entry, a new interpreter) gives a different pin.
+ *
+ * Hashes are memoized in-process by file identity (device, inode, size, mtime, ctime),
+ * so a long-lived server hashes a large interpreter once.
+ *
+ * @module
+ */
+
+import { closeSync, constants, openSync, readSync, realpathSync, statSync } from "node:fs";
+import type { BigIntStats } from "node:fs";
+import { isAbsolute, relative } from "node:path";
+import { resolveProgram } from "../workspace/program_path.ts";
+import { hashRegularFile } from "./hash_file.ts";
+
+/** One pinned program: where it was found and its bytes' SHA-256. */
+export interface ProgramPin {
+  /** Workspace-relative path for a program inside the workspace, else the absolute path. */
+  path: string;
+  /** Lowercase hex SHA-256 of the file it leads to (symlinks followed). */
+  sha256: string;
+}
+
+/** Programs by role: `command`, `interpreter`, `interpreter program` (what `env` runs). */
+export type ProgramPins = Record<string, ProgramPin>;
+
+/** Where a command is resolved. */
+export interface ProgramContext {
+  /** The workspace root (realpath). */
+  root: string;
+  /** The command's working directory (relative commands resolve from it). */
+  cwd: string;
+  /** The environment whose PATH is searched. */
+  env: Record<string, string | undefined>;
+}
+
+/** Largest program hashed: 1 GiB, like an execution path. */
+const MAX_PROGRAM_BYTES = 1024n * 1024n * 1024n;
+
+/** What a file identity looks like, as a memo key. */
+function identityKey(st: BigIntStats): string {
+  return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+}
+
+const memo = new Map<string, string>();
+const MEMO_MAX = 256;
+
+/**
+ * SHA-256 of the regular file `path` leads to (symlinks followed), or undefined when it
+ * is not a readable regular file of at most 1 GiB.
+ *
+ * @example
+ * ```ts
+ * import { programDigest } from "./program_pin.ts";
+ * console.log(await programDigest("/bin/sh"));
+ * ```
+ */
+export async function programDigest(path: string): Promise<string | undefined> {
+  let real: string;
+  let st: BigIntStats;
+  try {
+    real = realpathSync(path);
+    st = statSync(real, { bigint: true });
+  } catch {
+    return undefined;
+  }
+  if (!st.isFile() || st.size > MAX_PROGRAM_BYTES) return undefined;
+  const key = `${real}\0${identityKey(st)}`;
+  const known = memo.get(key);
+  if (known !== undefined) return known;
+  let digest: string;
+  try {
+    digest = await hashRegularFile(real, st);
+  } catch {
+    return undefined;
+  }
+  if (memo.size >= MEMO_MAX) memo.delete(memo.keys().next().value!);
+  memo.set(key, digest);
+  return digest;
+}
+
+/**
+ * The interpreter line of a script: the interpreter path and, for `env`, the program
+ * name it looks up. Undefined for a file that does not start with `#!`.
+ *
+ * @example
+ * ```ts
+ * import { parseShebang } from "./program_pin.ts";
+ * parseShebang("#!/usr/bin/env -S deno run -A\n"); // { interpreter: "/usr/bin/env", program: "deno" }
+ * ```
+ */
+export function parseShebang(
+  head: string,
+): { interpreter: string; program?: string } | undefined {
+  if (!head.startsWith("#!")) return undefined;
+  const line = head.slice(2).split("\n")[0].replace(/\r$/, "").trim();
+  const [interpreter, ...rest] = line.split(/[ \t]+/).filter((s) => s !== "");
+  if (interpreter === undefined) return undefined;
+  if (interpreter.split("/").pop() !== "env") return { interpreter };
+  // env's own options and NAME=VALUE assignments come before the program.
+  const words = rest.flatMap((w) => (w.startsWith("-S") && w.length > 2 ? [w.slice(2)] : [w]));
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i];
+    if (w === "-S" || w === "--split-string" || w === "-i" || w === "--ignore-environment") {
+      continue;
+    }
+    if (w === "-u" || w === "--unset" || w === "-C" || w === "--chdir") {
+      i++;
+      continue;
+    }
+    if (w.startsWith("-") || /^[A-Za-z_][A-Za-z0-9_]*=/.test(w)) continue;
+    return { interpreter, program: w };
+  }
+  return { interpreter };
+}
+
+function readHead(path: string): string {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+    const buf = new Uint8Array(512);
+    const n = readSync(fd, buf, 0, buf.length, 0);
+    return new TextDecoder("utf-8", { fatal: false }).decode(buf.subarray(0, n));
+  } catch {
+    return "";
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+function shown(root: string, path: string): string {
+  const rel = relative(root, path);
+  return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel) ? rel : path;
+}
+
+function lookup(name: string, ctx: ProgramContext): string | undefined {
+  if (name.startsWith("/")) return name;
+  const found = resolveProgram(name, ctx.cwd, ctx.root, ctx.env);
+  return found.ok ? found.path : undefined;
+}
+
+/**
+ * Pin the program `command` runs and, for a script, its interpreter (and what `env`
+ * resolves). A program that cannot be found or read has no pin under its role, so its
+ * appearing later is a difference too.
+ *
+ * @example
+ * ```ts
+ * import { pinProgram } from "./program_pin.ts";
+ * const pins = await pinProgram("sh", { root: "/", cwd: "/", env: { PATH: "/usr/bin:/bin" } });
+ * console.log(pins.command?.path); // "/usr/bin/sh"
+ * ```
+ */
+export async function pinProgram(command: string, ctx: ProgramContext): Promise<ProgramPins> {
+  const out: ProgramPins = Object.create(null);
+  const path = lookup(command, ctx);
+  if (path === undefined) return out;
+  const sha = await programDigest(path);
+  if (sha === undefined) return out;
+  out.command = { path: shown(ctx.root, path), sha256: sha };
+  const bang = parseShebang(readHead(path));
+  if (bang === undefined) return out;
+  const interp = await programDigest(bang.interpreter);
+  if (interp !== undefined) {
+    out.interpreter = { path: shown(ctx.root, bang.interpreter), sha256: interp };
+  }
+  const target = bang.program === undefined ? undefined : lookup(bang.program, ctx);
+  const targetSha = target === undefined ? undefined : await programDigest(target);
+  if (target !== undefined && targetSha !== undefined) {
+    out["interpreter program"] = { path: shown(ctx.root, target), sha256: targetSha };
+  }
+  return out;
+}

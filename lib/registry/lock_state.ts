@@ -1,0 +1,135 @@
+/**
+ * What an open registry is, in `toolhost.lock` form: per listed tool its hashes, whole
+ * canonical declaration, execution-path pins and programs; per bound session the same;
+ * the eval's own declaration and the programs its hook commands run. The registry
+ * computes this (when a lock applies) and `lib/lock` compares it, so the registry
+ * depends on the lock and not the other way round.
+ *
+ * @module
+ */
+
+import { toolHashes } from "../lock/canonical.ts";
+import type { RegistryPart } from "../lock/compare.ts";
+import { evalDeclaration, sessionDeclaration, toolDeclaration } from "../lock/declaration.ts";
+import type { SessionLock, ToolLock } from "../lock/lock_file.ts";
+import { emptyRecord, own } from "../lock/own.ts";
+import type { LockInputs } from "../lock/registry_lock.ts";
+import { pinProgram, type ProgramContext, type ProgramPins } from "../pins/program_pin.ts";
+import type { ToolListing } from "../results/tool_listing.ts";
+import { pluginsOf } from "../workspace/parse_plugins.ts";
+import type { Artifact, ToolDecl, Workspace } from "../workspace/types.ts";
+import type { Selection } from "./selection.ts";
+
+/** What {@link lockInputs} reads from an open registry. */
+export interface LockStateSource {
+  /** The workspace. */
+  workspace: Workspace;
+  /** The selection. */
+  selection: Selection;
+  /** The raw listing (not neutralized). */
+  listing: readonly ToolListing[];
+  /** Execution-path pins by tool or session pin key. */
+  pins: Record<string, Record<string, string>>;
+  /** The author's environment (its PATH finds programs). */
+  env: Record<string, string>;
+}
+
+/** `pins` with every role prefixed: `start`, `start interpreter`, … */
+function prefixed(prefix: string, pins: ProgramPins): ProgramPins {
+  const out: ProgramPins = emptyRecord();
+  for (const [role, pin] of Object.entries(pins)) {
+    out[role === "command" ? prefix : `${prefix} ${role}`] = pin;
+  }
+  return out;
+}
+
+/** The command a tool runs (a command tool's, `help`'s target), if any. */
+function commandOf(decl: ToolDecl): string | undefined {
+  if (decl.type === "command") return decl.command;
+  if (decl.builtin === "help") return decl.args?.[0];
+  return undefined;
+}
+
+function copyPins(pins: Record<string, string> | undefined): Record<string, string> {
+  return Object.assign(emptyRecord<string>(), pins);
+}
+
+async function sessionLock(
+  src: LockStateSource,
+  artifact: Artifact,
+  name: string,
+  ctx: ProgramContext,
+): Promise<SessionLock> {
+  const decl = artifact.sessions[name];
+  const key = `${name}_${artifact.id}`;
+  return {
+    declaration: sessionDeclaration(decl),
+    executionPaths: {
+      start: copyPins(own(src.pins, `${key}.start`)),
+      stop: copyPins(own(src.pins, `${key}.stop`)),
+    },
+    programs: {
+      ...prefixed("start", await pinProgram(decl.start.command, ctx)),
+      ...prefixed("stop", await pinProgram(decl.stop.command, ctx)),
+    },
+  };
+}
+
+/**
+ * The registry's part of an eval's lock, and which tools each session binds.
+ *
+ * @example
+ * ```ts
+ * import { lockInputs } from "./lock_state.ts";
+ * // const inputs = await lockInputs({ workspace, selection, listing, pins, env });
+ * ```
+ */
+export async function lockInputs(src: LockStateSource): Promise<LockInputs> {
+  const ws = src.workspace;
+  const byName = new Map(src.selection.tools.map((t) => [t.name, t]));
+  const tools: RegistryPart["tools"] = emptyRecord();
+  const sessions: RegistryPart["sessions"] = emptyRecord();
+  const bindings = new Map<string, string[]>();
+  for (const t of src.listing) {
+    const reg = byName.get(t.name);
+    const entry: ToolLock = {
+      ...toolHashes(t.description, t.inputSchema),
+      declaration: {},
+      executionPaths: copyPins(own(src.pins, t.name)),
+      programs: emptyRecord(),
+    };
+    tools[t.name] = entry;
+    if (reg === undefined) continue; // toolhost's own artifact tools, plugin tools
+    const artifact = ws.artifacts.get(reg.artifactId)!;
+    const ctx = { root: ws.root, cwd: artifact.cwd, env: src.env };
+    entry.declaration = toolDeclaration(ws, reg.artifactId, reg.decl);
+    const command = commandOf(reg.decl);
+    if (command !== undefined) entry.programs = await pinProgram(command, ctx);
+    if (reg.decl.type !== "command" || reg.decl.session === undefined) continue;
+    const key = `${reg.decl.session}_${artifact.id}`;
+    bindings.set(key, [...(bindings.get(key) ?? []), t.name]);
+    if (!Object.hasOwn(sessions, key)) {
+      sessions[key] = await sessionLock(src, artifact, reg.decl.session, ctx);
+    }
+  }
+  const evalDecl = src.selection.evalId === undefined
+    ? undefined
+    : ws.evals.get(src.selection.evalId);
+  const programs: ProgramPins = emptyRecord();
+  for (const h of pluginsOf(ws).hooks) {
+    Object.assign(
+      programs,
+      prefixed(
+        h.keyPath,
+        await pinProgram(h.command, { root: ws.root, cwd: ws.root, env: src.env }),
+      ),
+    );
+  }
+  const part: RegistryPart = {
+    declaration: evalDecl ? evalDeclaration(ws, evalDecl) : {},
+    programs,
+    tools,
+    sessions,
+  };
+  return { evalId: src.selection.evalId, listing: src.listing, part, bindings };
+}
