@@ -143,6 +143,36 @@ function lookup(name: string, ctx: ProgramContext): string | undefined {
   return found.ok ? found.path : undefined;
 }
 
+/** One program a command runs: its role, the name looked up and the file found. */
+export interface ProgramStep {
+  /** `command`, `interpreter` or `interpreter program`. */
+  role: string;
+  /** The physical path found (PATH lookups resolved, symlinks not). */
+  abs: string;
+}
+
+/**
+ * The programs `command` runs, resolved now (no hashing): the command, and for a `#!`
+ * script its interpreter and what `env` resolves. A program not found is left out.
+ *
+ * @example
+ * ```ts
+ * import { programSteps } from "./program_pin.ts";
+ * programSteps("sh", { root: "/", cwd: "/", env: { PATH: "/usr/bin:/bin" } })[0].abs; // "/usr/bin/sh"
+ * ```
+ */
+export function programSteps(command: string, ctx: ProgramContext): ProgramStep[] {
+  const path = lookup(command, ctx);
+  if (path === undefined) return [];
+  const out: ProgramStep[] = [{ role: "command", abs: path }];
+  const bang = parseShebang(readHead(path));
+  if (bang === undefined) return out;
+  out.push({ role: "interpreter", abs: bang.interpreter });
+  const target = bang.program === undefined ? undefined : lookup(bang.program, ctx);
+  if (target !== undefined) out.push({ role: "interpreter program", abs: target });
+  return out;
+}
+
 /**
  * Pin the program `command` runs and, for a script, its interpreter (and what `env`
  * resolves). A program that cannot be found or read has no pin under its role, so its
@@ -157,21 +187,13 @@ function lookup(name: string, ctx: ProgramContext): string | undefined {
  */
 export async function pinProgram(command: string, ctx: ProgramContext): Promise<ProgramPins> {
   const out: ProgramPins = Object.create(null);
-  const path = lookup(command, ctx);
-  if (path === undefined) return out;
-  const sha = await programDigest(path);
-  if (sha === undefined) return out;
-  out.command = { path: shown(ctx.root, path), sha256: sha };
-  const bang = parseShebang(readHead(path));
-  if (bang === undefined) return out;
-  const interp = await programDigest(bang.interpreter);
-  if (interp !== undefined) {
-    out.interpreter = { path: shown(ctx.root, bang.interpreter), sha256: interp };
-  }
-  const target = bang.program === undefined ? undefined : lookup(bang.program, ctx);
-  const targetSha = target === undefined ? undefined : await programDigest(target);
-  if (target !== undefined && targetSha !== undefined) {
-    out["interpreter program"] = { path: shown(ctx.root, target), sha256: targetSha };
+  for (const step of programSteps(command, ctx)) {
+    const sha = await programDigest(step.abs);
+    if (sha === undefined) {
+      if (step.role === "command") return out; // an unreadable command: nothing runs
+      continue;
+    }
+    out[step.role] = { path: shown(ctx.root, step.abs), sha256: sha };
   }
   return out;
 }

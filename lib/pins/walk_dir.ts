@@ -41,6 +41,15 @@ interface Walk {
   opts: ResolvedPinOptions;
   entries: PinEntry[];
   bytes: number;
+  dirs?: DirEntry[];
+}
+
+/** A directory below a pinned directory, with its `lstat` (for identity checks). */
+export interface DirEntry {
+  /** Physical path (never put in messages). */
+  abs: string;
+  /** Its `lstat`. */
+  stat: BigIntStats;
 }
 
 /** One directory being visited: its sorted names and the `lstat`s of the current batch. */
@@ -56,7 +65,8 @@ interface Frame {
 /**
  * Collect the files and symlinks under `rootAbs`, enforcing the entry and byte budgets
  * before anything is hashed. Iterative (an explicit stack), so depth cannot overflow the
- * call stack. Throws `PreparationFailed` naming `declared`.
+ * call stack. Throws `PreparationFailed` naming `declared`. When `dirs` is given, every
+ * directory below `rootAbs` is appended to it with its `lstat`.
  *
  * @example
  * ```ts
@@ -70,8 +80,9 @@ export async function collectEntries(
   rootAbs: string,
   declared: string,
   opts: ResolvedPinOptions,
+  dirs?: DirEntry[],
 ): Promise<PinEntry[]> {
-  const walk: Walk = { declared, opts, entries: [], bytes: 0 };
+  const walk: Walk = { declared, opts, entries: [], bytes: 0, dirs };
   const stack: Frame[] = [await openFrame(walk, rootAbs, "")];
   while (stack.length > 0) {
     const frame = stack[stack.length - 1];
@@ -84,8 +95,10 @@ export async function collectEntries(
     if (!stat.ok) {
       throw pinFailure(walk.declared, describeFsError(stat.error, entryName(walk, child.rel)));
     }
-    if (stat.value.isDirectory()) stack.push(await openFrame(walk, child.abs, child.rel));
-    else retain(walk, child, stat.value);
+    if (stat.value.isDirectory()) {
+      walk.dirs?.push({ abs: child.abs, stat: stat.value });
+      stack.push(await openFrame(walk, child.abs, child.rel));
+    } else retain(walk, child, stat.value);
   }
   return walk.entries;
 }

@@ -11,7 +11,8 @@
 import { toolHashes } from "../lock/canonical.ts";
 import type { RegistryPart } from "../lock/compare.ts";
 import { evalDeclaration, sessionDeclaration, toolDeclaration } from "../lock/declaration.ts";
-import type { SessionLock, ToolLock } from "../lock/lock_file.ts";
+import type { EvalLock, SessionLock, ToolLock } from "../lock/lock_file.ts";
+import type { PinGuard } from "./pin_guard.ts";
 import { emptyRecord, own } from "../lock/own.ts";
 import type { LockInputs } from "../lock/registry_lock.ts";
 import { pinProgram, type ProgramContext, type ProgramPins } from "../pins/program_pin.ts";
@@ -132,4 +133,44 @@ export async function lockInputs(src: LockStateSource): Promise<LockInputs> {
     sessions,
   };
   return { evalId: src.selection.evalId, listing: src.listing, part, bindings };
+}
+
+/** The locked programs whose roles start with `prefix` (`start`, `start interpreter`, …), unprefixed. */
+function unprefixed(prefix: string, pins: ProgramPins): ProgramPins {
+  const out: ProgramPins = emptyRecord();
+  for (const [role, pin] of Object.entries(pins)) {
+    if (role === prefix) out.command = pin;
+    else if (role.startsWith(`${prefix} `)) out[role.slice(prefix.length + 1)] = pin;
+  }
+  return out;
+}
+
+/**
+ * With a verified lock: have `guard` check, before every run, that each tool's programs
+ * (and its session's start command's) are still the locked ones.
+ *
+ * @example
+ * ```ts
+ * import { watchLockedPrograms } from "./lock_state.ts";
+ * // watchLockedPrograms(guard, { workspace, selection, env, locked });
+ * ```
+ */
+export function watchLockedPrograms(
+  guard: PinGuard,
+  src: Pick<LockStateSource, "workspace" | "selection" | "env"> & { locked: EvalLock },
+): void {
+  const ws = src.workspace;
+  for (const t of src.selection.tools) {
+    const entry = own(src.locked.tools, t.name);
+    const command = commandOf(t.decl);
+    if (entry === undefined || command === undefined) continue;
+    const artifact = ws.artifacts.get(t.artifactId)!;
+    const ctx = { root: ws.root, cwd: artifact.cwd, env: src.env };
+    guard.watchProgram(t.name, command, ctx, entry.programs);
+    if (t.decl.type !== "command" || t.decl.session === undefined) continue;
+    const session = own(src.locked.sessions, `${t.decl.session}_${artifact.id}`);
+    if (session === undefined) continue;
+    const decl = artifact.sessions[t.decl.session];
+    guard.watchProgram(t.name, decl.start.command, ctx, unprefixed("start", session.programs));
+  }
 }

@@ -20,13 +20,13 @@ import type { ToolListing } from "../results/tool_listing.ts";
 import type { CallHost, CallOptions } from "../runtime/call_host.ts";
 import { callTool, closeRegistry } from "../runtime/call_tool.ts";
 import { SessionSupervisor } from "../sessions/supervisor.ts";
-import { pinSelection } from "../runtime/pin_selection.ts";
+import { PinGuard } from "./pin_guard.ts";
 import type { Plugin } from "../plugins/api.ts";
 import { PluginHost } from "../plugins/host.ts";
 import { openPluginHost } from "../plugins/open_host.ts";
 import { callListedTool, guardCall } from "../plugins/plugin_tools.ts";
 import { openRegistryLock } from "../lock/open_lock.ts";
-import { lockInputs } from "./lock_state.ts";
+import { lockInputs, watchLockedPrograms } from "./lock_state.ts";
 import type { RegistryLock } from "../lock/registry_lock.ts";
 import {
   findTool,
@@ -128,13 +128,14 @@ export class Registry implements CallHost {
   // Created on first use; creates no directory and runs nothing itself.
   #sessions: SessionSupervisor | undefined;
   #lock: RegistryLock | undefined;
+  #guard: PinGuard | undefined;
 
   /** Use {@link Registry.open}. */
   constructor(
     workspace: Workspace,
     selection: Selection,
     opts: Required<Pick<RegistryOptions, "stateDir" | "env">>,
-    pins: Record<string, Record<string, string>>,
+    pins: Record<string, Record<string, string>> | PinGuard,
     plugins: PluginHost = PluginHost.empty(),
   ) {
     this.plugins = plugins;
@@ -145,7 +146,8 @@ export class Registry implements CallHost {
     this.selection = selection;
     this.stateDir = opts.stateDir;
     this.env = opts.env;
-    this.pins = pins;
+    this.#guard = pins instanceof PinGuard ? pins : undefined;
+    this.pins = pins instanceof PinGuard ? pins.pins : pins;
   }
 
   /**
@@ -178,12 +180,15 @@ export class Registry implements CallHost {
     const stateDir = opts.stateDir ?? join(ws.root, ".toolhost", "state");
     checkStateDir(ws.root, stateDir);
     const env = opts.env ? { ...opts.env } : processEnv(); // ours: plugins may withhold keys
-    const pins = await pinSelection(ws, selection);
+    const guard = await PinGuard.open(ws, selection);
+    const pins = guard.pins;
     const plugins = await openPluginHost(ws, selection, { stateDir, env, plugins: opts.plugins });
-    const reg = new Registry(ws, selection, { stateDir, env }, pins, plugins);
+    const reg = new Registry(ws, selection, { stateDir, env }, guard, plugins);
     try { // compare what this registry exposes and runs with toolhost.lock
       const source = { workspace: ws, selection, listing: reg.list(), pins, env };
       reg.#lock = await openRegistryLock(ws, () => lockInputs(source), opts.lock);
+      const locked = reg.#lock?.locked;
+      if (locked) watchLockedPrograms(guard, { workspace: ws, selection, env, locked });
     } catch (e) {
       await reg.close().catch(() => {});
       throw e;
@@ -192,11 +197,13 @@ export class Registry implements CallHost {
   }
 
   /**
-   * Verify, just before a tool's process starts, that its pins still hold (see
-   * {@link CallHost.verifyBeforeRun}).
+   * Verify, just before a tool's process starts, that its pins still hold: each pinned
+   * file and folder of the tool and its session unchanged, and with a lock its programs
+   * (see {@link CallHost.verifyBeforeRun}). An error result naming the tool and path if not.
    */
-  verifyBeforeRun(_tool: string): ToolResult | undefined {
-    return undefined;
+  async verifyBeforeRun(tool: string): Promise<ToolResult | undefined> {
+    const problem = await this.#guard?.check(tool);
+    return problem === undefined ? undefined : errorResult(`The call was refused: ${problem}.`);
   }
 
   /** The verified lock, or undefined when none applies or verification is off. */

@@ -53,5 +53,5 @@ export interface CallHost {
    * pinned (execution paths, and with a lock its programs): an error result naming the
    * tool and path when something changed, else undefined.
    */
-  verifyBeforeRun(tool: string): ToolResult | undefined;
+  verifyBeforeRun(tool: string): Promise<ToolResult | undefined>;
 }

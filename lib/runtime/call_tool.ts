@@ -26,6 +26,7 @@ import { checkScopeTargets } from "./scope_targets.ts";
 import { callBuiltinLike, isBuiltinLike } from "../plugins/builtin_like.ts";
 import type { CallGrant } from "../plugins/host.ts";
 import { trustOptions } from "../spill/command_options.ts";
+import { publishedName } from "../workspace/names.ts";
 
 const HELP_TIMEOUT_MS = 30_000;
 
@@ -87,7 +88,7 @@ function systemErrorCode(e: unknown): string | undefined {
   return e instanceof Error && code !== undefined && /^E[A-Z]+$/.test(code) ? code : undefined;
 }
 
-function callBuiltin(
+async function callBuiltin(
   reg: CallHost,
   artifact: Artifact,
   decl: BuiltinToolDecl,
@@ -98,7 +99,7 @@ function callBuiltin(
 ): Promise<ToolResult> {
   if (isBuiltinLike(decl)) {
     const files = builtinEnv(reg, artifact, opts.signal);
-    return callBuiltinLike(decl, {
+    return await callBuiltinLike(decl, {
       plugins: reg.plugins,
       stateDir: reg.stateDir,
       env: reg.env,
@@ -109,7 +110,9 @@ function callBuiltin(
     });
   }
   if (decl.builtin === "help") {
-    return runCommand({
+    const changed = await reg.verifyBeforeRun(name);
+    if (changed) return changed;
+    return await runCommand({
       ws: reg.workspace,
       artifact,
       scope: reg.selection.scope,
@@ -125,7 +128,7 @@ function callBuiltin(
       signal: opts.signal,
     });
   }
-  return runBuiltin(decl, args, builtinEnv(reg, artifact, opts.signal));
+  return await runBuiltin(decl, args, builtinEnv(reg, artifact, opts.signal));
 }
 
 /**
@@ -195,6 +198,9 @@ async function callCommand(
   const refused = decl.session !== undefined ? preflightCommand(spec) : undefined;
   if (refused) return refused;
   await makeDirs(reg.artifactDir, 0o700);
+  // As late as possible before the process starts: what runs is still what was pinned.
+  const changed = await reg.verifyBeforeRun(publishedName(decl.name, artifact.id));
+  if (changed) return changed;
   // A bound tool runs inside its lazily started tool session.
   const result = decl.session !== undefined
     ? await callBoundTool(reg.sessions, { artifact, session: decl.session, spec })

@@ -1,0 +1,165 @@
+/**
+ * Pins that hold for every call, not only at open: the registry pins each execution path
+ * once (recording the identities the digest came from) and, before every run of a tool,
+ * checks that each pinned file and folder of that tool — and of the session it is bound
+ * to — is unchanged (one `lstat` per file, entry and folder; a re-hash of only what
+ * moved). With a lock, the programs the tool runs (PATH lookup, `#!` interpreter, what
+ * `env` resolves) are checked the same way against `toolhost.lock`. A change fails the
+ * call naming the tool and the path, so `provenance()` is what every call ran.
+ *
+ * What is not covered: the instants between this check and the kernel's `exec` (and a
+ * script's interpreter opening it), and files a program reads that are not pinned.
+ *
+ * @module
+ */
+
+import { PreparationFailed } from "../errors/errors.ts";
+import { programDrift } from "../lock/compare.ts";
+import type { ProgramPins } from "../lock/lock_file.ts";
+import { mapLimit } from "../pins/limit.ts";
+import { type PathSnapshot, repin, snapshotPath, snapshotUnchanged } from "../pins/pin_snapshot.ts";
+import { identityOf } from "../pins/pin_snapshot.ts";
+import { pinProgram, type ProgramContext, programSteps } from "../pins/program_pin.ts";
+import { showPath } from "../paths/show_path.ts";
+import { pinRequests } from "../runtime/pin_selection.ts";
+import { sessionPinKey } from "../workspace/names.ts";
+import type { Workspace } from "../workspace/types.ts";
+import { lstatSync, statSync } from "node:fs";
+import type { Selection } from "./selection.ts";
+
+/** The programs of one command as locked, and the identities they had when verified. */
+interface ProgramWatch {
+  command: string;
+  ctx: ProgramContext;
+  locked: ProgramPins;
+  seen: string;
+}
+
+function programKey(command: string, ctx: ProgramContext): string {
+  const parts: string[] = [];
+  for (const s of programSteps(command, ctx)) {
+    let id = "-";
+    try {
+      id = `${identityOf(lstatSync(s.abs, { bigint: true }))}/${
+        identityOf(statSync(s.abs, { bigint: true }))
+      }`;
+    } catch { /* missing: "-" */ }
+    parts.push(`${s.role}\0${s.abs}\0${id}`);
+  }
+  return parts.join("\n");
+}
+
+/**
+ * The execution-path and program pins of one open registry, checked before each run.
+ *
+ * @example
+ * ```ts
+ * import { PinGuard } from "./pin_guard.ts";
+ * // const guard = await PinGuard.open(ws, selection);
+ * // const problem = await guard.check("stats_app"); // undefined: unchanged
+ * ```
+ */
+export class PinGuard {
+  /** Tool or session pin key → declared path → SHA-256, as pinned at open (provenance). */
+  readonly pins: Record<string, Record<string, string>>;
+  readonly #root: string;
+  readonly #snaps: Map<string, PathSnapshot>;
+  readonly #keys = new Map<string, string[]>();
+  readonly #programs = new Map<string, ProgramWatch[]>();
+
+  private constructor(
+    root: string,
+    pins: Record<string, Record<string, string>>,
+    snaps: Map<string, PathSnapshot>,
+  ) {
+    this.#root = root;
+    this.pins = pins;
+    this.#snaps = snaps;
+  }
+
+  /**
+   * Pin every execution path of a selection's tools and bound sessions. Throws
+   * `PreparationFailed` naming the key and path when one cannot be pinned.
+   */
+  static async open(ws: Workspace, sel: Selection): Promise<PinGuard> {
+    const requests = pinRequests(ws, sel);
+    const firstKey = new Map<string, string>();
+    for (const { key, paths } of requests) {
+      for (const p of paths) if (!firstKey.has(p)) firstKey.set(p, key);
+    }
+    const distinct = [...firstKey.keys()];
+    const snaps = await mapLimit(distinct, 4, async (path) => {
+      try {
+        return await snapshotPath(ws.root, path);
+      } catch (e) {
+        if (e instanceof PreparationFailed) {
+          throw new PreparationFailed(`${firstKey.get(path)}: ${e.message}`);
+        }
+        throw e;
+      }
+    });
+    const byPath = new Map(distinct.map((p, i) => [p, snaps[i]]));
+    const pins: Record<string, Record<string, string>> = {};
+    for (const { key, paths } of requests) {
+      pins[key] = Object.fromEntries(paths.map((p) => [p, byPath.get(p)!.digest]));
+    }
+    const guard = new PinGuard(ws.root, pins, byPath);
+    for (const t of sel.tools) {
+      if (t.decl.type !== "command") continue;
+      const keys = [t.name];
+      if (t.decl.session !== undefined) {
+        keys.push(sessionPinKey(t.decl.session, t.artifactId, "start"));
+        keys.push(sessionPinKey(t.decl.session, t.artifactId, "stop"));
+      }
+      guard.#keys.set(t.name, keys.filter((k) => Object.hasOwn(pins, k)));
+    }
+    return guard;
+  }
+
+  /**
+   * With a lock: watch the programs `tool` runs (`command` resolved in `ctx`) against
+   * their `locked` pins from now on.
+   */
+  watchProgram(tool: string, command: string, ctx: ProgramContext, locked: ProgramPins): void {
+    const list = this.#programs.get(tool) ?? [];
+    list.push({ command, ctx, locked, seen: programKey(command, ctx) });
+    this.#programs.set(tool, list);
+  }
+
+  /**
+   * Undefined when every pinned path and watched program of `tool` is what it was; else a
+   * value-free sentence naming the tool and the path that changed.
+   */
+  async check(tool: string): Promise<string | undefined> {
+    for (const key of this.#keys.get(tool) ?? []) {
+      for (const [path, digest] of Object.entries(this.pins[key])) {
+        const snap = this.#snaps.get(path)!;
+        if (snapshotUnchanged(snap)) continue;
+        const now = await repin(this.#root, snap);
+        if (now === undefined || now.digest !== digest) {
+          return `execution path ${showPath(path)} of the tool ${showPath(tool)} changed ` +
+            "since the registry opened, so it no longer matches its pin (provenance). " +
+            "Review the change, then reopen the registry (restart toolhost) to run it";
+        }
+        this.#snaps.set(path, now); // moved but identical: remember the new identities
+      }
+    }
+    for (const w of this.#programs.get(tool) ?? []) {
+      const seen = programKey(w.command, w.ctx);
+      if (seen === w.seen) continue;
+      const drift = programDrift(
+        { kind: "tool", name: tool },
+        w.locked,
+        await pinProgram(w.command, w.ctx),
+      );
+      if (drift.length > 0) {
+        const d = drift[0];
+        return `LOCK_MISMATCH: program ${showPath(d.key ?? "")} ${showPath(d.path ?? "")} of the ` +
+          `tool ${showPath(tool)} differs from toolhost.lock (${d.change} since the registry ` +
+          "opened). Review the change, then run `toolhost lock` to accept it";
+      }
+      w.seen = seen;
+    }
+    return undefined;
+  }
+}
