@@ -13,6 +13,7 @@
  * @module
  */
 
+import type { Protector } from "../redact/types.ts";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import { Buffer } from "node:buffer";
@@ -54,6 +55,8 @@ interface Planned {
   t?: WriteTarget;
   old: { bytes: Uint8Array; mode: number; id: string } | null;
   next: Uint8Array | null;
+  /** Protected values: a hunk never matches a line holding (part of) one. */
+  protect?: Protector;
   tmp?: string;
   backup?: string;
   committed: boolean;
@@ -102,7 +105,7 @@ function planContent(p: Planned, i: number, n: number, bytes: Uint8Array): void 
   if (!Buffer.from(text, "utf8").equals(Buffer.from(bytes))) {
     fail(i, n, p.r.path, "it is not UTF-8 text");
   }
-  const out = applyHunks(text, p.fp);
+  const out = applyHunks(text, p.fp, p.protect);
   if (!out.ok) fail(i, n, p.r.path, `hunk ${out.hunk} does not apply`);
   if (p.fp.action === "delete") {
     if (out.text !== "") fail(i, n, p.r.path, "the deletion does not remove the whole file");
@@ -231,7 +234,8 @@ export async function runFilesPatch(
   }
   const ps: Planned[] = files.map((fp, i) => {
     try {
-      return { fp, r: resolveLogicalPath(env, fp.path), old: null, next: null, committed: false };
+      const r = resolveLogicalPath(env, fp.path);
+      return { fp, r, old: null, next: null, protect: env.protect, committed: false };
     } catch (e) {
       fail(
         i,

@@ -29,22 +29,46 @@ export function splitLines(text: string): string[] {
   return out;
 }
 
-function matchesAt(lines: string[], at: number, old: string[]): boolean {
+/** What applying needs of the protected values: where they occur in a text. */
+export interface RangeSource {
+  /** Merged `[start, end)` ranges of occurrences. */
+  ranges(s: string): Array<[number, number]>;
+}
+
+/** Which lines hold (a part of) a protected value. */
+function heldLines(lines: string[], text: string, protect?: RangeSource): boolean[] {
+  const held = new Array<boolean>(lines.length).fill(false);
+  const ranges = protect?.ranges(text) ?? [];
+  if (ranges.length === 0) return held;
+  let start = 0;
+  lines.forEach((l, i) => {
+    const end = start + l.length;
+    held[i] = ranges.some(([a, z]) => a < end && z > start);
+    start = end;
+  });
+  return held;
+}
+
+function matchesAt(lines: string[], held: boolean[], at: number, old: string[]): boolean {
   if (at < 0 || at + old.length > lines.length) return false;
-  for (let k = 0; k < old.length; k++) if (lines[at + k] !== old[k]) return false;
+  for (let k = 0; k < old.length; k++) {
+    if (held[at + k] || lines[at + k] !== old[k]) return false;
+  }
   return true;
 }
 
-function locate(lines: string[], h: Hunk, expected: number, floor: number): number {
+function locate(
+  lines: string[],
+  held: boolean[],
+  h: Hunk,
+  expected: number,
+  floor: number,
+): number {
   const max = lines.length - h.oldLines.length;
+  const at = (k: number) => matchesAt(lines, held, k, h.oldLines);
   for (let d = 0; expected - d >= floor || expected + d <= max; d++) {
-    if (
-      expected + d <= max && expected + d >= floor && matchesAt(lines, expected + d, h.oldLines)
-    ) return expected + d;
-    if (
-      d > 0 && expected - d >= floor && expected - d <= max &&
-      matchesAt(lines, expected - d, h.oldLines)
-    ) {
+    if (expected + d <= max && expected + d >= floor && at(expected + d)) return expected + d;
+    if (d > 0 && expected - d >= floor && expected - d <= max && at(expected - d)) {
       return expected - d;
     }
   }
@@ -53,7 +77,8 @@ function locate(lines: string[], h: Hunk, expected: number, floor: number): numb
 
 /**
  * Apply a file's hunks to `text`; on failure, the 1-based number of the hunk that did
- * not apply.
+ * not apply. With `protect`, a line holding (a part of) a protected value matches no old
+ * line, so a guess at the value is refused exactly like a wrong one.
  *
  * @example
  * ```ts
@@ -63,8 +88,11 @@ function locate(lines: string[], h: Hunk, expected: number, floor: number): numb
  * applyHunks("a\n", fp); // { ok: true, text: "b\n" }
  * ```
  */
-export function applyHunks(text: string, fp: FilePatch): ApplyOutcome {
+export function applyHunks(text: string, fp: FilePatch, protect?: RangeSource): ApplyOutcome {
   let lines = splitLines(text);
+  // A line holding a protected value never matches: whether a hunk applies must not tell
+  // whether its old side guessed the value right.
+  let held = heldLines(lines, text, protect);
   let floor = 0;
   let delta = 0;
   for (let i = 0; i < fp.hunks.length; i++) {
@@ -72,9 +100,11 @@ export function applyHunks(text: string, fp: FilePatch): ApplyOutcome {
     const stated = h.oldCount === 0 ? h.oldStart : h.oldStart - 1;
     const at = h.oldLines.length === 0 && lines.length === 0
       ? 0
-      : locate(lines, h, stated + delta, floor);
+      : locate(lines, held, h, stated + delta, floor);
     if (at < 0) return { ok: false, hunk: i + 1 };
     lines = [...lines.slice(0, at), ...h.newLines, ...lines.slice(at + h.oldLines.length)];
+    const added = new Array<boolean>(h.newLines.length).fill(false);
+    held = [...held.slice(0, at), ...added, ...held.slice(at + h.oldLines.length)];
     floor = at + h.newLines.length;
     delta += h.newLines.length - h.oldLines.length;
   }

@@ -88,14 +88,42 @@ export interface FilesEditArgs {
  * countOccurrences("a-a-a", "a", 10); // 3
  * ```
  */
-export function countOccurrences(hay: string, needle: string, limit: number): number {
+export function countOccurrences(
+  hay: string,
+  needle: string,
+  limit: number,
+  held: ReadonlyArray<readonly [number, number]> = [],
+): number {
   let n = 0;
-  for (
-    let at = hay.indexOf(needle);
-    at >= 0 && n < limit;
-    at = hay.indexOf(needle, at + needle.length)
-  ) n++;
+  for (let at = findFree(hay, needle, 0, held); at >= 0 && n < limit;) {
+    n++;
+    at = findFree(hay, needle, at + needle.length, held);
+  }
   return n;
+}
+
+/**
+ * The first occurrence of `needle` in `hay` from `from` that overlaps none of `held` (the
+ * ranges of protected values), or -1: an edit whose old text would take in part of a
+ * value finds nothing, exactly like a wrong guess at the value.
+ *
+ * @example
+ * ```ts
+ * import { findFree } from "./write.ts";
+ * findFree("k=SECRET k=x", "k=", 0, [[2, 8]]); // 9
+ * ```
+ */
+export function findFree(
+  hay: string,
+  needle: string,
+  from: number,
+  held: ReadonlyArray<readonly [number, number]>,
+): number {
+  for (let at = hay.indexOf(needle, from); at >= 0; at = hay.indexOf(needle, at + 1)) {
+    const end = at + needle.length;
+    if (!held.some(([a, z]) => a < Math.max(end, at + 1) && z > at)) return at;
+  }
+  return -1;
 }
 
 /**
@@ -121,7 +149,8 @@ export async function runFilesEdit(args: FilesEditArgs, env: BuiltinEnv): Promis
           `${showPath(r.path)} is not UTF-8 text; files_edit edits text files only.`,
         );
       }
-      const n = countOccurrences(text, args.oldText, 1000);
+      const held = env.protect?.ranges(text) ?? [];
+      const n = countOccurrences(text, args.oldText, 1000, held);
       if (n !== 1) {
         const count = n === 0 ? "0 times" : n >= 1000 ? "1000 or more times" : `${n} times`;
         throw new ToolhostError(
@@ -132,7 +161,7 @@ export async function runFilesEdit(args: FilesEditArgs, env: BuiltinEnv): Promis
               : "Include more surrounding text to make it unique."),
         );
       }
-      const at = text.indexOf(args.oldText);
+      const at = findFree(text, args.oldText, 0, held);
       const next = Buffer.from(
         text.slice(0, at) + args.newText + text.slice(at + args.oldText.length),
         "utf8",

@@ -229,3 +229,35 @@ Deno.test("listings and searches order a name holding a value as it is shown", a
   }
   assert.deepEqual(shown[0], shown[1], "the same answers whatever the value's first letter");
 });
+
+Deno.test("files_edit and files_patch: whether an edit applies never tells a guess right", async () => {
+  const w = await open({ "cfg.env": `user=me\ntoken=${VALUE}\nend=1\n` });
+  try {
+    const right = `token=${VALUE.slice(0, 6)}`;
+    const wrong = `token=${VALUE.slice(0, 5)}${VALUE[5] === "A" ? "B" : "A"}`;
+    const edits = [];
+    for (const oldText of [right, wrong, `token=${VALUE}`, `=${VALUE[0]}`, "=X"]) {
+      const r = await w.reg.call("edit_app", { path: "data/cfg.env", oldText, newText: "t=1" });
+      edits.push(r.isError ? (r.content[0] as { text: string }).text : "applied");
+    }
+    assert.equal(new Set(edits).size, 1, edits.join(" | "));
+    const patch = (line: string) =>
+      `--- a/data/cfg.env\n+++ b/data/cfg.env\n@@ -1,2 +1,2 @@\n user=me\n-${line}\n+token=new\n`;
+    const patches = [];
+    for (const line of [`token=${VALUE}`, `token=${VALUE.slice(0, -1)}A`]) {
+      const r = await w.reg.call("patch_app", { patch: patch(line) });
+      patches.push(JSON.stringify(r));
+    }
+    assert.equal(patches[0], patches[1]);
+    assert.match(patches[0], /does not apply/);
+    const ok = await w.reg.call("edit_app", {
+      path: "data/cfg.env",
+      oldText: "end=1",
+      newText: "e",
+    });
+    assert.equal(ok.isError, false, "edits away from the value still apply");
+    assert.ok(Deno.readTextFileSync(`${w.app}/data/cfg.env`).includes(VALUE), "value kept");
+  } finally {
+    await w.cleanup();
+  }
+});
