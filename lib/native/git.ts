@@ -186,6 +186,13 @@ export async function runGitStatus(
   ]);
   const parsed = parsePorcelain(run.stdout, prefix);
   if (run.truncated && parsed.entries.length > 0) parsed.entries.pop(); // possibly cut
+  // Entries in the order they are shown: git's order of a path holding a protected value
+  // among the others would tell the value's next character.
+  const p = env.protect;
+  if (p?.active) {
+    const key = (e: StatusEntry) => p.text(e.path);
+    parsed.entries.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+  }
   const shape = (entries: StatusEntry[], cut: boolean) => ({
     artifactId: env.declaring.id,
     branch: parsed.branch,

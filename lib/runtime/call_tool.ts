@@ -126,6 +126,7 @@ async function callBuiltin(
       stateDir: reg.stateDir,
       env: reg.env,
       signal: opts.signal,
+      protect: reg.plugins.redactor,
     });
   }
   return await runBuiltin(decl, args, builtinEnv(reg, artifact, opts.signal));

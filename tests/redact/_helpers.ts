@@ -29,7 +29,7 @@ const builtin = (name: string, b: string) =>
 
 /**
  * The manifest: `read` (files_read), `search`, `find`, `shell`, `grep`, `glob`, `lines`
- * (the `read` built-in), `ls` (list), `files` (files_list), `edit`, `patch`, `sec` (section `Keys` of `data/doc.md`), `spill` and `cut`
+ * (the `read` built-in), `ls` (list), `files` (files_list), `edit`, `patch`, `status`, `diff`, `sec` (section `Keys` of `data/doc.md`), `spill` and `cut`
  * (plain `cat data/<file>`, overflow artifact / truncate).
  */
 export const TOML = `[artifacts.app]
@@ -41,6 +41,7 @@ audience = "agent"
   builtin("find", "files_find") + builtin("shell", "shell_exec") + builtin("grep", "grep") +
   builtin("glob", "glob") + builtin("lines", "read") + builtin("ls", "list") +
   builtin("files", "files_list") + builtin("edit", "files_edit") + builtin("patch", "files_patch") +
+  builtin("status", "git_status") + builtin("diff", "git_diff") +
   `\n[artifacts.app.views.agent_tools.sec]\nbuiltin = "section"\nargs = ["data/doc.md", "Keys"]\n` +
   plain("spill", 'cat "data/$0"', 'overflow = "artifact"') +
   plain("cut", 'cat "data/$0"', 'overflow = "truncate"') + `
