@@ -29,7 +29,7 @@
 import process from "node:process";
 import { readProcStat } from "../process/proc_identity.ts";
 import { carriesGroupTag } from "../process/escape_reaper.ts";
-import { childrenOf, listPids, MAX_PROC_ENTRIES, readStatm } from "./proc_scan.ts";
+import { childrenOf, lastPid, listPids, MAX_PROC_ENTRIES, readStatm } from "./proc_scan.ts";
 import { systemPageSize } from "./page_size.ts";
 
 /**
@@ -192,7 +192,12 @@ export class DescendantTracker {
   }
 
   #begin(scan: boolean): Round {
-    const pids = scan ? listPids(MAX_PROC_ENTRIES).pids : [];
+    if (!scan) return newRound([], this.#members.keys());
+    // Pids are handed out in increasing order until they wrap: unless the counter wrapped
+    // since the leader started, only larger pids can be its descendants.
+    const root = this.#root.pid;
+    const wrapped = lastPid() < root;
+    const pids = listPids(MAX_PROC_ENTRIES).pids.filter((p) => wrapped || p > root);
     return newRound(pids, this.#members.keys());
   }
 

@@ -109,3 +109,24 @@ export function childrenOf(pid: number): number[] {
   }
   return out;
 }
+
+/**
+ * The most recently created pid (`/proc/loadavg`), or 0 when unknown (callers then
+ * assume the counter may have wrapped).
+ *
+ * @example
+ * ```ts
+ * import process from "node:process";
+ * import { lastPid } from "./proc_scan.ts";
+ * lastPid() >= process.pid; // true unless the pid counter wrapped
+ * ```
+ */
+export function lastPid(): number {
+  try {
+    const f = readFileSync("/proc/loadavg", "latin1").trim().split(" ");
+    const n = Number(f[f.length - 1]);
+    return Number.isInteger(n) ? n : 0;
+  } catch {
+    return 0;
+  }
+}
