@@ -5,22 +5,10 @@
  */
 
 import { Command, CommanderError } from "commander";
-import { toolsCheckCommand } from "./commands/tools_check.ts";
-import { toolsListCommand } from "./commands/tools_list.ts";
-import { toolsCallCommand } from "./commands/tools_call.ts";
-import { demoCommand } from "./commands/demo.ts";
-import { serveCommand } from "./commands/serve.ts";
-import { artifactCommand } from "./commands/artifact_validate.ts";
-import { graphCommand } from "./commands/graph.ts";
-import { sweepCommand } from "./commands/sweep.ts";
-import { initCommand } from "./commands/init.ts";
-import { lockCommand } from "./commands/lock.ts";
-import { extensionsCommand } from "./commands/extensions.ts";
 import { type CliIo, EXIT, processIo, reportError } from "./exit.ts";
-import { completionsCommand } from "./completions.ts";
 import { colorEnabled, paint } from "./color.ts";
 import { VERSION } from "../version.ts";
-import { pluginCliCommands } from "../plugins/cli.ts";
+import { commandBuilders } from "./command_loaders.ts";
 
 /**
  * Run the CLI with `argv` (without the program name); resolves to the exit code.
@@ -44,23 +32,13 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
     .showSuggestionAfterError(true)
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
     .addHelpText("after", "\nExample:\n  toolhost tools check --repo examples app/review\n");
-  const tools = new Command("tools")
-    .description("Check, list and call the tools of an eval.")
-    .addHelpText("after", "\nExample:\n  toolhost tools list --eval app/review\n");
-  tools.addCommand(toolsCheckCommand(io, done));
-  tools.addCommand(toolsListCommand(io, done));
-  tools.addCommand(toolsCallCommand(io, done));
-  program.addCommand(tools);
-  program.addCommand(artifactCommand(io, done));
-  program.addCommand(sweepCommand(io, done));
-  program.addCommand(graphCommand(io, done));
-  program.addCommand(demoCommand(io, done));
-  program.addCommand(serveCommand(io, done));
-  program.addCommand(initCommand(io, done));
-  program.addCommand(lockCommand(io, done));
-  program.addCommand(extensionsCommand(io, done));
-  program.addCommand(completionsCommand(io, done));
-  for (const c of pluginCliCommands(io, done)) program.addCommand(c);
+  if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
+    io.out(`${VERSION}\n`); // what commander prints, without loading any command
+    return EXIT.ok;
+  }
+  for (const build of await commandBuilders(argv)) {
+    for (const c of build(io, done)) program.addCommand(c);
+  }
   applyToTree(program, (c) => {
     c.exitOverride();
     c.configureOutput({

@@ -6,7 +6,7 @@
  */
 
 import { ToolhostError } from "../errors/errors.ts";
-import { Registry } from "../registry/registry.ts";
+import type { Registry } from "../registry/registry.ts";
 import { selectTools } from "../registry/selection.ts";
 import type { Workspace } from "../workspace/types.ts";
 import { type LockSection, lockSection } from "../lock/lock_section.ts";
@@ -33,6 +33,8 @@ export async function lockSectionFor(
   if (!existsSync(lockPath(ws))) return undefined;
   let reg: Registry;
   try {
+    // Loaded only when there is a lock to verify: `tools check` without one stays light.
+    const { Registry } = await import("../registry/registry.ts");
     const audience = selectTools(ws, { eval: evalId }).audience;
     reg = await Registry.open(ws, evalId, { stateDir, audience });
   } catch (e) {

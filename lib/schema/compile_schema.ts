@@ -103,6 +103,46 @@ function newAjv(ctor: AjvCtor, draft06: boolean) {
   return ajv;
 }
 
+type AjvInstance = ReturnType<typeof newAjv>;
+
+/** One ajv per draft, shared by schemas without `$id` (see {@linkcode ajvFor}). */
+const sharedAjv = new Map<AjvCtor, { ajv: AjvInstance; uses: number }>();
+
+/**
+ * Schemas one shared instance compiles before it is replaced: ajv keeps every compiled
+ * schema in the instance's scope, so a long-running `serve` whose extensions reconnect
+ * must not grow one instance without bound (a replaced one is freed with its validators).
+ */
+const SHARED_AJV_USES = 256;
+
+/**
+ * The ajv instance to compile a schema with. A new instance compiles its meta-schema's
+ * validator (tens of milliseconds), so schemas share one per draft. A schema with an id
+ * anywhere (`$id`, draft-04's `id`) gets a fresh instance, as does draft-06 (its
+ * meta-schema is added per instance): ajv registers ids instance-wide, and two tools
+ * declaring the same `$id` must not collide. Anchors and local `$ref`s stay per schema.
+ */
+function ajvFor(ctor: AjvCtor, draft06: boolean, withId: boolean): AjvInstance {
+  if (withId || draft06) return newAjv(ctor, draft06);
+  let shared = sharedAjv.get(ctor);
+  if (!shared || shared.uses >= SHARED_AJV_USES) {
+    sharedAjv.set(ctor, shared = { ajv: newAjv(ctor, false), uses: 0 });
+  }
+  shared.uses++;
+  return shared.ajv;
+}
+
+/** Whether a string `$id` or `id` appears anywhere (a false positive only costs time). */
+function hasId(node: unknown, depth = 0): boolean {
+  if (depth > MAX_SCHEMA_DEPTH || typeof node !== "object" || node === null) return false;
+  if (Array.isArray(node)) return node.some((v) => hasId(v, depth + 1));
+  for (const [k, v] of Object.entries(node)) {
+    if ((k === "$id" || k === "id") && typeof v === "string") return true;
+    if (hasId(v, depth + 1)) return true;
+  }
+  return false;
+}
+
 /** Deepest nesting of a schema (its arrays and objects). */
 export const MAX_SCHEMA_DEPTH = 256;
 
@@ -167,7 +207,7 @@ function compileFresh(schema: object): CompiledSchema {
     throw new SchemaCompileError('the schema must have root `type = "object"`');
   }
   checkRefsAreLocal(rec);
-  const ajv = newAjv(draftOf(rec), String(rec.$schema).startsWith(DRAFT_06));
+  const ajv = ajvFor(draftOf(rec), String(rec.$schema).startsWith(DRAFT_06), hasId(rec));
   let validate: ValidateFunction;
   try {
     validate = ajv.compile(rec as AnySchema);

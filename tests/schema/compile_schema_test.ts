@@ -194,3 +194,44 @@ Deno.test("a schema object is compiled once, wherever it is asked for", () => {
   assert.notEqual(compileSchema({ ...schema }), a); // another object is compiled on its own
   assert.throws(() => compileSchema({ type: "string" })); // failures are not remembered as successes
 });
+
+Deno.test("schemas sharing one ajv keep their own rules, past the instance's reuse limit", () => {
+  // More than one shared instance's worth (256), every draft that shares one.
+  const drafts = [
+    undefined,
+    "https://json-schema.org/draft/2019-09/schema",
+    "http://json-schema.org/draft-07/schema#",
+  ];
+  for (let i = 0; i < 600; i++) {
+    const $schema = drafts[i % drafts.length];
+    const c = compileSchema({
+      ...($schema ? { $schema } : {}),
+      type: "object",
+      properties: { [`p${i}`]: { type: "integer", maximum: i } },
+      required: [`p${i}`],
+      additionalProperties: false,
+      $defs: { local: { type: "string" } },
+    });
+    assert.equal(c.validate({ [`p${i}`]: i }), true, `schema ${i}`);
+    assert.equal(c.validate({ [`p${i}`]: i + 1 }), false, `schema ${i}: maximum`);
+    assert.equal(c.validate({ [`p${i - 1}`]: 0 }), false, `schema ${i}: another's property`);
+  }
+});
+
+Deno.test("two schemas may declare the same $id (ids are never shared between tools)", () => {
+  const schema = (max: number) => ({
+    $id: "https://example.com/same.json",
+    type: "object",
+    properties: { n: { $ref: "#/$defs/n" } },
+    $defs: { n: { type: "integer", maximum: max } },
+  });
+  const a = compileSchema(schema(1));
+  const b = compileSchema(schema(5));
+  assert.equal(a.validate({ n: 3 }), false);
+  assert.equal(b.validate({ n: 3 }), true);
+  // An invalid schema is still refused after others compiled on the shared instance.
+  assert.throws(
+    () => compileSchema({ type: "object", properties: { n: { minLength: -1 } } }),
+    SchemaCompileError,
+  );
+});

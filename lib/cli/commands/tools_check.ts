@@ -12,7 +12,6 @@ import { type SelectionSpec, selectTools } from "../../registry/selection.ts";
 import type { Workspace } from "../../workspace/types.ts";
 import { type CommonOptions, openWorkspace, withCommon } from "../common_options.ts";
 import { type CliIo, EXIT } from "../exit.ts";
-import { executeCheck } from "./tools_check_execute.ts";
 import { lockSectionFor } from "../../lock_build/check_lock.ts";
 import { warnLockDisabled } from "../../lock/open_lock.ts";
 
@@ -143,6 +142,8 @@ Exit codes: 0 ready/success, 1 declaration/preflight/tool/cleanup failure, 2 inv
     const { ws, stateDir } = await openWorkspace(o);
     if (o.lock === false) warnLockDisabled((l) => io.err(l));
     if (o.execute) {
+      // Loaded only for --execute: it brings the registry and the MCP client.
+      const { executeCheck } = await import("./tools_check_execute.ts");
       const r = await executeCheck(ws, spec!, o.tool!, o.args, stateDir, o.lock !== false);
       io.out(`${JSON.stringify(r.report, null, 2)}\n`);
       return done(r.ok ? EXIT.ok : EXIT.failure);
