@@ -4,7 +4,9 @@
  *   `toolhost serve`) against the official filesystem server's `read_text_file`
  *   (`npx -y @modelcontextprotocol/server-filesystem@2026.8.31`), same file (64 B, 4 KiB —
  *   the headline — and 16 KiB), same client, sequential calls in interleaved batches
- *   (goal: toolhost ≥ 1.5×);
+ *   (goal: toolhost ≥ 1.0× at every size), and each server's own CPU per call over those
+ *   batches, from /proc/<pid>/stat of the server's process tree, not the client's (goal at
+ *   4 KiB: toolhost ≤ 0.5×);
  * - p50/p99 latency of a json command tool: through `serve` (stdio) against
  *   `Registry.call` in-process (`tools call` without process start-up).
  *
@@ -20,6 +22,8 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { Registry } from "../lib/registry/registry.ts";
 import { type RawRpc, rawRpc } from "./raw_rpc_client.ts";
 import { loadWorkspace } from "../lib/workspace/load_workspace.ts";
+import { reportGoal } from "./goals.ts";
+import { treeCpuMs } from "./proc_cpu.ts";
 
 const FS_SERVER = "@modelcontextprotocol/server-filesystem@2026.8.31";
 const REPO = new URL("../", import.meta.url).pathname.replace(/\/$/, "");
@@ -48,10 +52,18 @@ printf '{"content":[{"type":"json","data":{"greeting":"hello","n":2}}]}\\n'
 
 type Call = () => Promise<unknown>;
 
-async function connect(command: string, args: string[]): Promise<Client> {
+/** An SDK client and the pid of the server process it started. */
+interface Connected {
+  client: Client;
+  pid: number;
+}
+
+async function connect(command: string, args: string[]): Promise<Connected> {
   const client = new Client({ name: "toolhost-bench", version: "1" });
-  await client.connect(new StdioClientTransport({ command, args, stderr: "ignore" }));
-  return client;
+  const transport = new StdioClientTransport({ command, args, stderr: "ignore" });
+  await client.connect(transport);
+  if (transport.pid === null) throw new Error(`${command} did not start`);
+  return { client, pid: transport.pid };
 }
 
 async function timeCalls(call: Call, n: number): Promise<number[]> {
@@ -109,18 +121,15 @@ export async function benchMcp(): Promise<string[]> {
   const clients: Client[] = [];
   try {
     const text = await writeWorkspace(dir);
-    const th = await connect(
-      "deno",
-      serveArgv(dir, `${dir}/.state`),
-    );
-    clients.push(th);
+    const th = await connect(Deno.execPath(), serveArgv(dir, `${dir}/.state`));
+    clients.push(th.client);
     const fs = await connect("npx", ["-y", FS_SERVER, `${dir}/app`]);
-    clients.push(fs);
-    await checkSame(th, fs, dir, text);
+    clients.push(fs.client);
+    await checkSame(th.client, fs.client, dir, text);
     return [
       ...await throughput(th, fs, dir, quick),
       ...await rawThroughput(dir, quick),
-      ...await latency(th, dir, quick ? 100 : 300),
+      ...await latency(th.client, dir, quick ? 100 : 300),
     ];
   } finally {
     for (const c of clients) await c.close().catch(() => {});
@@ -131,7 +140,12 @@ export async function benchMcp(): Promise<string[]> {
 /** File sizes of the throughput comparison; 4 KiB is the headline (a typical source file). */
 const SIZES = [64, 4096, 16384];
 
-async function throughput(th: Client, fs: Client, dir: string, quick: boolean): Promise<string[]> {
+async function throughput(
+  th: Connected,
+  fs: Connected,
+  dir: string,
+  quick: boolean,
+): Promise<string[]> {
   // Interleaved batches: the VM's noise drifts over seconds, so both servers share it.
   const batches = quick ? 10 : 30;
   const batch = 100;
@@ -141,35 +155,48 @@ async function throughput(th: Client, fs: Client, dir: string, quick: boolean): 
   for (const size of SIZES) {
     const name = `file_${size}.txt`;
     await Deno.writeTextFile(`${dir}/app/${name}`, sampleText(size));
-    const readTh: Call = () => th.callTool({ name: "read_app", arguments: { path: name } });
+    const readTh: Call = () => th.client.callTool({ name: "read_app", arguments: { path: name } });
     const readFs: Call = () =>
-      fs.callTool({ name: "read_text_file", arguments: { path: `${dir}/app/${name}` } });
+      fs.client.callTool({ name: "read_text_file", arguments: { path: `${dir}/app/${name}` } });
     await timeCalls(readTh, 500); // both runtimes' JITs warm up before anything is timed
     await timeCalls(readFs, 500);
     const total = { th: 0, fs: 0 };
     const clientCpu = { th: 0, fs: 0 }; // this process: the SDK client's own work, µs
+    const serverCpu = { th: 0, fs: 0 }; // the server's process tree, ms
     for (let r = 0; r < batches; r++) {
       const order = r % 2 === 0 ? (["th", "fs"] as const) : (["fs", "th"] as const);
       for (const k of order) {
         const cpu = process.cpuUsage();
+        const pid = (k === "th" ? th : fs).pid;
+        const server = treeCpuMs(pid);
         const t = performance.now();
         await timeCalls(k === "th" ? readTh : readFs, batch);
         total[k] += performance.now() - t;
+        serverCpu[k] += treeCpuMs(pid) - server;
         const used = process.cpuUsage(cpu);
         clientCpu[k] += used.user + used.system;
       }
     }
     const perCall = (us: number) => (us / (batches * batch)).toFixed(0);
     const rate = (ms: number) => (batches * batch) / (ms / 1000);
-    const head = size === 4096 ? " (headline; goal ≥ 1.5×)" : "";
+    const sdk = total.fs / total.th; // toolhost's calls/s over server-filesystem's
     lines.push(
       `  ${String(size).padStart(5)} B file: toolhost read_app ${
         rate(total.th).toFixed(0)
       } calls/s, ` +
         `server-filesystem read_text_file ${rate(total.fs).toFixed(0)} calls/s, ratio ` +
-        `${(total.fs / total.th).toFixed(2)}×${head}; client CPU per call ` +
-        `${perCall(clientCpu.th)} / ${perCall(clientCpu.fs)} µs`,
+        `${sdk.toFixed(2)}× (${reportGoal(`mcp.sdk-${size}`, sdk)}); client CPU per call ` +
+        `${perCall(clientCpu.th)} / ${perCall(clientCpu.fs)} µs; server CPU per call ` +
+        `${perCall(serverCpu.th * 1000)} / ${perCall(serverCpu.fs * 1000)} µs`,
     );
+    if (size === 4096) {
+      const cpu = serverCpu.th / serverCpu.fs;
+      lines.push(
+        `  4096 B: serve's own CPU per call / server-filesystem's ${cpu.toFixed(2)}× (${
+          reportGoal("mcp.server-cpu", cpu)
+        })`,
+      );
+    }
   }
   return lines;
 }
@@ -181,7 +208,7 @@ async function throughput(th: Client, fs: Client, dir: string, quick: boolean): 
 async function rawThroughput(dir: string, quick: boolean): Promise<string[]> {
   const servers: RawRpc[] = [];
   try {
-    const th = await rawRpc("deno", serveArgv(dir, `${dir}/.state-raw`));
+    const th = await rawRpc(Deno.execPath(), serveArgv(dir, `${dir}/.state-raw`));
     servers.push(th);
     const fs = await rawRpc("npx", ["-y", FS_SERVER, `${dir}/app`]);
     servers.push(fs);

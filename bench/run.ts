@@ -2,8 +2,10 @@
  * `deno task bench`: install the anchor tools if needed, print machine info, then run each
  * benchmark section present in bench/ and print its ratio lines.
  *
- * Usage: `deno run -A bench/run.ts [--only NAME] [--no-install]`
+ * Usage: `deno run -A bench/run.ts [--only NAME] [--no-install] [--check]`
  * (NAME: pins, process, builtins, odek, ..., trust). Env: BENCH_QUICK=1 for smaller inputs.
+ * Every run ends with the goals of the sections it ran (`met` / `NOT met` / `SKIP`);
+ * `--check` also exits 1 when a measured goal is not met.
  *
  * @module
  */
@@ -14,6 +16,8 @@ interface Section {
   file: string;
   fn: string;
 }
+
+import { goalSummary } from "./goals.ts";
 
 /** Every section `deno task bench` knows, in run order. */
 export const SECTIONS: readonly Section[] = [
@@ -32,10 +36,11 @@ export const SECTIONS: readonly Section[] = [
 interface RunOptions {
   only?: string;
   install: boolean;
+  check: boolean;
 }
 
 function parseArgs(args: string[]): RunOptions {
-  const opts: RunOptions = { install: true };
+  const opts: RunOptions = { install: true, check: false };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     if (arg === "--only" || arg.startsWith("--only=")) {
@@ -45,8 +50,12 @@ function parseArgs(args: string[]): RunOptions {
       }
     } else if (arg === "--no-install") {
       opts.install = false;
+    } else if (arg === "--check") {
+      opts.check = true;
     } else {
-      throw new Error(`unknown argument ${JSON.stringify(arg)}; use --only NAME or --no-install`);
+      throw new Error(
+        `unknown argument ${JSON.stringify(arg)}; use --only NAME, --no-install or --check`,
+      );
     }
   }
   return opts;
@@ -182,9 +191,24 @@ export async function main(args: string[]): Promise<number> {
   console.log("anchors:");
   for (const line of await ensureAnchors(opts.install)) console.log(line);
   let ok = true;
+  const ran = new Set<string>();
+  const failed = new Set<string>();
   for (const section of SECTIONS) {
     if (opts.only && section.name !== opts.only) continue;
-    ok = (await runSection(section)) && ok;
+    ran.add(section.name);
+    if (!(await runSection(section))) {
+      failed.add(section.name);
+      ok = false;
+    }
+  }
+  const goals = goalSummary(ran, failed);
+  if (goals.lines.length > 0) {
+    console.log(`\n== goals (one run; ratios of medians measured interleaved) ==`);
+    for (const line of goals.lines) console.log(line);
+  }
+  if (opts.check && goals.failed) {
+    console.log("check: at least one goal is NOT met");
+    return 1;
   }
   return ok ? 0 : 1;
 }
