@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { Problems, Table } from "../workspace/problems.ts";
+import { mustBeOneOf, type Problems, type Table } from "../workspace/problems.ts";
 import { LIMIT_KEYS, type ResourceLimits } from "./types.ts";
 
 /**
@@ -70,7 +70,7 @@ export function readOverflow(
   const v = t.overflow;
   if (v === undefined) return fallback;
   if (v !== "truncate" && v !== "artifact") {
-    p.add(`${at}.overflow`, 'must be "truncate" or "artifact"');
+    p.add(`${at}.overflow`, mustBeOneOf(v, ["truncate", "artifact"]));
     return fallback;
   }
   return v;

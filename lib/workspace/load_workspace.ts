@@ -12,8 +12,9 @@ import { parseSession, parseTool, type ToolView } from "./parse_views.ts";
 import { parseExtensions } from "./parse_extensions.ts";
 import { parsePlugins, pluginToolIndex, type PluginToolRef } from "./parse_plugins.ts";
 import type { Plugin } from "../plugins/api.ts";
-import { checkKeys, isTable, Problems, type Table } from "./problems.ts";
+import { checkKeys, isTable, mustBeOneOf, Problems, type Table } from "./problems.ts";
 import { checkWorkspaceRules } from "./workspace_rules.ts";
+import { checkDroppedCommands, checkReferencesDeclared } from "./loose_rules.ts";
 import type { Artifact, EvalDecl, Workspace } from "./types.ts";
 
 const TOP_KEYS = ["artifacts", "extensions", "plugins", "hooks"] as const;
@@ -91,6 +92,8 @@ export function loadWorkspaceSync(root?: string, opts: LoadOptions = {}): Worksp
     for (const ev of Object.values(a.evals)) ws.evals.set(ev.id, ev);
   }
   checkWorkspaceRules(p, ws);
+  checkReferencesDeclared(p, manifest.data);
+  checkDroppedCommands(p, ws, manifest.data);
   parseExtensions(p, ws, manifest.data);
   parsePlugins(p, ws, manifest.data, opts.plugins);
   p.throwIfAny();
@@ -111,13 +114,12 @@ function parseArtifact(
   const rel = readString(p, at, t, "path", true);
   const where = rel === undefined ? undefined : resolveArtifactPath(p, `${at}.path`, root, rel);
   const artifactRoots = readRoots(p, at, t);
-  if (!where || rel === undefined) return undefined;
   const a: Artifact = {
     id,
-    kind: where.kind,
-    relPath: rel,
-    physicalPath: where.physicalPath,
-    cwd: where.cwd,
+    kind: where?.kind ?? "folder",
+    relPath: rel ?? "",
+    physicalPath: where?.physicalPath ?? "",
+    cwd: where?.cwd ?? "",
     children: {},
     evals: {},
     agentTools: {},
@@ -126,9 +128,10 @@ function parseArtifact(
     artifactRoots,
     keyPath: at,
   };
+  // Parsed even when the path is wrong, so their mistakes come in the same round.
   parseEvals(p, a, t.evals);
   parseViews(p, a, t.views, pluginTools);
-  return a;
+  return where && rel !== undefined ? a : undefined;
 }
 
 function parseEvals(p: Problems, a: Artifact, raw: unknown): void {
@@ -142,7 +145,7 @@ function parseEvals(p: Problems, a: Artifact, raw: unknown): void {
     checkKeys(p, k, t, EVAL_KEYS);
     const audience = readString(p, k, t, "audience", true);
     if (audience !== undefined && audience !== "agent" && audience !== "human") {
-      p.add(`${k}.audience`, 'must be "agent" or "human"');
+      p.add(`${k}.audience`, mustBeOneOf(audience, ["agent", "human"]));
       continue;
     }
     const references = readStringArray(p, k, t, "references", false) ?? [];

@@ -39,7 +39,7 @@ import {
 import type { ResourceLimits } from "../limits/types.ts";
 import { checkRootsInside, readRoots, readString, readStringArray, typeName } from "./fields.ts";
 import { isValidName } from "./names.ts";
-import { checkKeys, isTable, type Problems, type Table } from "./problems.ts";
+import { checkKeys, isTable, mustBeOneOf, type Problems, type Table } from "./problems.ts";
 import { isInsideWorkspace } from "./program_path.ts";
 import type { Audience, Workspace } from "./types.ts";
 import { isEnvName } from "../process/env.ts";
@@ -174,7 +174,7 @@ function parseExtension(
   const { timeoutMs, connectTimeoutMs } = readTimeouts(p, at, t, LIMITS.defaultTimeoutMs);
   const audience = readString(p, at, t, "audience", false) ?? "agent";
   if (audience !== "agent" && audience !== "human") {
-    p.add(`${at}.audience`, 'must be "agent" or "human"');
+    p.add(`${at}.audience`, mustBeOneOf(audience, ["agent", "human"]));
   }
   const limits = readLimits(p, at, t);
   const overflow = readOverflow(p, at, t, "artifact");

@@ -20,7 +20,7 @@ import {
   readTimeoutMs,
   typeName,
 } from "./fields.ts";
-import { checkKeys, isTable, type Problems, type Table } from "./problems.ts";
+import { checkKeys, isTable, mustBeOneOf, type Problems, suggest, type Table } from "./problems.ts";
 import { pluginToolDecl, type PluginToolRef } from "./parse_plugins.ts";
 import { readSuccessExitCodes } from "./exit_codes.ts";
 import { readLimits, readToolOverflow, RESOURCE_LIMIT_KEYS } from "../limits/parse_limits.ts";
@@ -113,9 +113,13 @@ function parseBuiltin(
   const ref = Object.hasOwn(BUILTIN_SPECS, builtin) ? undefined : pluginTools?.get(builtin);
   if (ref) return pluginToolDecl(p, { at, name, t, artifactId, view, builtin, ref });
   if (!Object.hasOwn(BUILTIN_SPECS, builtin)) {
+    const known = [...Object.keys(BUILTIN_SPECS), ...(pluginTools?.keys() ?? [])];
+    const hint = suggest(builtin, known);
     p.add(
       `${at}.builtin`,
-      `unknown built-in; choose one of ${Object.keys(BUILTIN_SPECS).join(", ")}`,
+      `unknown built-in${hint ? ` (did you mean "${hint}"?)` : ""}; choose one of ${
+        Object.keys(BUILTIN_SPECS).join(", ")
+      }`,
     );
     return undefined;
   }
@@ -172,7 +176,7 @@ function parseCommand(
   const description = describe(p, at, readString(p, at, t, "description", true), artifactId);
   const protocol = readString(p, at, t, "protocol", true);
   if (protocol !== undefined && protocol !== "json" && protocol !== "plain") {
-    p.add(`${at}.protocol`, 'must be "json" or "plain"');
+    p.add(`${at}.protocol`, mustBeOneOf(protocol, ["json", "plain"]));
   }
   const command = readCommand(p, at, t);
   const args = readArgv(p, at, t, protocol === "json");

@@ -77,10 +77,13 @@ export class Problems {
     });
   }
 
-  /** Throw one DeclarationError carrying the reported problems, if any. */
+  /**
+   * Throw one DeclarationError carrying the reported problems, if any, in manifest line
+   * order (problems without a line last, in the order found).
+   */
   throwIfAny(): void {
     if (this.list.length === 0) return;
-    const shown = this.list.slice(0, MAX_REPORTED_PROBLEMS);
+    const shown = byLine(this.list.slice(0, MAX_REPORTED_PROBLEMS));
     const [first, ...rest] = shown;
     const err = new DeclarationError(first.message, first, rest);
     const more = this.list.length - shown.length;
@@ -112,6 +115,13 @@ export class Problems {
     }
     return undefined;
   }
+}
+
+/** Stable sort by line; problems without a line keep their order after the rest. */
+function byLine(list: DeclarationProblem[]): DeclarationProblem[] {
+  const key = (p: DeclarationProblem) => p.line ?? Number.MAX_SAFE_INTEGER;
+  return list.map((p, i) => ({ p, i })).sort((a, b) => key(a.p) - key(b.p) || a.i - b.i)
+    .map((e) => e.p);
 }
 
 function indexLines(text: string): LineIndex {
@@ -242,4 +252,24 @@ function editDistance(a: string, b: string): number {
     }
   }
   return prev[b.length];
+}
+
+/**
+ * The message for a value outside a closed set: `must be "a" or "b"` (or `one of ...`),
+ * with a did-you-mean when the value is a near miss. Quotes only the allowed values and
+ * the suggestion, never the value itself.
+ *
+ * @example
+ * ```ts
+ * import { mustBeOneOf } from "./problems.ts";
+ * mustBeOneOf("agnet", ["agent", "human"]); // 'must be "agent" or "human" (did you mean "agent"?)'
+ * ```
+ */
+export function mustBeOneOf(value: unknown, allowed: readonly string[]): string {
+  const quoted = allowed.map((a) => `"${a}"`);
+  const choices = quoted.length <= 2
+    ? quoted.join(" or ")
+    : `one of ${quoted.slice(0, -1).join(", ")} or ${quoted[quoted.length - 1]}`;
+  const hint = typeof value === "string" ? suggest(value, allowed) : undefined;
+  return `must be ${choices}${hint === undefined ? "" : ` (did you mean "${hint}"?)`}`;
 }
