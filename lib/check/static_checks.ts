@@ -8,6 +8,7 @@
 import { lstatPath } from "../workspace/lstat_path.ts";
 import { relPathProblem } from "../workspace/rel_path.ts";
 import { resolveProgram } from "../workspace/program_path.ts";
+import { interpreterProblem } from "./interpreter.ts";
 import type { ArgvElement, Artifact, Workspace } from "../workspace/types.ts";
 
 /** One readiness check. */
@@ -21,7 +22,8 @@ export interface ReadinessCheck {
 }
 
 /**
- * Check that a command can be found, without running it.
+ * Check that a command can be found, without running it — and, for a script, that its
+ * `#!` interpreter can be found too.
  *
  * @example
  * ```ts
@@ -36,9 +38,12 @@ export function checkExecutable(
   env: Record<string, string | undefined>,
 ): ReadinessCheck {
   const r = resolveProgram(command, a.cwd, ws.root, env);
-  return r.ok
-    ? { check: "executable", ok: true, detail: command.includes("/") ? "found" : "found on PATH" }
-    : { check: "executable", ok: false, detail: r.reason };
+  if (!r.ok) return { check: "executable", ok: false, detail: r.reason };
+  const found = command.includes("/") ? "found" : "found on PATH";
+  const why = interpreterProblem(r.path, env);
+  return why === undefined
+    ? { check: "executable", ok: true, detail: found }
+    : { check: "executable", ok: false, detail: `${found}, but ${why}` };
 }
 
 /**

@@ -18,6 +18,17 @@ export const REPO_ROOT: string = fileURLToPath(new URL("../../", import.meta.url
 export const EXAMPLES: string = `${REPO_ROOT}/examples`;
 
 /**
+ * Put the Deno running the tests on PATH (as `npx deno task test` does): scripts starting
+ * `#!/usr/bin/env -S deno` (the examples' harness) are otherwise, rightly, not ready.
+ */
+function denoOnPath(): void {
+  const dir = Deno.execPath().slice(0, Deno.execPath().lastIndexOf("/"));
+  const path = Deno.env.get("PATH") ?? "";
+  if (!path.split(":").includes(dir)) Deno.env.set("PATH", path ? `${dir}:${path}` : dir);
+}
+denoOnPath();
+
+/**
  * A committed fixture workspace under tests/fixtures/workspaces (absolute).
  *
  * @example
