@@ -180,14 +180,25 @@ export class DescendantTracker {
   }
 
   /**
-   * One whole round now, with a full scan, ignoring the time slice (still bounded by the
-   * member and entry bounds): every known member, by pid and start time, zombies
-   * included. Used to kill them all.
+   * One whole round with a full scan, ignoring the current one (bounded by the member and
+   * entry bounds, yielding to the event loop after every time slice): every known
+   * member, by pid and start time, zombies included. Used to kill them all.
    */
-  collect(): { pid: number; startTime: number }[] {
+  async collect(): Promise<{ pid: number; startTime: number }[]> {
     const r = this.#begin(true);
-    while (this.#advance(r) && !r.sample.truncated) { /* bounded by the member bound */ }
     this.#round = undefined;
+    let deadline = performance.now() + this.#sliceMs;
+    for (let ops = 1; this.#advance(r) && !r.sample.truncated; ops++) {
+      if ((ops & 15) === 0 && performance.now() > deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        deadline = performance.now() + this.#sliceMs;
+      }
+    }
+    return this.known();
+  }
+
+  /** The members known now, by pid and start time (no `/proc` read). */
+  known(): { pid: number; startTime: number }[] {
     return [...this.#members].map(([pid, m]) => ({ pid, startTime: m.startTime }));
   }
 

@@ -13,7 +13,7 @@ import type { ProcessRecord } from "../process/proc_identity.ts";
 import { CallCgroup } from "./cgroup.ts";
 import { currentEnforcement, type Enforcement, watchdogIntervalMs } from "./enforcement.ts";
 import { DescendantTracker, type TreeSample } from "./descendants.ts";
-import { killTree, killTreeConfirmed } from "./tree_kill.ts";
+import { killKnown, killTreeConfirmed } from "./tree_kill.ts";
 import { dataBackstopBytes, prlimitCommand } from "./rlimit.ts";
 import type { ResourceLimits } from "./types.ts";
 
@@ -108,7 +108,8 @@ class RlimitGuard implements RunGuard {
       this.#maxData = Math.max(this.#maxData, s.maxDataBytes);
       return overLimit(l, s);
     }, (kind) => {
-      killTree(tracker, record);
+      killKnown(tracker, record);
+      void killTreeConfirmed(tracker, record); // and whatever is found after: settle waits
       breach(kind);
     });
   }
@@ -185,7 +186,8 @@ class CgroupGuard implements RunGuard {
     this.#tree = { tracker, record };
     this.#ticker.start(() => this.#check(), (kind) => {
       group.kill();
-      killTree(tracker, record);
+      killKnown(tracker, record);
+      void killTreeConfirmed(tracker, record);
       breach(kind);
     });
   }

@@ -10,55 +10,67 @@ import process from "node:process";
 import { isSameProcess, type ProcessRecord, readProcStat } from "../process/proc_identity.ts";
 import type { DescendantTracker } from "./descendants.ts";
 
-/** Most kill rounds. */
+/** Most rounds of {@link killTreeConfirmed}. */
 const MAX_ROUNDS = 8;
+
+/** A process that was signalled. */
+export interface Killed {
+  /** Its pid. */
+  pid: number;
+  /** Its start time (clock ticks since boot). */
+  startTime: number;
+}
 
 function alive(pid: number, startTime: number): boolean {
   const st = readProcStat(pid);
   return st !== null && st.startTime === startTime && st.state !== "Z" && st.state !== "X";
 }
 
+function killEach(list: Killed[], into: Map<number, Killed>): number {
+  let n = 0;
+  for (const m of list) {
+    if (m.pid <= 1 || m.pid === process.pid || !alive(m.pid, m.startTime)) continue;
+    try {
+      process.kill(m.pid, "SIGKILL");
+      into.set(m.pid, m);
+      n++;
+    } catch { /* exited meanwhile */ }
+  }
+  return n;
+}
+
+function killGroup(record: ProcessRecord): void {
+  if (record.pgid <= 1 || record.pgid === process.pid || !isSameProcess(record)) return;
+  try {
+    process.kill(-record.pgid, "SIGKILL");
+  } catch { /* gone already */ }
+}
+
 /**
- * SIGKILL the leader's group (while the leader is the recorded process) and every live
- * descendant the tracker knows or finds, until a round finds none (at most 8 rounds).
- * Synchronous. Returns the processes signalled one by one.
+ * At once, synchronously: SIGKILL the leader's group (while the leader is the recorded
+ * process) and every descendant the tracker knows, without reading `/proc` beyond each
+ * one's identity. Returns the processes signalled one by one.
  *
  * @example
  * ```ts
  * import { DescendantTracker } from "./descendants.ts";
- * import { killTree } from "./tree_kill.ts";
+ * import { killKnown } from "./tree_kill.ts";
  * const record = { pid: 999999999, pgid: 999999999, startTime: 1, bootId: null };
- * killTree(new DescendantTracker({ pid: 999999999, startTime: 1 }), record).length; // 0
+ * killKnown(new DescendantTracker({ pid: 999999999, startTime: 1 }), record).length; // 0
  * ```
  */
-export function killTree(
-  tracker: DescendantTracker,
-  record: ProcessRecord,
-): { pid: number; startTime: number }[] {
-  const killed = new Map<number, { pid: number; startTime: number }>();
-  for (let round = 0; round < MAX_ROUNDS; round++) {
-    if (record.pgid > 1 && record.pgid !== process.pid && isSameProcess(record)) {
-      try {
-        process.kill(-record.pgid, "SIGKILL");
-      } catch { /* gone already */ }
-    }
-    let signalled = 0;
-    for (const m of tracker.collect()) {
-      if (m.pid <= 1 || m.pid === process.pid || !alive(m.pid, m.startTime)) continue;
-      try {
-        process.kill(m.pid, "SIGKILL");
-        killed.set(m.pid, m);
-        signalled++;
-      } catch { /* exited meanwhile */ }
-    }
-    if (signalled === 0) break;
-  }
+export function killKnown(tracker: DescendantTracker, record: ProcessRecord): Killed[] {
+  killGroup(record);
+  const killed = new Map<number, Killed>();
+  killEach(tracker.known(), killed);
   return [...killed.values()];
 }
 
 /**
- * {@link killTree}, then wait (at most `ms`, default 2000) until every process it
- * signalled is gone or a zombie. Resolves to whether all are.
+ * Kill the group and every descendant the tracker knows or finds (a walk and a `/proc`
+ * scan per round, yielding to the event loop), round after round until one finds none
+ * (at most 8), then wait (at most `ms`, default 2000) until every process signalled is
+ * gone or a zombie. Resolves to whether all are.
  *
  * @example
  * ```ts
@@ -73,7 +85,12 @@ export async function killTreeConfirmed(
   record: ProcessRecord,
   ms = 2000,
 ): Promise<boolean> {
-  let left = killTree(tracker, record);
+  const killed = new Map<number, Killed>();
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    killGroup(record);
+    if (killEach(await tracker.collect(), killed) === 0) break;
+  }
+  let left = [...killed.values()];
   const deadline = Date.now() + ms;
   while (left.length > 0) {
     left = left.filter((p) => alive(p.pid, p.startTime));

@@ -54,6 +54,16 @@ setsid env -i /usr/bin/perl -e 'sleep 300 while 1' "$0" &
 wait
 `;
 
+// A session harness: ready, then three setpgid children of 48 MiB each.
+const HARNESS = `#!/bin/sh
+cat >/dev/null
+case "$1" in
+  start) echo ready; exec "$(dirname "$0")/hold.pl" pgid 3 48 ;;
+  act) sleep 300 ;;
+  stop) exit 0 ;;
+esac
+`;
+
 const tool = (name: string, args: string[], extra: string, script = "hold.pl") =>
   `\n[artifacts.app.views.agent_tools.${name}]\ndescription = "${name}"\nprotocol = "plain"\n` +
   `command = "tools/${script}"\nargs = ${JSON.stringify(args)}\n${extra}\n`;
@@ -66,13 +76,20 @@ const TOML = `[artifacts.app]\npath = "app"\n\n[artifacts.app.evals.review]\naud
   tool("sidproc", ["sid", "6", "0"], "max_processes = 4\ntimeout_ms = 60000") +
   tool("dblproc", ["double", "6", "0"], "max_processes = 4\ntimeout_ms = 60000") +
   tool("bomb", [], "max_processes = 16\ntimeout_ms = 60000", "bomb.pl") +
-  tool("clean", [], "max_processes = 8\ntimeout_ms = 3000", "clean.sh");
+  tool("clean", [], "max_processes = 8\ntimeout_ms = 3000", "clean.sh") +
+  `
+[artifacts.app.views.agent_sessions.s]
+max_memory_mb = 100
+start = { command = "tools/harness.sh", args = ["start"] }
+stop = { command = "tools/harness.sh", args = ["stop"] }
+` + tool("act", ["act"], 'session = "s"\ntimeout_ms = 60000', "harness.sh");
 
 const FILES = {
   "app/README.md": "# app\n",
   "app/tools/hold.pl": { text: HOLD, mode: 0o755 },
   "app/tools/bomb.pl": { text: BOMB, mode: 0o755 },
   "app/tools/clean.sh": { text: CLEAN, mode: 0o755 },
+  "app/tools/harness.sh": { text: HARNESS, mode: 0o755 },
 };
 
 const text = (r: { content: unknown[] }) => (r.content[0] as { text: string }).text;
@@ -158,6 +175,22 @@ Deno.test({
       const r = await reg.call("clean_app", {});
       assert.equal(r.isError, true);
       assert.match(text(r), /timed out|deadline/);
+      assert.deepEqual(liveWith(marker), []);
+    });
+  },
+});
+
+Deno.test({
+  name: "a session harness whose setpgid children pass max_memory_mb ends the session",
+  ignore: !enforceable,
+  async fn() {
+    await withRegistry(async (reg, marker) => {
+      const r = await reg.call("act_app", {});
+      assert.equal(r.isError, true);
+      assert.equal(
+        text(r),
+        "The tool session `s` ended: resource limit: memory (max_memory_mb = 100).",
+      );
       assert.deepEqual(liveWith(marker), []);
     });
   },
