@@ -9,6 +9,8 @@
  */
 
 import { processEnv } from "../process/env.ts";
+import { showPath } from "../paths/show_path.ts";
+import { linkLeaving } from "../pins/link_scope.ts";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { PreparationFailed } from "../errors/errors.ts";
@@ -92,6 +94,28 @@ async function listExtension(
   }
 }
 
+/**
+ * Refuse to lock a tool (or session) whose pinned folder holds a symlink leading outside
+ * its pinned paths: a folder pin covers a link by its target text only, so what it leads
+ * to would run unpinned.
+ */
+async function refuseLeavingLinks(
+  ws: Workspace,
+  pins: Record<string, Record<string, string>>,
+): Promise<void> {
+  for (const [key, paths] of Object.entries(pins)) {
+    const leaving = await linkLeaving(ws.root, Object.keys(paths));
+    if (leaving === undefined) continue;
+    throw new PreparationFailed(
+      `${showPath(key)}: execution path ${showPath(leaving.declared)} holds a symlink ` +
+        `${showPath(leaving.link)} that leads outside its execution paths; a folder's pin ` +
+        "covers a link by its target text only, so what it leads to would run unpinned. " +
+        "Replace the link with what it leads to, or declare the folder it leads into in " +
+        "execution_paths; toolhost.lock was not written",
+    );
+  }
+}
+
 async function evalLock(
   ws: Workspace,
   evalId: string,
@@ -108,6 +132,7 @@ async function evalLock(
   });
   let part;
   try {
+    await refuseLeavingLinks(ws, reg.pins);
     const source = {
       workspace: ws,
       selection: reg.selection,
