@@ -8,7 +8,9 @@
  *   unlimited call;
  * - lock verification on the example workspace: `Registry.open(examples, "app/review")`
  *   with `toolhost.lock` verified vs not (the difference is what verification adds), and
- *   the verification step alone (read + parse the lock, hash the listing, compare).
+ *   the verification step alone (read + parse the lock, hash the listing, compare);
+ * - per-call pin verification (issue 16): what the identity check of a tool's pinned
+ *   files, folders and (with a lock) programs adds before each run on examples/.
  *
  * Run alone: `deno run -A bench/trust_bench.ts`.
  *
@@ -150,6 +152,59 @@ async function lockLines(): Promise<string[]> {
   }
 }
 
+/** Median ms of `reg.verifyBeforeRun(tool)` (the check every command call now makes). */
+async function verifyCost(reg: Registry, tool: string, runs: number): Promise<number> {
+  for (let i = 0; i < 50; i++) await reg.verifyBeforeRun(tool); // warm-up
+  const t: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    const refused = await reg.verifyBeforeRun(tool);
+    t.push(performance.now() - t0);
+    if (refused) throw new Error(`${tool}: ${JSON.stringify(refused.content)}`);
+  }
+  return median(t);
+}
+
+/**
+ * Per-call pin verification on examples/: what `verifyBeforeRun` adds to each command
+ * call — identity checks of the tool's (and its session's) pinned files and folders, and
+ * with a lock its programs' — without and with `toolhost.lock`.
+ */
+async function verifyLines(): Promise<string[]> {
+  const dir = mkdtempSync(join(tmpdir(), "toolhost_verifybench_"));
+  const examples = new URL("../examples", import.meta.url).pathname;
+  const runs = QUICK ? 200 : 2000;
+  try {
+    cpSync(examples, dir, { recursive: true });
+    const ws = await loadWorkspace(dir);
+    const stateDir = join(dir, ".state");
+    const tools = ["stats_app", "search_app", "counter_add_app"];
+    const lines = [
+      `per-call pin verification on examples/ (median of ${runs} checks, before each run):`,
+    ];
+    for (const locked of [false, true]) {
+      if (locked) await writeLockFile(ws, await buildLock(ws, { stateDir }));
+      const reg = await Registry.open(ws, "app/review", { stateDir, lock: locked });
+      try {
+        for (const tool of tools) {
+          const paths = Object.values(reg.provenance().executionPaths).length;
+          const ms = await verifyCost(reg, tool, runs);
+          lines.push(
+            `  ${locked ? "with lock   " : "without lock"} ${tool.padEnd(16)} ${
+              (ms * 1000).toFixed(1).padStart(6)
+            } µs  (${paths} pinned keys in the eval)`,
+          );
+        }
+      } finally {
+        await reg.close();
+      }
+    }
+    return lines;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /**
  * Run the trust benchmarks and return the report lines.
  *
@@ -160,7 +215,7 @@ async function lockLines(): Promise<string[]> {
  * ```
  */
 export async function benchTrust(): Promise<string[]> {
-  return [...(await enforcementLines()), ...(await lockLines())];
+  return [...(await enforcementLines()), ...(await lockLines()), ...(await verifyLines())];
 }
 
 if (import.meta.main) {

@@ -11,9 +11,17 @@
  * @module
  */
 
-import { closeSync, constants, openSync, readSync, realpathSync, statSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  lstatSync,
+  openSync,
+  readSync,
+  realpathSync,
+  statSync,
+} from "node:fs";
 import type { BigIntStats } from "node:fs";
-import { isAbsolute, relative } from "node:path";
+import { isAbsolute, join, relative } from "node:path";
 import { resolveProgram } from "../workspace/program_path.ts";
 import { hashRegularFile } from "./hash_file.ts";
 
@@ -137,9 +145,18 @@ function shown(root: string, path: string): string {
   return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel) ? rel : path;
 }
 
-function lookup(name: string, ctx: ProgramContext): string | undefined {
+function lookup(name: string, ctx: ProgramContext, deps?: string[]): string | undefined {
   if (name.startsWith("/")) return name;
   const found = resolveProgram(name, ctx.cwd, ctx.root, ctx.env);
+  if (deps !== undefined && !name.includes("/")) {
+    // The PATH folders searched before (and where) it was found: a new entry in one of
+    // them changes its identity.
+    for (const dir of (ctx.env.PATH ?? "").split(":")) {
+      if (dir === "" || !dir.startsWith("/")) continue;
+      deps.push(dir);
+      if (found.ok && found.path === join(dir, name)) break;
+    }
+  }
   return found.ok ? found.path : undefined;
 }
 
@@ -161,17 +178,58 @@ export interface ProgramStep {
  * programSteps("sh", { root: "/", cwd: "/", env: { PATH: "/usr/bin:/bin" } })[0].abs; // "/usr/bin/sh"
  * ```
  */
-export function programSteps(command: string, ctx: ProgramContext): ProgramStep[] {
-  const path = lookup(command, ctx);
+export function programSteps(
+  command: string,
+  ctx: ProgramContext,
+  deps?: string[],
+): ProgramStep[] {
+  const path = lookup(command, ctx, deps);
   if (path === undefined) return [];
   const out: ProgramStep[] = [{ role: "command", abs: path }];
+  deps?.push(path);
   const bang = parseShebang(readHead(path));
   if (bang === undefined) return out;
   out.push({ role: "interpreter", abs: bang.interpreter });
-  const target = bang.program === undefined ? undefined : lookup(bang.program, ctx);
-  if (target !== undefined) out.push({ role: "interpreter program", abs: target });
+  deps?.push(bang.interpreter);
+  const target = bang.program === undefined ? undefined : lookup(bang.program, ctx, deps);
+  if (target !== undefined) {
+    out.push({ role: "interpreter program", abs: target });
+    deps?.push(target);
+  }
   return out;
 }
+
+/**
+ * The identities of what a resolution depended on (each path's `lstat` and `stat`):
+ * equal identities mean the same programs would be found, with the same bytes.
+ *
+ * @example
+ * ```ts
+ * import { depsIdentity } from "./program_pin.ts";
+ * depsIdentity(["/bin/sh"]).length > 0; // true
+ * ```
+ */
+export function depsIdentity(deps: readonly string[]): string {
+  let out = "";
+  for (const abs of deps) {
+    try {
+      out += `${identityKey(lstatSync(abs, { bigint: true }))}/${
+        identityKey(statSync(abs, { bigint: true }))
+      }\n`;
+    } catch {
+      out += "-\n";
+    }
+  }
+  return out;
+}
+
+interface Traced {
+  deps: string[];
+  ids: string;
+  pins: ProgramPins;
+}
+
+const traced = new Map<string, Traced>();
 
 /**
  * Pin the program `command` runs and, for a script, its interpreter (and what `env`
@@ -186,8 +244,15 @@ export function programSteps(command: string, ctx: ProgramContext): ProgramStep[
  * ```
  */
 export async function pinProgram(command: string, ctx: ProgramContext): Promise<ProgramPins> {
+  // Unchanged dependencies (PATH folders searched, programs found): the same pins.
+  const key = `${command}\0${ctx.root}\0${ctx.cwd}\0${ctx.env.PATH ?? ""}`;
+  const known = traced.get(key);
+  if (known !== undefined && depsIdentity(known.deps) === known.ids) return { ...known.pins };
+  const deps: string[] = [];
   const out: ProgramPins = Object.create(null);
-  for (const step of programSteps(command, ctx)) {
+  const steps = programSteps(command, ctx, deps);
+  const ids = depsIdentity(deps);
+  for (const step of steps) {
     const sha = await programDigest(step.abs);
     if (sha === undefined) {
       if (step.role === "command") return out; // an unreadable command: nothing runs
@@ -195,5 +260,8 @@ export async function pinProgram(command: string, ctx: ProgramContext): Promise<
     }
     out[step.role] = { path: shown(ctx.root, step.abs), sha256: sha };
   }
+  if (traced.size >= MEMO_MAX) traced.delete(traced.keys().next().value!);
+  // Only a resolution that did not move while it was hashed is remembered.
+  if (depsIdentity(deps) === ids) traced.set(key, { deps, ids, pins: { ...out } });
   return out;
 }

@@ -18,13 +18,16 @@ import { programDrift } from "../lock/compare.ts";
 import type { ProgramPins } from "../lock/lock_file.ts";
 import { mapLimit } from "../pins/limit.ts";
 import { type PathSnapshot, repin, snapshotPath, snapshotUnchanged } from "../pins/pin_snapshot.ts";
-import { identityOf } from "../pins/pin_snapshot.ts";
-import { pinProgram, type ProgramContext, programSteps } from "../pins/program_pin.ts";
+import {
+  depsIdentity,
+  pinProgram,
+  type ProgramContext,
+  programSteps,
+} from "../pins/program_pin.ts";
 import { showPath } from "../paths/show_path.ts";
 import { pinRequests } from "../runtime/pin_selection.ts";
 import { sessionPinKey } from "../workspace/names.ts";
 import type { Workspace } from "../workspace/types.ts";
-import { lstatSync, statSync } from "node:fs";
 import type { Selection } from "./selection.ts";
 
 /** The programs of one command as locked, and the identities they had when verified. */
@@ -32,21 +35,16 @@ interface ProgramWatch {
   command: string;
   ctx: ProgramContext;
   locked: ProgramPins;
+  /** What the resolution depended on (PATH folders searched, programs found). */
+  deps: string[];
+  /** Their identities when last verified. */
   seen: string;
 }
 
-function programKey(command: string, ctx: ProgramContext): string {
-  const parts: string[] = [];
-  for (const s of programSteps(command, ctx)) {
-    let id = "-";
-    try {
-      id = `${identityOf(lstatSync(s.abs, { bigint: true }))}/${
-        identityOf(statSync(s.abs, { bigint: true }))
-      }`;
-    } catch { /* missing: "-" */ }
-    parts.push(`${s.role}\0${s.abs}\0${id}`);
-  }
-  return parts.join("\n");
+function trace(command: string, ctx: ProgramContext): { deps: string[]; seen: string } {
+  const deps: string[] = [];
+  programSteps(command, ctx, deps);
+  return { deps, seen: depsIdentity(deps) };
 }
 
 /**
@@ -122,7 +120,7 @@ export class PinGuard {
    */
   watchProgram(tool: string, command: string, ctx: ProgramContext, locked: ProgramPins): void {
     const list = this.#programs.get(tool) ?? [];
-    list.push({ command, ctx, locked, seen: programKey(command, ctx) });
+    list.push({ command, ctx, locked, ...trace(command, ctx) });
     this.#programs.set(tool, list);
   }
 
@@ -145,8 +143,8 @@ export class PinGuard {
       }
     }
     for (const w of this.#programs.get(tool) ?? []) {
-      const seen = programKey(w.command, w.ctx);
-      if (seen === w.seen) continue;
+      if (depsIdentity(w.deps) === w.seen) continue; // a few stats, no PATH walk, no read
+      const now = trace(w.command, w.ctx);
       const drift = programDrift(
         { kind: "tool", name: tool },
         w.locked,
@@ -158,7 +156,8 @@ export class PinGuard {
           `tool ${showPath(tool)} differs from toolhost.lock (${d.change} since the registry ` +
           "opened). Review the change, then run `toolhost lock` to accept it";
       }
-      w.seen = seen;
+      w.deps = now.deps;
+      w.seen = now.seen;
     }
     return undefined;
   }
