@@ -17,8 +17,8 @@
  * not found: toolhost cannot tell it from any other process of the same user without
  * a cgroup or a PID namespace (confinement).
  *
- * Every round is bounded: by {@link MAX_TRACKED} members (past it the round is
- * `truncated` and the caller fails closed), by {@link MAX_PROC_ENTRIES} entries per
+ * Every round is bounded: by {@link MAX_TRACKED} members and twice as many visits (past
+ * either the round is `truncated` and the caller fails closed), by {@link MAX_PROC_ENTRIES} entries per
  * `/proc` listing, and in time — {@link DescendantTracker.step} works for at most a slice
  * of milliseconds and resumes the round on the next call, so a fork storm cannot stall
  * the event loop or starve the sampling of other calls.
@@ -243,6 +243,12 @@ export class DescendantTracker {
   #visit(r: Round, pid: number, parent: number): void {
     if (r.visited.has(pid)) return;
     r.visited.add(pid);
+    // A chain of processes that fork and exit faster than the walk follows them would keep
+    // a round going (and summing) for ever: past the bound it cannot be measured.
+    if (r.visited.size > 2 * this.#max) {
+      r.sample.truncated = true;
+      return;
+    }
     const st = readProcStat(pid);
     let m = this.#members.get(pid);
     if (m !== undefined && (st === null || st.startTime !== m.startTime)) {
