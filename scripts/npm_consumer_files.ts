@@ -175,7 +175,7 @@ test("harness-kit: blocks and a json-protocol request handled in-process", async
 test("the toolhost bin: --version and tools check", () => {
   const bin = join("node_modules", ".bin", "toolhost");
   assert.equal(execFileSync(bin, ["--version"], { encoding: "utf8" }).trim(), process.env.TOOLHOST_VERSION);
-  const report = JSON.parse(execFileSync(bin, ["tools", "check", "--repo", EXAMPLES], { encoding: "utf8" }));
+  const report = JSON.parse(execFileSync(bin, ["tools", "check", "--json", "--repo", EXAMPLES], { encoding: "utf8" }));
   assert.equal(report.ready, true);
 });
 

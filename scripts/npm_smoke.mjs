@@ -43,7 +43,7 @@ test("the bin lists tools and checks the workspace", () => {
   });
   const parsed = JSON.parse(list);
   assert.ok(parsed.tools.some((t) => t.name === "read_app"));
-  const check = execFileSync("node", [bin, "tools", "check", "--repo", examples], {
+  const check = execFileSync("node", [bin, "tools", "check", "--json", "--repo", examples], {
     encoding: "utf8",
   });
   assert.equal(JSON.parse(check).ready, true);

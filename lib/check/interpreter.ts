@@ -114,10 +114,10 @@ export function interpreterProblem(
   if (sb.onPath) {
     return onPath(sb.program, env)
       ? undefined
-      : `its \`#!\` interpreter ${shown} was not found on PATH; install it or change the script's first line`;
+      : `its \`#!\` interpreter ${shown} was not found on PATH`;
   }
   const abs = path.resolve(path.dirname(program), sb.program);
   return isExecutableFile(abs)
     ? undefined
-    : `its \`#!\` interpreter ${shown} is missing or not executable; install it or change the script's first line`;
+    : `its \`#!\` interpreter ${shown} is missing or not executable`;
 }

@@ -7,14 +7,14 @@ import { cliCommand, EXAMPLES, runProcess } from "../helpers/cli.ts";
 import { BASE_FILES, BASE_TOML, withWorkspace } from "../helpers/workspace.ts";
 
 Deno.test("process: tools check on examples exits 0 with JSON on stdout", async () => {
-  const r = await runProcess(["tools", "check", "--repo", EXAMPLES, "app/review"]);
+  const r = await runProcess(["tools", "check", "--json", "--repo", EXAMPLES, "app/review"]);
   assert.equal(r.code, 0, r.err);
   assert.equal(JSON.parse(r.out).ready, true);
 });
 
 Deno.test("process: a declaration error exits 1 without a stack trace", async () => {
   await withWorkspace(`${BASE_TOML}typo = 1\n`, BASE_FILES, async (root) => {
-    const r = await runProcess(["tools", "check", "--repo", root]);
+    const r = await runProcess(["tools", "check", "--json", "--repo", root]);
     assert.equal(r.code, 1);
     assert.match(r.err, /toolhost\.toml:6: artifacts\.app\.evals\.review\.typo: unknown key/);
     assert.ok(!/^\s+at /m.test(r.err), r.err);
@@ -25,6 +25,7 @@ Deno.test("process: an invalid invocation exits 2", async () => {
   const r = await runProcess([
     "tools",
     "check",
+    "--json",
     "--repo",
     EXAMPLES,
     "app/review",

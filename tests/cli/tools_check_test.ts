@@ -38,7 +38,7 @@ interface Report {
 // availability, scoped argv operands and declared execution paths, and prints JSON
 // scopes, schemas and per-tool readiness checks."
 Deno.test("tools check app/review on examples: JSON scopes, schemas, checks; exit 0", async () => {
-  const r = await runCapture(["tools", "check", "--repo", EXAMPLES, "app/review"]);
+  const r = await runCapture(["tools", "check", "--json", "--repo", EXAMPLES, "app/review"]);
   assert.equal(r.code, 0, r.err);
   const report = JSON.parse(r.out) as Report;
   assert.equal(report.eval, "app/review");
@@ -58,7 +58,7 @@ Deno.test("tools check app/review on examples: JSON scopes, schemas, checks; exi
 });
 
 Deno.test("tools check with --eval equals the positional selector", async () => {
-  const a = await runCapture(["tools", "check", "--repo", EXAMPLES, "app/review"]);
+  const a = await runCapture(["tools", "check", "--json", "--repo", EXAMPLES, "app/review"]);
   const b = await runCapture([
     "tools",
     "check",
@@ -73,7 +73,7 @@ Deno.test("tools check with --eval equals the positional selector", async () => 
 });
 
 Deno.test("tools check without a selector reports every eval", async () => {
-  const r = await runCapture(["tools", "check", "--repo", EXAMPLES]);
+  const r = await runCapture(["tools", "check", "--json", "--repo", EXAMPLES]);
   assert.equal(r.code, 0, r.err);
   const body = JSON.parse(r.out) as { evals: Report[]; ready: boolean };
   assert.deepEqual(body.evals.map((e) => [e.eval, e.audience]), [
@@ -87,6 +87,7 @@ Deno.test("tools check --artifact A --audience: that Artifact and its children",
   const r = await runCapture([
     "tools",
     "check",
+    "--json",
     "--repo",
     fixture("scoped"),
     "--artifact",
@@ -107,7 +108,7 @@ Deno.test("exit 1 when a declared command is missing from PATH", async () => {
   const toml = BASE_TOML +
     toolTable("app", "x", { ...JSON_TOOL, command: "toolhost-no-such-program-xyz" });
   await withWorkspace(toml, BASE_FILES, async (root) => {
-    const r = await runCapture(["tools", "check", "--repo", root, "app/review"]);
+    const r = await runCapture(["tools", "check", "--json", "--repo", root, "app/review"]);
     assert.equal(r.code, 1, r.err);
     const tool = (JSON.parse(r.out) as Report).tools[0];
     assert.equal(tool.ready, false);
@@ -123,14 +124,17 @@ Deno.test("exit 1 when a relative command is missing or not executable", async (
   const toml = BASE_TOML + toolTable("app", "x", { ...JSON_TOOL, command: "tools/run.sh" });
   for (const files of [BASE_FILES, { ...BASE_FILES, "app/tools/run.sh": "#!/bin/sh\n" }]) {
     await withWorkspace(toml, files, async (root) => {
-      const r = await runCapture(["tools", "check", "--repo", root, "app/review"]);
+      const r = await runCapture(["tools", "check", "--json", "--repo", root, "app/review"]);
       assert.equal(r.code, 1);
       assert.match(r.out, /missing or not an executable file/);
     });
   }
   const ok = { ...BASE_FILES, "app/tools/run.sh": { text: "#!/bin/sh\n", mode: 0o755 } };
   await withWorkspace(toml, ok, async (root) => {
-    assert.equal((await runCapture(["tools", "check", "--repo", root, "app/review"])).code, 0);
+    assert.equal(
+      (await runCapture(["tools", "check", "--json", "--repo", root, "app/review"])).code,
+      0,
+    );
   });
 });
 
@@ -138,7 +142,7 @@ Deno.test("exit 1 when a declared execution path is missing", async () => {
   const toml = BASE_TOML +
     toolTable("app", "x", { ...JSON_TOOL, execution_paths: ["app/README.md", "app/bin/tool"] });
   await withWorkspace(toml, BASE_FILES, async (root) => {
-    const r = await runCapture(["tools", "check", "--repo", root, "app/review"]);
+    const r = await runCapture(["tools", "check", "--json", "--repo", root, "app/review"]);
     assert.equal(r.code, 1);
     const checks = (JSON.parse(r.out) as Report).tools[0].checks;
     const paths = checks.filter((c) => c.check === "execution_path");
@@ -153,7 +157,7 @@ Deno.test("exit 1 when an execution path goes through a symlink", async () => {
   const toml = BASE_TOML +
     toolTable("app", "x", { ...JSON_TOOL, execution_paths: ["app/real/tool", "app/link/tool"] });
   await withWorkspace(toml, files, async (root) => {
-    const r = await runCapture(["tools", "check", "--repo", root, "app/review"]);
+    const r = await runCapture(["tools", "check", "--json", "--repo", root, "app/review"]);
     assert.equal(r.code, 1);
     const paths = (JSON.parse(r.out) as Report).tools[0].checks
       .filter((c) => c.check === "execution_path");
@@ -170,7 +174,7 @@ Deno.test("exit 1 when a bound session's stop command is missing", async () => {
     'stop = { command = "tools/stop.sh", args = [], execution_paths = ["app/tools/stop.sh"] }\n';
   const toml = BASE_TOML + session + toolTable("app", "x", { ...JSON_TOOL, session: "s" });
   await withWorkspace(toml, BASE_FILES, async (root) => {
-    const r = await runCapture(["tools", "check", "--repo", root, "app/review"]);
+    const r = await runCapture(["tools", "check", "--json", "--repo", root, "app/review"]);
     assert.equal(r.code, 1);
     const body = JSON.parse(r.out) as Report & {
       sessions: { name: string; checks: Check[]; ready: boolean }[];
@@ -186,7 +190,7 @@ Deno.test("exit 1 when a bound session's stop command is missing", async () => {
 Deno.test("exit 1 on a declaration error, printed without a stack trace", async () => {
   const toml = BASE_TOML + toolTable("app", "x", { ...JSON_TOOL, protocol: "xml", timeout_ms: 0 });
   await withWorkspace(toml, BASE_FILES, async (root) => {
-    const r = await runCapture(["tools", "check", "--repo", root]);
+    const r = await runCapture(["tools", "check", "--json", "--repo", root]);
     assert.equal(r.code, 1);
     assert.equal(r.out, "");
     assert.match(r.err, /declaration errors:/);
@@ -213,7 +217,7 @@ Deno.test("exit 2 for invalid flag combinations", async () => {
     [["--bogus"], /unknown option/],
   ];
   for (const [argv, message] of cases) {
-    const r = await runCapture(["tools", "check", "--repo", EXAMPLES, ...argv]);
+    const r = await runCapture(["tools", "check", "--json", "--repo", EXAMPLES, ...argv]);
     assert.equal(r.code, 2, `${argv.join(" ")}: ${r.err}`);
     assert.match(r.err, message, argv.join(" "));
     assert.equal(r.out, "");
@@ -221,12 +225,13 @@ Deno.test("exit 2 for invalid flag combinations", async () => {
 });
 
 Deno.test("exit 2 for an unknown eval or Artifact, with a hint", async () => {
-  const r = await runCapture(["tools", "check", "--repo", EXAMPLES, "app/reveiw"]);
+  const r = await runCapture(["tools", "check", "--json", "--repo", EXAMPLES, "app/reveiw"]);
   assert.equal(r.code, 2);
   assert.match(r.err, /did you mean `app\/review`/);
   const a = await runCapture([
     "tools",
     "check",
+    "--json",
     "--repo",
     EXAMPLES,
     "--artifact",
@@ -254,7 +259,15 @@ Deno.test("--repo without toolhost.toml → exit 2 with a clear message", async 
 Deno.test("--state-dir is accepted and nothing is written there by a static check", async () => {
   await withWorkspace(BASE_TOML, BASE_FILES, async (root) => {
     const stateDir = join(root, "st");
-    const r = await runCapture(["tools", "check", "--repo", root, "--state-dir", stateDir]);
+    const r = await runCapture([
+      "tools",
+      "check",
+      "--json",
+      "--repo",
+      root,
+      "--state-dir",
+      stateDir,
+    ]);
     assert.equal(r.code, 0, r.err);
     assert.ok(!exists(stateDir));
   });

@@ -347,7 +347,7 @@ async function initCases(t: Deno.TestContext, ws: DistWorkspace, r: Runner): Pro
       Deno.mkdirSync(dir);
       const res = await init("plain-tool", "finder");
       assert.equal(res.code, 0, res.err);
-      const check = await run(ws, r, ["tools", "check", "tools/agent", "--repo", dir]);
+      const check = await run(ws, r, ["tools", "check", "--json", "tools/agent", "--repo", dir]);
       assert.equal(check.code, 0, check.err + check.out);
       assert.equal(JSON.parse(check.out).ready, true);
       await scaffoldTest(ws, r, "tools/finder.test.mjs", ws.path);
@@ -361,7 +361,7 @@ async function initCases(t: Deno.TestContext, ws: DistWorkspace, r: Runner): Pro
         const res = await init(kind, name);
         assert.equal(res.code, 0, res.err);
       }
-      const check = await run(ws, r, ["tools", "check", "tools/agent", "--repo", dir]);
+      const check = await run(ws, r, ["tools", "check", "--json", "tools/agent", "--repo", dir]);
       assert.equal(JSON.parse(check.out).ready, true, check.out);
       const withNode = `${node!.slice(0, node!.lastIndexOf("/"))}:${ws.path}`;
       await scaffoldTest(ws, r, "tools/greet.test.mjs", withNode);

@@ -60,7 +60,7 @@ interface Report {
 
 Deno.test("tools check: the enforcement in effect per limited tool and session", async () => {
   await using tmp = await tempWorkspace(TOML, { "app/README.md": "# app\n" });
-  const r = await runCapture(["tools", "check", "app/review", "--repo", tmp.root]);
+  const r = await runCapture(["tools", "check", "--json", "app/review", "--repo", tmp.root]);
   const body = JSON.parse(r.out) as Report;
   const limited = body.tools.find((t) => t.name === "limited_app")!;
   const mode = currentEnforcement().mode;
@@ -77,7 +77,7 @@ Deno.test("no enforcement possible: `none (unsupported: …)`, not ready, and th
   await using tmp = await tempWorkspace(TOML, { "app/README.md": "# app\n" });
   configureLimits({ mode: "cgroup", cgroupParent: `${tmp.root}/no-such-cgroup` });
   try {
-    const r = await runCapture(["tools", "check", "app/review", "--repo", tmp.root]);
+    const r = await runCapture(["tools", "check", "--json", "app/review", "--repo", tmp.root]);
     assert.equal(r.code, 1);
     const body = JSON.parse(r.out) as Report;
     const limited = body.tools.find((t) => t.name === "limited_app")!;

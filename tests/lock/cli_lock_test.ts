@@ -44,7 +44,9 @@ Deno.test("toolhost lock / lock --check / tools check / tools call / --no-lock",
   assert.equal(wrote.code, 0, wrote.err);
   assert.equal(wrote.out, "wrote toolhost.lock: 1 eval(s), 4 tool(s), 0 extension(s)\n");
   assert.equal((await runCapture(["lock", "--check", ...repo])).code, 0);
-  const clean = JSON.parse((await runCapture(["tools", "check", "app/review", ...repo])).out);
+  const clean = JSON.parse(
+    (await runCapture(["tools", "check", "--json", "app/review", ...repo])).out,
+  );
   assert.deepEqual(clean.lock, { status: "verified", drift: [], blocked: [] });
 
   await Deno.writeTextFile(`${tmp.root}/app/tools/stats.sh`, TOOL + "# edited\n");
@@ -57,7 +59,7 @@ Deno.test("toolhost lock / lock --check / tools check / tools call / --no-lock",
       "app/review: tool `stats_app`: program `command` `app/tools/stats.sh` changed",
     ],
   });
-  const report = await runCapture(["tools", "check", "app/review", ...repo]);
+  const report = await runCapture(["tools", "check", "--json", "app/review", ...repo]);
   assert.equal(report.code, 1);
   const body = JSON.parse(report.out);
   assert.equal(body.ready, false);
@@ -82,7 +84,14 @@ Deno.test("toolhost lock / lock --check / tools check / tools call / --no-lock",
   const dev = await runCapture([...call, "--no-lock"]);
   assert.equal(dev.code, 0);
   assert.match(dev.err, /WARNING: lock verification is OFF/);
-  const unchecked = await runCapture(["tools", "check", "app/review", "--no-lock", ...repo]);
+  const unchecked = await runCapture([
+    "tools",
+    "check",
+    "--json",
+    "app/review",
+    "--no-lock",
+    ...repo,
+  ]);
   assert.equal(JSON.parse(unchecked.out).lock, undefined);
   assert.match(unchecked.err, /WARNING/);
 

@@ -46,12 +46,14 @@ Deno.test("a changed extension: static tools check shows it, lock --check never 
   assert.ok(Deno.statSync(mark).isFile); // locking lists it once
   Deno.removeSync(mark);
 
-  const clean = JSON.parse((await runCapture(["tools", "check", "app/review", ...repo])).out);
+  const clean = JSON.parse(
+    (await runCapture(["tools", "check", "--json", "app/review", ...repo])).out,
+  );
   assert.equal(clean.lock.status, "verified");
 
   // The reviewed command with other args (an unreviewed invocation).
   await Deno.writeTextFile(`${tmp.root}/toolhost.toml`, toml(tmp.root, '["--inject"]'));
-  const report = await runCapture(["tools", "check", "app/review", ...repo]);
+  const report = await runCapture(["tools", "check", "--json", "app/review", ...repo]);
   assert.equal(report.code, 1);
   const body = JSON.parse(report.out);
   assert.equal(body.lock.status, "drift");

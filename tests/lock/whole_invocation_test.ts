@@ -180,7 +180,9 @@ Deno.test("lock --check exits 1 for a changed args, tools call refuses it (CLI)"
   assert.equal(call.code, 1);
   assert.match(call.out, /LOCK_MISMATCH/);
   assert.doesNotMatch(call.out, /other-b/); // the new target was not read
-  const report = JSON.parse((await runCapture(["tools", "check", "app/review", ...repo])).out);
+  const report = JSON.parse(
+    (await runCapture(["tools", "check", "--json", "app/review", ...repo])).out,
+  );
   assert.equal(report.lock.status, "drift");
   assert.deepEqual(report.lock.blocked, ["fixed_app"]);
 });

@@ -1,6 +1,7 @@
 /**
- * `toolhost tools check`: discover and validate declarations and print JSON scopes,
- * schemas and per-tool readiness. Static unless `--execute`.
+ * `toolhost tools check`: discover and validate declarations and print per-tool, session
+ * and extension readiness as a table (`--json`: the JSON report with scopes and schemas).
+ * Static unless `--execute`.
  *
  * @module
  */
@@ -11,7 +12,9 @@ import { InvocationError } from "../../errors/errors.ts";
 import { type SelectionSpec, selectTools } from "../../registry/selection.ts";
 import type { Workspace } from "../../workspace/types.ts";
 import { type CommonOptions, openWorkspace, withCommon } from "../common_options.ts";
-import { type CliIo, EXIT } from "../exit.ts";
+import { type CliIo, EXIT, processIo } from "../exit.ts";
+import { colorEnabled, paint } from "../color.ts";
+import { renderCheckReport } from "../../check/human_report.ts";
 import { lockSectionFor } from "../../lock_build/check_lock.ts";
 import { warnLockDisabled } from "../../lock/open_lock.ts";
 
@@ -31,6 +34,8 @@ export interface CheckOptions extends CommonOptions {
   args?: string;
   /** `--no-lock` sets this to false. */
   lock?: boolean;
+  /** Print the JSON report instead of the table. */
+  json?: boolean;
 }
 
 /**
@@ -114,8 +119,10 @@ async function attachLockSections(
 export function toolsCheckCommand(io: CliIo, done: (code: number) => void): Command {
   const cmd = new Command("check")
     .description(
-      "Validate declarations and report scopes, schemas and per-tool readiness as JSON.\n" +
-        "Static by default: runs no program and writes nothing. --execute runs one tool.",
+      "Validate declarations and report each tool, session and extension as ready or not\n" +
+        "ready, with the reason, its TOML key path and line, and the fix (--json: the full\n" +
+        "report with scopes and schemas). Static by default: runs no program and writes\n" +
+        "nothing. --execute runs one tool and prints its result as JSON.",
     )
     .argument("[eval]", "eval to check, e.g. app/review (same as --eval)")
     .option("--eval <eval>", "eval to check")
@@ -124,7 +131,7 @@ export function toolsCheckCommand(io: CliIo, done: (code: number) => void): Comm
     .option("--execute", "run one tool (requires --tool)")
     .option("--tool <name>", "tool to run: published name, or short name with --artifact")
     .option("--args <json>", "JSON object of arguments for --execute (agent tools only)")
-    .option("--json", "JSON output (the report is always JSON)")
+    .option("--json", "print the JSON report (scopes, schemas, every check) instead of the table")
     .option("--no-lock", "skip toolhost.lock verification (development only; warns loudly)")
     .addHelpText(
       "after",
@@ -150,8 +157,13 @@ Exit codes: 0 ready/success, 1 declaration/preflight/tool/cleanup failure, 2 inv
     }
     const reports = staticReports(ws, spec);
     if (o.lock !== false) await attachLockSections(ws, reports, stateDir);
-    const body = spec ? reports[0] : { evals: reports, ready: reports.every((r) => r.ready) };
-    io.out(`${JSON.stringify(body, null, 2)}\n`);
+    if (o.json) {
+      const body = spec ? reports[0] : { evals: reports, ready: reports.every((r) => r.ready) };
+      io.out(`${JSON.stringify(body, null, 2)}\n`);
+    } else {
+      const color = io === processIo && colorEnabled(process.stdout);
+      io.out(renderCheckReport(ws, reports, { paint: (t, s) => paint(t, s, color) }));
+    }
     done(reports.every((r) => r.ready) ? EXIT.ok : EXIT.failure);
   });
   return cmd;

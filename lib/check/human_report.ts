@@ -1,0 +1,190 @@
+/**
+ * `tools check`'s default output: per eval, a table of its tools, sessions and extensions,
+ * each ready or not ready, and for what is not ready the reason, the TOML key path and
+ * line, and the fix. `--json` prints the report itself instead.
+ *
+ * @module
+ */
+
+import fs from "node:fs";
+import { escapeShown } from "../paths/show_path.ts";
+import { LIMITS } from "../results/types.ts";
+import { MANIFEST_NAME } from "../workspace/manifest_file.ts";
+import { publishedName } from "../workspace/names.ts";
+import { evalExtensions, type ExtensionDecl } from "../workspace/parse_extensions.ts";
+import { Problems } from "../workspace/problems.ts";
+import { resolveProgram } from "../workspace/program_path.ts";
+import type { Workspace } from "../workspace/types.ts";
+import type { SelectionReport } from "./check_report.ts";
+import { checkKeyPath, fixFor } from "./fixes.ts";
+import { interpreterProblem } from "./interpreter.ts";
+import type { ReadinessCheck } from "./static_checks.ts";
+
+/** The styles the report uses. */
+export type ReportStyle = "red" | "green" | "dim" | "bold";
+
+/** Options of {@link renderCheckReport}. */
+export interface RenderOptions {
+  /**
+   * Styles text (the CLI passes ANSI color for a terminal, never with NO_COLOR).
+   * Default: none.
+   */
+  paint?: (text: string, style: ReportStyle) => string;
+  /** Environment for the extension command lookup. Default `process.env`. */
+  env?: Record<string, string | undefined>;
+}
+
+type Paint = (text: string, style: ReportStyle) => string;
+
+/** One row: a name, whether it is ready, and its failed checks with where and fix. */
+interface Row {
+  name: string;
+  ready: boolean;
+  note: string;
+  problems: { detail: string; keyPath: string }[];
+}
+
+/** Locates key paths in the manifest (best effort: no line when it cannot be read). */
+function locator(ws: Workspace): (keyPath: string) => number | undefined {
+  let text = "";
+  try {
+    if (fs.statSync(ws.manifestPath).size <= LIMITS.maxDeclarationBytes) {
+      text = fs.readFileSync(ws.manifestPath, "utf8");
+    }
+  } catch { /* no lines */ }
+  const p = new Problems(MANIFEST_NAME, text);
+  return (k) => (text === "" ? undefined : p.locate(k));
+}
+
+function toolKeyPath(ws: Workspace, artifactId: string, name: string): string {
+  const a = ws.artifacts.get(artifactId);
+  if (!a) return `artifacts.${artifactId}`;
+  for (const t of [...Object.values(a.agentTools), ...Object.values(a.humanTools)]) {
+    if (publishedName(t.name, a.id) === name) return t.keyPath;
+  }
+  return a.keyPath;
+}
+
+function failed(keyPath: string, checks: ReadinessCheck[]): Row["problems"] {
+  return checks.filter((c) => !c.ok).map((c) => ({
+    detail: `${c.check}: ${c.detail}`,
+    keyPath: checkKeyPath(keyPath, c.check),
+  }));
+}
+
+function extensionRow(ws: Workspace, d: ExtensionDecl, env: RenderOptions["env"]): Row {
+  if (d.remote !== undefined) {
+    return { name: d.name, ready: true, note: "remote: checked when it connects", problems: [] };
+  }
+  const r = resolveProgram(d.command, ws.root, ws.root, env ?? {});
+  const why = r.ok ? interpreterProblem(r.path, env ?? {}) : r.reason;
+  if (why === undefined) return { name: d.name, ready: true, note: "command found", problems: [] };
+  return {
+    name: d.name,
+    ready: false,
+    note: "",
+    problems: [{ detail: `command: ${why}`, keyPath: `${d.keyPath}.command` }],
+  };
+}
+
+function rows(ws: Workspace, r: SelectionReport, env: RenderOptions["env"]): Row[][] {
+  const tools = r.tools.map((t) => ({
+    name: t.name,
+    ready: t.ready,
+    note: t.protocol,
+    problems: failed(toolKeyPath(ws, t.artifactId, t.name), t.checks),
+  }));
+  const sessions = r.sessions.map((s) => {
+    const keyPath = ws.artifacts.get(s.artifactId)?.sessions[s.name]?.keyPath ?? "";
+    return {
+      name: publishedName(s.name, s.artifactId),
+      ready: s.ready,
+      note: "session",
+      problems: failed(keyPath, s.checks),
+    };
+  });
+  const exts = r.eval === undefined ? [] : evalExtensions(ws, r.eval);
+  return [tools, sessions, exts.map((d) => extensionRow(ws, d, env))];
+}
+
+const HEADINGS = ["TOOL", "SESSION", "EXTENSION"];
+
+function section(
+  heading: string,
+  list: Row[],
+  width: number,
+  line: (k: string) => number | undefined,
+  paint: Paint,
+): string[] {
+  if (list.length === 0) return [];
+  const out = [`  ${paint(heading.padEnd(width), "bold")}  STATUS`];
+  const pad = " ".repeat(width + 4);
+  for (const row of list) {
+    const status = row.ready ? paint("ready", "green") : paint("not ready", "red");
+    const note = row.ready && row.note ? `  ${paint(escapeShown(row.note, 80), "dim")}` : "";
+    out.push(`  ${escapeShown(row.name, 64).padEnd(width)}  ${status}${note}`);
+    for (const p of row.problems) {
+      const n = line(p.keyPath);
+      const where = `${escapeShown(p.keyPath, 160)} (${MANIFEST_NAME}${n ? `:${n}` : ""})`;
+      out.push(`${pad}${escapeShown(p.detail, 400)}`, `${pad}  at ${where}`);
+      const fix = fixFor(p.detail);
+      if (fix) out.push(`${pad}  fix: ${fix}`);
+    }
+  }
+  return out;
+}
+
+function lockLines(r: SelectionReport, paint: Paint): string[] {
+  if (r.lock === undefined) return [];
+  if (r.lock.status === "verified") return [`  toolhost.lock: ${paint("verified", "green")}`];
+  const why = r.lock.status === "drift"
+    ? `${r.lock.drift.length} difference(s); ${r.lock.blocked.length} tool(s) blocked`
+    : escapeShown(r.lock.reason ?? "unverifiable", 200);
+  return [
+    `  toolhost.lock: ${paint(r.lock.status, "red")} (${why})`,
+    "    fix: review the differences (`toolhost lock --check`), then run `toolhost lock`",
+  ];
+}
+
+/**
+ * Render `tools check` reports as text for a person.
+ *
+ * @example
+ * ```ts
+ * import { loadWorkspace } from "../workspace/load_workspace.ts";
+ * import { selectTools } from "../registry/selection.ts";
+ * import { buildSelectionReport } from "./check_report.ts";
+ * import { renderCheckReport } from "./human_report.ts";
+ * const ws = await loadWorkspace("examples");
+ * const report = buildSelectionReport(ws, selectTools(ws, { eval: "app/review" }), process.env);
+ * console.log(renderCheckReport(ws, [report]));
+ * ```
+ */
+export function renderCheckReport(
+  ws: Workspace,
+  reports: SelectionReport[],
+  opts: RenderOptions = {},
+): string {
+  const paint = opts.paint ?? ((text: string) => text);
+  const line = locator(ws);
+  const out: string[] = [];
+  for (const r of reports) {
+    const title = r.eval !== undefined ? `eval ${r.eval}` : `Artifact ${r.artifact}`;
+    const state = r.ready ? paint("ready", "green") : paint("not ready", "red");
+    out.push(`${paint(escapeShown(title, 200), "bold")} (${r.audience}): ${state}`);
+    const groups = rows(ws, r, opts.env ?? process.env);
+    const width = Math.min(40, Math.max(9, ...groups.flat().map((g) => g.name.length)));
+    groups.forEach((g, i) => out.push(...section(HEADINGS[i], g, width, line, paint)));
+    if (groups.every((g) => g.length === 0)) out.push("  (no tools)");
+    out.push(...lockLines(r, paint), "");
+  }
+  const notReady = reports.filter((r) => !r.ready).length;
+  out.push(
+    notReady === 0
+      ? `All ${reports.length} checked ${reports.length === 1 ? "scope is" : "scopes are"} ready.`
+      : `${notReady} of ${reports.length} checked ${
+        reports.length === 1 ? "scope is" : "scopes are"
+      } not ready. \`--json\` prints the full report.`,
+  );
+  return `${out.join("\n")}\n`;
+}
