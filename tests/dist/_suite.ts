@@ -157,7 +157,7 @@ async function checkCases(t: Deno.TestContext, ws: DistWorkspace, r: Runner): Pr
     assert.equal(res.out.trim(), DENO_JSON_VERSION);
   });
   await t.step("tools check: the workspace is ready", async () => {
-    const res = await run(ws, r, ["tools", "check"]);
+    const res = await run(ws, r, ["tools", "check", "--json"]);
     assert.equal(res.code, 0, res.err);
     const report = JSON.parse(res.out);
     assert.equal(report.ready, true);
