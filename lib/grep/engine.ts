@@ -28,6 +28,7 @@ import type { CompiledGlob } from "../glob/pattern.ts";
 import { type ByteScanner, withByteScanner } from "./byte_scan.ts";
 import type { GrepPattern } from "./regex.ts";
 import type { Protector } from "../redact/types.ts";
+import { redactScanned, withProtectedLiterals } from "../redact/scan.ts";
 import {
   type BufferOutcome,
   type MatchSink,
@@ -110,6 +111,8 @@ export interface GrepOutcome {
 interface State {
   scanner: ByteScanner;
   protect?: Protector;
+  /** Index of the first protected-value literal in the scanner (-1: searched in JS). */
+  protectFrom: number;
   pattern: GrepPattern;
   lim: GrepLimits;
   out: GrepOutcome;
@@ -194,12 +197,7 @@ function searchFd(st: State, fd: number, logical: string): void | Promise<void> 
 
 /** Replace the protected values in the scanner's first `n` bytes; returns the new length. */
 function redactData(st: State, n: number): number {
-  if (!st.protect?.active) return n;
-  const data = st.scanner.data().subarray(0, n);
-  const out = st.protect.bytes(data, 0, n, true);
-  if (out === data) return n;
-  st.scanner.reserve(out.byteLength).set(out);
-  return out.byteLength;
+  return redactScanned(st.scanner, st.protect, st.protectFrom, n);
 }
 
 /** Go on with a paused search of the scanner's data, pausing in turns. */
@@ -306,9 +304,14 @@ async function grepWith(
 ): Promise<GrepOutcome> {
   const lim = { ...DEFAULT_GREP_LIMITS, ...options.limits };
   prepareScanner(scanner, pattern);
+  // The protected values' forms go after the pattern's literals (the search reads only those).
+  const own = pattern.literals ?? [];
+  const literals = withProtectedLiterals(own, options.protect);
+  if (literals.length > own.length) scanner.setLiterals(literals);
   const st: State = {
     scanner,
     protect: options.protect,
+    protectFrom: literals.length > own.length ? own.length : -1,
     pattern,
     lim,
     out: { matches: [], truncated: false, filesSearched: 0, bytesSearched: 0 },

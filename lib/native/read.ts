@@ -17,7 +17,12 @@ import type { BuiltinEnv } from "../builtins/context.ts";
 import { NATIVE_LIMITS } from "./limits.ts";
 import { decodeText, preadFully, textBlocks, utf8Boundary } from "./text.ts";
 import { showPath } from "../paths/show_path.ts";
-import type { Protector } from "../redact/types.ts";
+import { type Protector, REDACTED } from "../redact/types.ts";
+import { scannedRanges, withProtectedLiterals } from "../redact/scan.ts";
+import { spliceBytes } from "../redact/ranges.ts";
+import { withByteScanner } from "../grep/byte_scan.ts";
+
+const MARKER = new TextEncoder().encode(REDACTED);
 
 /** Arguments of `files_read`. */
 export interface FilesReadArgs {
@@ -42,7 +47,7 @@ export async function runFilesRead(args: FilesReadArgs, env: BuiltinEnv): Promis
   const r = resolveLogicalPath(env, args.path);
   const offset = args.offsetBytes ?? 0;
   const max = args.maxBytes ?? NATIVE_LIMITS.readDefaultBytes;
-  return await withSandbox(r, env, (box) => {
+  return await withSandbox(r, env, async (box) => {
     const f = box.openFile(r.components, r.path);
     try {
       const size = f.size; // of the inode the sandbox verified and opened
@@ -52,13 +57,20 @@ export async function runFilesRead(args: FilesReadArgs, env: BuiltinEnv): Promis
         );
       }
       const want = Math.min(max, size - offset);
-      const read = (at: number, n: number) =>
-        preadFully((b, o, l, p) => fs.readSync(f.fd, b, o, l, p), at, n);
-      let bytes = read(offset, want);
+      const readInto = (into: Uint8Array, at: number, n: number) => {
+        let got = 0;
+        while (got < n) {
+          const r = fs.readSync(f.fd, into, got, n - got, at + got);
+          if (r === 0) break;
+          got += r;
+        }
+        return got;
+      };
+      let bytes = preadFully((b, o, l, p) => fs.readSync(f.fd, b, o, l, p), offset, want);
       const more = offset + bytes.length < size;
       if (more) bytes = bytes.subarray(0, utf8Boundary(bytes, bytes.length) || bytes.length);
       const returned = bytes.length;
-      bytes = protectWindow(env.protect, read, offset, bytes, size);
+      bytes = await protectWindow(env.protect, readInto, offset, bytes, size);
       const text = decodeText(bytes);
       const truncated = offset + returned < size;
       const meta = {
@@ -82,21 +94,30 @@ export async function runFilesRead(args: FilesReadArgs, env: BuiltinEnv): Promis
 /**
  * The window `[offset, offset + bytes.length)` with protected values redacted: the source
  * around it (one longest form on each side) is read too, so an occurrence the window cuts
- * is replaced whole and no part of it is returned.
+ * is replaced whole and no part of it is returned. The forms are found with the SIMD byte
+ * scanner of lib/grep.
  */
-function protectWindow(
+async function protectWindow(
   protect: Protector | undefined,
-  read: (at: number, n: number) => Uint8Array,
+  read: (into: Uint8Array, at: number, n: number) => number,
   offset: number,
   bytes: Uint8Array,
   size: number,
-): Uint8Array {
+): Promise<Uint8Array> {
   if (!protect?.active) return bytes;
+  const literals = withProtectedLiterals([], protect);
+  if (literals.length === 0) return protect.bytes(bytes); // too many forms for the scanner
   const pad = protect.maxBytes;
   const from = Math.max(0, offset - pad);
   const to = Math.min(size, offset + bytes.length + pad);
-  const end = offset + bytes.length;
-  const before = read(from, offset - from);
-  const around = Buffer.concat([before, bytes, read(end, Math.max(0, to - end))]);
-  return protect.bytes(around, before.length, before.length + bytes.length);
+  return await withByteScanner((sc) => {
+    const data = sc.reserve(to - from);
+    const got = read(data, from, to - from);
+    data.set(bytes, offset - from); // the window exactly as it was read before
+    sc.setLiterals(literals);
+    const ranges = scannedRanges(sc, protect, 0, Math.max(got, offset - from + bytes.length));
+    if (ranges.length === 0) return bytes;
+    const start = offset - from;
+    return spliceBytes(sc.data(), ranges, start, start + bytes.length, MARKER, false);
+  });
 }

@@ -19,6 +19,7 @@ import { type ByteScanner, withByteScanner } from "../grep/byte_scan.ts";
 import { NATIVE_LIMITS } from "./limits.ts";
 import { traverse } from "./traverse.ts";
 import type { Protector } from "../redact/types.ts";
+import { redactScanned, withProtectedLiterals } from "../redact/scan.ts";
 
 /** Arguments of `files_search`. */
 export interface FilesSearchArgs {
@@ -57,6 +58,8 @@ export interface SearchMatch {
 interface SearchState {
   scanner: ByteScanner;
   protect?: Protector;
+  /** Index of the first protected-value literal in the scanner (-1: searched in JS). */
+  protectFrom: number;
   max: number;
   lim: SearchLimits;
   matches: SearchMatch[];
@@ -114,12 +117,7 @@ function searchData(st: SearchState, len: number, path: string): boolean {
  * exactly as often as a wrong guess — never.
  */
 function redactData(st: SearchState, len: number): number {
-  if (!st.protect?.active) return len;
-  const data = st.scanner.data().subarray(0, len);
-  const out = st.protect.bytes(data, 0, len, true);
-  if (out === data) return len;
-  st.scanner.reserve(out.byteLength).set(out);
-  return out.byteLength;
+  return redactScanned(st.scanner, st.protect, st.protectFrom, len);
 }
 
 /** Read and search one open file; false when a limit stopped the search. */
@@ -181,7 +179,9 @@ async function search(
   lim: SearchLimits,
   scanner: ByteScanner,
 ): Promise<ToolResult> {
-  scanner.setLiterals([{ bytes: Buffer.from(args.query, "utf8"), mask: null }]);
+  const query = [{ bytes: Buffer.from(args.query, "utf8"), mask: null }];
+  const literals = withProtectedLiterals(query, env.protect);
+  scanner.setLiterals(literals);
   const glob = args.glob === undefined
     ? undefined
     : protectGlob(compileGlob(args.glob, "glob"), env.protect);
@@ -189,6 +189,7 @@ async function search(
   const st: SearchState = {
     scanner,
     protect: env.protect,
+    protectFrom: literals.length > 1 ? 1 : -1,
     max: args.maxMatches ?? NATIVE_LIMITS.searchDefaultMatches,
     lim,
     matches: [],

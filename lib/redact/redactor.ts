@@ -8,7 +8,14 @@
 
 import { Buffer } from "node:buffer";
 import { valueForms } from "./forms.ts";
-import { byteRanges, type Range, spliceBytes, spliceText, textRanges } from "./ranges.ts";
+import {
+  byteRanges,
+  byteString,
+  type Range,
+  spliceBytes,
+  spliceText,
+  textRanges,
+} from "./ranges.ts";
 import { redactResult } from "./result.ts";
 import { type Protector, REDACTED } from "./types.ts";
 import type { ToolResult } from "../results/types.ts";
@@ -30,7 +37,8 @@ const MARKER_BYTES = new TextEncoder().encode(REDACTED);
 export class Redactor implements Protector {
   #values = new Set<string>();
   #forms: string[] = [];
-  #formBytes: Buffer[] = [];
+  #formBytes: string[] = []; // UTF-8 bytes of each form, one character per byte
+  #formUtf8: Uint8Array[] = [];
   #maxUnits = 0;
   #maxBytes = 0;
   #maxBreaks = 0;
@@ -42,9 +50,10 @@ export class Redactor implements Protector {
     const forms = new Set(this.#forms);
     for (const f of valueForms(value)) forms.add(f);
     this.#forms = [...forms].sort((a, b) => b.length - a.length);
-    this.#formBytes = this.#forms.map((f) => Buffer.from(f, "utf8"));
+    this.#formUtf8 = this.#forms.map((f) => new TextEncoder().encode(f));
+    this.#formBytes = this.#formUtf8.map((b) => byteString(b));
     this.#maxUnits = this.#forms[0]?.length ?? 0;
-    this.#maxBytes = Math.max(0, ...this.#formBytes.map((b) => b.byteLength));
+    this.#maxBytes = Math.max(0, ...this.#formBytes.map((b) => b.length));
     this.#maxBreaks = Math.max(0, ...this.#forms.map((f) => f.split("\n").length - 1));
   }
 
@@ -68,6 +77,11 @@ export class Redactor implements Protector {
     return this.#maxBreaks;
   }
 
+  /** The UTF-8 bytes of every form, longest first. */
+  needles(): readonly Uint8Array[] {
+    return this.#formUtf8;
+  }
+
   /** Where forms of values occur in `s` (merged ranges). */
   ranges(s: string): Range[] {
     return this.active ? textRanges(s, this.#forms) : [];
@@ -85,8 +99,8 @@ export class Redactor implements Protector {
 
   /** Whether `b` contains the UTF-8 bytes of any form of a registered value. */
   leaksBytes(b: Uint8Array): boolean {
-    const buf = Buffer.from(b.buffer, b.byteOffset, b.byteLength);
-    return this.#formBytes.some((v) => buf.includes(v));
+    const hay = byteString(b);
+    return this.#formBytes.some((v) => hay.includes(v));
   }
 
   /** `s` with every form of every registered value replaced. */

@@ -20,6 +20,8 @@ export interface Protector {
   readonly maxBytes: number;
   /** Most line breaks (`\n`) in one form of a value (0: every form fits on a line). */
   readonly maxBreaks: number;
+  /** The UTF-8 bytes of every form of every value (for byte scanners), longest first. */
+  needles(): readonly Uint8Array[];
   /** Where forms of values occur in `s`: sorted, merged `[start, end)` ranges. */
   ranges(s: string): Array<[number, number]>;
   /** A JSON value with every string (keys too) redacted; numbers that are values too. */
