@@ -30,6 +30,7 @@ export const SECTIONS: readonly Section[] = [
   { name: "native", file: "native_bench.ts", fn: "benchNative" },
   { name: "cold-start", file: "cold_start_bench.ts", fn: "benchColdStart" },
   { name: "trust", file: "trust_bench.ts", fn: "benchTrust" }, // issue 10
+  { name: "lazy-extensions", file: "lazy_extensions_bench.ts", fn: "benchLazyExtensions" }, // 18
 ];
 
 /** Command-line options of the runner. */

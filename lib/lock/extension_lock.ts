@@ -124,6 +124,21 @@ export class ExtensionLockCheck {
     return Object.keys(own(this.locked?.extensions, ext)?.tools ?? {});
   }
 
+  /**
+   * The tools the lock records for an extension with their listings, or undefined when
+   * the lock has no entry or an entry without listings (written before they were kept).
+   */
+  lockedListing(ext: string): ListedTool[] | undefined {
+    const entry = own(this.locked?.extensions, ext);
+    if (entry === undefined) return undefined;
+    const out: ListedTool[] = [];
+    for (const [name, t] of Object.entries(entry.tools)) {
+      if (t.listing === undefined) return undefined;
+      out.push({ name, description: t.listing.description, inputSchema: t.listing.inputSchema });
+    }
+    return out;
+  }
+
   /** Compare what an (allowed) extension listed with its lock entry. */
   toolCheck(ext: string, tools: readonly ListedTool[]): ToolCheck {
     const locked = own(this.locked?.extensions, ext)?.tools ?? emptyRecord<ExtensionToolLock>();

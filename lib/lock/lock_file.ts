@@ -101,6 +101,11 @@ export interface ExtensionToolLock {
   description: string;
   /** SHA-256 of its canonical input schema. */
   inputSchema: string;
+  /**
+   * The tool as listed (hashing to the two digests), so an eval with a current lock lists
+   * the extension's tools without starting it. Absent in locks written before.
+   */
+  listing?: { description: string; inputSchema: Record<string, unknown> };
 }
 
 /** One extension. */

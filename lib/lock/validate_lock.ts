@@ -9,6 +9,7 @@
 
 import { showKeyPath } from "../workspace/problems.ts";
 import { LockMismatch } from "./errors.ts";
+import { toolHashes } from "./canonical.ts";
 
 const HEX = /^[0-9a-f]{64}$/;
 
@@ -62,6 +63,23 @@ function hashPair(v: unknown, at: string, extra: readonly string[] = []): Record
 
 const TOOL_KEYS = ["declaration", "executionPaths", "programs"];
 
+/** An extension tool: its digests, and optionally its listing, which must hash to them. */
+function extensionTool(v: unknown, at: string): void {
+  if (!isObj(v) || !Object.hasOwn(v, "listing")) {
+    hashPair(v, at);
+    return;
+  }
+  const o = hashPair(v, at, ["listing"]);
+  const l = exactKeys(o.listing, ["description", "inputSchema"], `${at}.listing`);
+  if (typeof l.description !== "string" || !isObj(l.inputSchema)) {
+    throw malformed(`${at}.listing`, "must hold a description and an input schema object");
+  }
+  const h = toolHashes(l.description, l.inputSchema);
+  if (h.description !== o.description || h.inputSchema !== o.inputSchema) {
+    throw malformed(`${at}.listing`, "does not match its digests");
+  }
+}
+
 function checkEval(id: string, v: unknown): void {
   const at = `evals.${id}`;
   const e = exactKeys(v, ["declaration", "programs", "tools", "sessions", "extensions"], at);
@@ -90,7 +108,9 @@ function checkEval(id: string, v: unknown): void {
     objectAt(o.declaration, `${at}.extensions.${n}.declaration`);
     programs(o.programs, `${at}.extensions.${n}.programs`);
     const tools = objectAt(o.tools, `${at}.extensions.${n}.tools`);
-    for (const [tn, t] of Object.entries(tools)) hashPair(t, `${at}.extensions.${n}.tools.${tn}`);
+    for (const [tn, t] of Object.entries(tools)) {
+      extensionTool(t, `${at}.extensions.${n}.tools.${tn}`);
+    }
   }
 }
 

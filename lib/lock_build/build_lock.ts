@@ -62,7 +62,14 @@ export function extensionLock(
   tools: readonly Pick<Tool, "name" | "description" | "inputSchema">[],
 ): ExtensionLock {
   const out: ExtensionLock = { ...part, tools: emptyRecord() };
-  for (const t of tools) out.tools[t.name] = toolHashes(t.description ?? "", t.inputSchema);
+  for (const t of tools) {
+    const description = t.description ?? "";
+    out.tools[t.name] = {
+      ...toolHashes(description, t.inputSchema),
+      // The listing itself, so a current lock lists the tools without starting the server.
+      listing: { description, inputSchema: t.inputSchema as Record<string, unknown> },
+    };
+  }
   return out;
 }
 

@@ -54,6 +54,9 @@ Deno.test("an extension re-describing a tool after the first tools/list: that to
   const { tmp, source } = await lockedSource({ HEAL_RENAME_AFTER_LIST: "1" });
   try {
     assert.equal(await echoDescription(source), "Echo a text."); // the first listing matches
+    // With a current lock the listing comes from the lock (issue 18): a first call starts
+    // the server, whose live list is then watched.
+    assert.equal(text(await source.call("pid_hx", {})).length > 0, true);
     let now: string | undefined;
     assert.equal(
       await waitFor(() => {

@@ -24,6 +24,9 @@ async function fixtureWorkspace(timeoutMs = 30000, extraEnv: Record<string, stri
       args: fixtureServerArgs(),
       artifact_roots: ["out"],
       timeout_ms: timeoutMs,
+      // Starting the server may take long on a loaded machine; the per-request deadline
+      // under test is timeout_ms alone.
+      connect_timeout_ms: 120000,
       env: {
         FIXTURE_ARTIFACT: `${tmp.root}/out/r1.json`,
         FIXTURE_OUTSIDE: `${tmp.root}/app/secret.json`,

@@ -47,7 +47,9 @@ interface ImportCliOptions extends CommonOptions {
  * ```
  */
 export function extensionsCommand(io: CliIo, done: (code: number) => void): Command {
-  const ext = new Command("extensions").description("Manage MCP servers taken in as extensions.");
+  const ext = new Command("extensions")
+    .description("Manage MCP servers taken in as extensions.")
+    .addHelpText("after", "\nExample:\n  toolhost extensions import ~/.cursor/mcp.json\n");
   const imp = new Command("import")
     .description("Append the MCP servers of a client config file to toolhost.toml.")
     .argument("<FILE>", "Claude Desktop / Cursor / VS Code JSON, or Codex config.toml")

@@ -9,6 +9,11 @@ import { InvocationError } from "../../errors/errors.ts";
 import { selectTools } from "../../registry/selection.ts";
 import { listTools } from "../../registry/registry.ts";
 import { evalExtensions } from "../../workspace/parse_extensions.ts";
+import { ExtensionHost } from "../../mcp/extensions/host.ts";
+import { extensionLockFor } from "../../lock/extension_lock.ts";
+import { processEnv } from "../../process/env.ts";
+import type { ToolListing } from "../../registry/registry.ts";
+import type { Workspace } from "../../workspace/types.ts";
 import { type CommonOptions, openWorkspace, withCommon } from "../common_options.ts";
 import { type CliIo, EXIT } from "../exit.ts";
 
@@ -35,24 +40,81 @@ export function toolsListCommand(io: CliIo, done: (code: number) => void): Comma
     const { ws } = await openWorkspace(o);
     const sel = selectTools(ws, { eval: o.eval });
     const tools = listTools(sel);
-    // Extension servers are not started to list (listing runs no owner code); name them.
+    // Extension servers are not started to list (listing runs no owner code): their tools
+    // are shown from a current toolhost.lock; the rest are only named.
     const extensions = sel.evalId === undefined
       ? []
       : evalExtensions(ws, sel.evalId).map((d) => d.name);
+    const fromLock = sel.evalId === undefined || extensions.length === 0
+      ? { tools: [], unlisted: [] }
+      : await lockedExtensionTools(ws, sel.evalId, new Set(tools.map((t) => t.name)));
     if (o.json) {
-      const out = { eval: sel.evalId, audience: sel.audience, tools, extensions };
+      const out = {
+        eval: sel.evalId,
+        audience: sel.audience,
+        tools,
+        extensions,
+        extensionTools: fromLock.tools,
+      };
       io.out(`${JSON.stringify(out, null, 2)}\n`);
     } else {
-      io.out(`${sel.evalId} (${sel.audience}): ${tools.length} tool(s)\n`);
+      const count = tools.length + fromLock.tools.length;
+      io.out(`${sel.evalId} (${sel.audience}): ${count} tool(s)\n`);
       for (const t of tools) io.out(`  ${t.name.padEnd(28)} ${t.description.split("\n")[0]}\n`);
-      if (extensions.length > 0) {
+      for (const t of fromLock.tools) {
         io.out(
-          `  + the tools of extension(s) ${extensions.join(", ")}, named <tool>_<extension>; ` +
-            "not started to list: see them with `toolhost tools check --execute` or `serve`\n",
+          `  ${t.name.padEnd(28)} [extension ${t.extension}] ${t.description.split("\n")[0]}\n`,
+        );
+      }
+      if (fromLock.unlisted.length > 0) {
+        io.out(
+          `  + the tools of extension(s) ${
+            fromLock.unlisted.join(", ")
+          }, named <tool>_<extension>; ` +
+            "not started to list and not in a current toolhost.lock: see them with " +
+            "`toolhost tools check --execute` or `serve`, or run `toolhost lock`\n",
         );
       }
     }
     done(EXIT.ok);
   });
   return cmd;
+}
+
+/** An extension tool as `tools list` shows it. */
+interface ExtensionToolListing extends ToolListing {
+  /** The extension it comes from. */
+  extension: string;
+}
+
+/**
+ * The extension tools a current lock lists (no server is started), and the extensions
+ * it cannot list (no lock, an entry without listings, or a declaration that changed).
+ */
+async function lockedExtensionTools(
+  ws: Workspace,
+  evalId: string,
+  reserved: ReadonlySet<string>,
+): Promise<{ tools: ExtensionToolListing[]; unlisted: string[] }> {
+  const env = processEnv();
+  const names = evalExtensions(ws, evalId).map((d) => d.name);
+  let lock;
+  try {
+    lock = await extensionLockFor(ws, evalId, env);
+  } catch {
+    lock = undefined; // an unusable lock lists nothing; calls report it
+  }
+  if (lock === undefined) return { tools: [], unlisted: names };
+  const host = ExtensionHost.forEval(ws, evalId, { env, lock, reserved, listOnly: true });
+  try {
+    const listed = await host.list();
+    const lazy = new Set(host.servers.filter((s) => host.isLazy(s)).map((s) => s.decl.name));
+    const tools = listed.flatMap((t) => {
+      const ext = [...lazy].find((n) => t.name.endsWith(`_${n}`));
+      return ext === undefined ? [] : [{ ...t, extension: ext }];
+    });
+    return { tools, unlisted: names.filter((n) => !lazy.has(n)) };
+  } finally {
+    await host.close();
+  }
 }

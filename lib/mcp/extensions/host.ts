@@ -62,6 +62,11 @@ export interface ExtensionHostOptions {
   artifacts?: SpillHomeDir;
   /** Restart backoff and cap of dead servers. */
   restart?: RestartOptions;
+  /**
+   * Start no server to list: extensions the lock cannot list are left out. Default false
+   * (`tools list` sets it; calls still start servers).
+   */
+  listOnly?: boolean;
 }
 
 interface PublishedTool {
@@ -94,6 +99,11 @@ export class ExtensionHost {
   #listing?: Promise<Map<string, PublishedTool>>;
   #drift: Drift[] = [];
   readonly #changed = new Set<() => void>();
+  /** Servers whose tools are published from the lock, not started yet. */
+  readonly #lazy = new Set<ExtensionServer>();
+  /** Servers that must be listed live from now on (a call or a readiness check). */
+  readonly #live = new Set<ExtensionServer>();
+  readonly #activating = new Map<ExtensionServer, Promise<void>>();
 
   /** Create a host for `decls`; nothing runs until the first list or call. */
   constructor(ws: Workspace, decls: ExtensionDecl[], opts: ExtensionHostOptions = {}) {
@@ -133,8 +143,35 @@ export class ExtensionHost {
 
   /** Differences from the lock found by the latest listing (starts servers to find out). */
   async lockDrift(): Promise<Drift[]> {
-    await this.#tools();
+    await this.#activate(this.servers);
     return [...this.#drift];
+  }
+
+  /** Whether `s`'s tools are published from the lock and it has not been started. */
+  isLazy(s: ExtensionServer): boolean {
+    return this.#lazy.has(s);
+  }
+
+  /**
+   * List `servers` live from now on (starting them) and verify them against the lock;
+   * listeners hear of it when that changed what is published.
+   */
+  #activate(servers: ExtensionServer[]): Promise<void> {
+    const todo = servers.filter((s) => !this.#live.has(s));
+    if (todo.length === 0) return this.#tools().then(() => {});
+    const run = (async () => {
+      const before = await this.#tools();
+      for (const s of todo) this.#live.add(s);
+      if (!todo.some((s) => this.#lazy.has(s))) return;
+      for (const s of todo) this.#lazy.delete(s);
+      this.#listing = undefined;
+      const after = await this.#tools();
+      if (publishedDiffers(before, after)) { for (const listener of this.#changed) listener(); }
+    })();
+    for (const s of todo) this.#activating.set(s, run);
+    return run.finally(() => {
+      for (const s of todo) if (this.#activating.get(s) === run) this.#activating.delete(s);
+    });
   }
 
   #tools(): Promise<Map<string, PublishedTool>> {
@@ -165,6 +202,16 @@ export class ExtensionHost {
       );
       return { held };
     }
+    // Issue 18: with a current lock, its listing stands in for the server's until a call
+    // needs the server (which then verifies its live list against the lock).
+    if (this.#opts.lock && !this.#live.has(s)) {
+      const locked = this.#opts.lock.lockedListing(s.decl.name);
+      if (locked !== undefined) {
+        this.#lazy.add(s);
+        return locked as Tool[];
+      }
+    }
+    if (this.#opts.listOnly) return undefined;
     try {
       return await s.listTools();
     } catch (e) {
@@ -270,7 +317,19 @@ export class ExtensionHost {
     args: unknown,
     opts: { signal?: AbortSignal } = {},
   ): Promise<ToolResult> {
-    const tool = (await this.#tools()).get(name);
+    let tool = (await this.#tools()).get(name);
+    if (tool && this.#lazy.has(tool.server)) {
+      // First call: start the server and verify its live list against the lock first.
+      const server = tool.server;
+      await (this.#activating.get(server) ?? this.#activate([server]));
+      tool = (await this.#tools()).get(name);
+      if (!tool) {
+        return errorResult(
+          server.readiness.error ??
+            `The extension \`${server.decl.name}\` no longer offers \`${name}\`; the call was not sent.`,
+        );
+      }
+    }
     if (!tool) return errorResult(`No tool \`${name}\` is available from this eval's extensions.`);
     if (tool.blocked) return errorResult(lockRefusalText(name, tool.blocked));
     const admission = admitOrRefuse(args, tool.schema);
@@ -299,7 +358,7 @@ export class ExtensionHost {
 
   /** Readiness of every admitted extension (starts and lists them). */
   async readiness(): Promise<ExtensionReadiness[]> {
-    await this.#tools();
+    await this.#activate(this.servers);
     return this.servers.map((s) => ({ ...s.readiness }));
   }
 
@@ -316,4 +375,15 @@ export class ExtensionHost {
       );
     }
   }
+}
+
+/** Whether two listings publish different names or descriptions. */
+function publishedDiffers(a: Map<string, PublishedTool>, b: Map<string, PublishedTool>): boolean {
+  if (a.size !== b.size) return true;
+  for (const [k, v] of a) {
+    const w = b.get(k);
+    if (w === undefined || w.listing.description !== v.listing.description) return true;
+    if (w.fingerprint !== v.fingerprint) return true;
+  }
+  return false;
 }
