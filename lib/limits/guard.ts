@@ -10,6 +10,7 @@
 
 import type { GuardExit, GuardLimit, RunGuard } from "../process/run_guard.ts";
 import type { ProcessRecord } from "../process/proc_identity.ts";
+import { onLastResort } from "../process/last_resort.ts";
 import { CallCgroup } from "./cgroup.ts";
 import { currentEnforcement, type Enforcement, watchdogIntervalMs } from "./enforcement.ts";
 import { DescendantTracker, type TreeSample } from "./descendants.ts";
@@ -72,6 +73,33 @@ function overLimit(l: ResourceLimits, s: TreeSample): GuardLimit | null {
   return null;
 }
 
+/** A watched run's tracker and leader. */
+interface Tree {
+  tracker: DescendantTracker;
+  record: ProcessRecord;
+}
+
+/** Trees still watched: if toolhost exits first, every known descendant is killed. */
+const liveTrees = new Set<Tree>();
+let lastResortInstalled = false;
+
+function watchTree(tree: Tree): Tree {
+  if (!lastResortInstalled) {
+    lastResortInstalled = true;
+    onLastResort(() => {
+      for (const t of liveTrees) killKnown(t.tracker, t.record);
+    });
+  }
+  liveTrees.add(tree);
+  return tree;
+}
+
+/** Kill what is left of a watched tree (confirmed), then forget it. */
+async function endTree(tree: Tree | undefined): Promise<void> {
+  if (tree === undefined) return;
+  if (await killTreeConfirmed(tree.tracker, tree.record)) liveTrees.delete(tree);
+}
+
 /** The tracker of a spawned group's whole tree. */
 function trackerFor(
   record: ProcessRecord,
@@ -87,7 +115,7 @@ class RlimitGuard implements RunGuard {
   readonly #prlimit: string;
   readonly #ticker = new Ticker();
   #maxData = 0;
-  #tree?: { tracker: DescendantTracker; record: ProcessRecord };
+  #tree?: Tree;
   #settled?: Promise<GuardLimit | null>;
 
   constructor(limits: ResourceLimits, prlimit: string) {
@@ -101,7 +129,7 @@ class RlimitGuard implements RunGuard {
 
   watch(record: ProcessRecord, breach: (kind: GuardLimit) => void, tag?: string): void {
     const tracker = trackerFor(record, tag);
-    this.#tree = { tracker, record };
+    this.#tree = watchTree({ tracker, record });
     const l = this.#limits;
     this.#ticker.start(() => {
       const s = tracker.step(l.maxProcesses);
@@ -117,8 +145,7 @@ class RlimitGuard implements RunGuard {
   settle(exit: GuardExit): Promise<GuardLimit | null> {
     this.#settled ??= (async () => {
       const kind = this.#classify(exit);
-      const t = this.#tree;
-      if (t !== undefined) await killTreeConfirmed(t.tracker, t.record);
+      await endTree(this.#tree);
       return kind;
     })();
     return this.#settled;
@@ -148,7 +175,7 @@ class CgroupGuard implements RunGuard {
   readonly #limits: ResourceLimits;
   readonly #group: CallCgroup;
   readonly #ticker = new Ticker();
-  #tree?: { tracker: DescendantTracker; record: ProcessRecord };
+  #tree?: Tree;
   #settled?: Promise<GuardLimit | null>;
 
   constructor(limits: ResourceLimits, group: CallCgroup) {
@@ -183,7 +210,7 @@ class CgroupGuard implements RunGuard {
   watch(record: ProcessRecord, breach: (kind: GuardLimit) => void, tag?: string): void {
     const group = this.#group;
     const tracker = trackerFor(record, tag, (pid) => !group.holds(pid));
-    this.#tree = { tracker, record };
+    this.#tree = watchTree({ tracker, record });
     this.#ticker.start(() => this.#check(), (kind) => {
       group.kill();
       killKnown(tracker, record);
@@ -196,8 +223,7 @@ class CgroupGuard implements RunGuard {
     this.#settled ??= (async () => {
       this.#ticker.stop();
       const kind = this.#ticker.breached ?? this.#check();
-      const t = this.#tree;
-      if (t !== undefined) await killTreeConfirmed(t.tracker, t.record);
+      await endTree(this.#tree);
       await this.#group.remove();
       return kind;
     })();
