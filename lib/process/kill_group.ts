@@ -26,18 +26,23 @@
  * session, a record without a start time (where `/proc` exists), or a boot id that is not
  * exactly the current one.
  *
- * Records read back from disk (journals after a crash) may be forged, so
- * {@linkcode verifyStoredGroup} is stricter still: the leader itself must be alive with
- * exactly the recorded boot id and start time. Rule 3 (members of a leaderless group) is
- * only ever applied to a group this process verified or spawned moments before.
+ * Records read back from disk (journals after a crash) may be forged — any tool can write
+ * a file in the state directory, and pid, start time and boot id are public in `/proc` —
+ * so {@linkcode verifyStoredGroup} is stricter still: the leader must be alive with
+ * exactly the recorded boot id and start time *and* carry the group's secret tag in its
+ * environment (or, once the leader is gone, every running member must). Rule 3 (members
+ * of a leaderless group) is only ever applied to a group this process verified or spawned
+ * moments before.
  *
  * @module
  */
 
 import { existsSync } from "node:fs";
 import process from "node:process";
+import { carriesGroupTag } from "./escape_reaper.ts";
 import {
   currentBootId,
+  GROUP_TAG_PATTERN,
   liveGroupMembers,
   PID_MAX,
   type ProcessRecord,
@@ -150,20 +155,26 @@ export function inspectGroup(record: ProcessRecord): GroupInspection {
 
 /**
  * How a group record read back from disk compares with the live system:
- * - `ours`: its leader runs (or is an unreaped zombie) with exactly the recorded boot id
- *   and start time, leading its own session and group — it may be ended;
+ * - `ours`: its leader runs with exactly the recorded boot id and start time, leading its
+ *   own session and group, and carries the recorded group tag in its environment — or
+ *   the leader is gone (or a zombie) and every running member of the group is in the
+ *   leader's session, started no earlier, and carries the tag. It may be ended;
  * - `gone`: nothing of it runs any more (another boot; the leader's pid now belongs to a
  *   younger process; or the leader is gone and no running process is in the group);
- * - `unverified`: the leader is gone but running processes still use the group number;
- *   what they are cannot be proven, so they are left alone (also: no `/proc` to check);
+ * - `unverified`: something runs under the recorded identity but does not carry the tag
+ *   (a forged record naming another process, with its public start time and boot id
+ *   copied; a process that cleared or lost its environment; one whose environment cannot
+ *   be read) — it is left alone (also: no `/proc` to check);
  * - `invalid`: the record is incomplete or names what toolhost never records (see
- *   {@linkcode isSignallable}); it is never signalled.
+ *   {@linkcode isSignallable}; a missing or malformed tag); it is never signalled.
  */
 export type StoredGroupVerdict = "ours" | "gone" | "unverified" | "invalid";
 
 /**
  * Decide, fail-closed, whether a stored (possibly forged) record may be signalled: only
- * when its verdict is `ours`.
+ * when its verdict is `ours`. The tag is the part of the identity that cannot be forged:
+ * pid, start time and boot id are public in `/proc`, but a process's environment can only
+ * be read by its own user or root — who could signal it anyway.
  *
  * @example
  * ```ts
@@ -172,23 +183,38 @@ export type StoredGroupVerdict = "ours" | "gone" | "unverified" | "invalid";
  * ```
  */
 export function verifyStoredGroup(record: ProcessRecord): StoredGroupVerdict {
-  const { startTime, bootId } = record;
+  const { startTime, bootId, tag } = record;
   if (!isSignallable(record) || startTime === null || !Number.isSafeInteger(startTime)) {
     return "invalid";
   }
   if (typeof bootId !== "string" || bootId === "") return "invalid";
+  if (typeof tag !== "string" || !GROUP_TAG_PATTERN.test(tag)) return "invalid";
   if (!hasProc() || currentBootId() === null) return "unverified";
   if (bootId !== currentBootId()) return "gone";
   const leader = readProcStat(record.pid);
-  if (leader === null) {
-    const empty = groupIsAbsent(record.pgid) || liveGroupMembers(record.pgid).length === 0;
-    return empty ? "gone" : "unverified";
-  }
-  if (leader.startTime !== startTime) {
+  if (leader !== null) {
     // A reused pid: the number was free, so our group (which reserved it) was empty.
+    if (leader.startTime !== startTime) return "gone";
+    if (!leaderIsOurs(record, leader)) return "invalid";
+    if (leader.state !== "Z" && leader.state !== "X") {
+      return stillCarries(record.pid, startTime, tag) ? "ours" : "unverified";
+    }
+    // A zombie's environment is gone: judge the group by its running members.
+  } else if (groupIsAbsent(record.pgid)) {
     return "gone";
   }
-  return leaderIsOurs(record, leader) ? "ours" : "invalid";
+  const members = liveGroupMembers(record.pgid);
+  if (members.length === 0) return "gone";
+  const tagged = members.every((p) =>
+    p.sid === record.pgid && p.startTime >= startTime && stillCarries(p.pid, p.startTime, tag)
+  );
+  return tagged ? "ours" : "unverified";
+}
+
+/** `pid` carries `tag`, and is still the process that started at `startTime` after its
+ * environment was read (not a pid reused meanwhile). */
+function stillCarries(pid: number, startTime: number, tag: string): boolean {
+  return carriesGroupTag(pid, tag) && readProcStat(pid)?.startTime === startTime;
 }
 
 /**

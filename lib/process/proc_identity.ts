@@ -40,7 +40,25 @@ export interface ProcessRecord {
   startTime: number | null;
   /** `/proc/sys/kernel/random/boot_id` when recorded, or null where unavailable. */
   bootId: string | null;
+  /**
+   * The group's secret: the random tag toolhost put in its leader's environment
+   * (`_TOOLHOST_GROUP_TAG`, escape_reaper.ts), when toolhost started it. Only the same
+   * user (or root) can read it back from `/proc/<pid>/environ`, so a record read back from
+   * disk names a group toolhost started only if that group still carries it.
+   */
+  tag?: string;
 }
+
+/**
+ * What a group tag looks like: 32 lowercase hex digits (128 random bits).
+ *
+ * @example
+ * ```ts
+ * import { GROUP_TAG_PATTERN } from "./proc_identity.ts";
+ * GROUP_TAG_PATTERN.test("0123456789abcdef0123456789abcdef"); // true
+ * ```
+ */
+export const GROUP_TAG_PATTERN: RegExp = /^[0-9a-f]{32}$/;
 
 /**
  * Highest process id Linux can ever hand out (`PID_MAX_LIMIT`, 2^22). A recorded pid above
@@ -52,23 +70,26 @@ const BOOT_ID = /^[0-9a-f-]{1,64}$/i;
 
 /**
  * Parse a group record read back from disk (a journal line) — strictly, because the file
- * may be forged: a cloned repository can ship a state directory. Only a record toolhost
- * itself writes on Linux passes: `pid` an integer in 2..{@linkcode PID_MAX}, `pgid === pid`,
- * a start time (a nonnegative integer) and a boot id. Anything else — a null, missing or
- * fractional field, pid 0, 1 or negative, a group other than the pid — is null, and a
- * caller must then never signal what it names.
+ * may be forged: a cloned repository can ship a state directory, and any tool may write
+ * in it. Only a record toolhost itself writes on Linux passes: `pid` an integer in
+ * 2..{@linkcode PID_MAX}, `pgid === pid`, a start time (a nonnegative integer), a boot id
+ * and a group tag ({@linkcode GROUP_TAG_PATTERN}). Anything else — a null, missing or
+ * fractional field, pid 0, 1 or negative, a group other than the pid, a missing, short or
+ * malformed tag — is null, and a caller must then never signal what it names.
  *
  * @example
  * ```ts
  * import { parseStoredRecord } from "./proc_identity.ts";
- * parseStoredRecord({ pid: 42, pgid: 42, startTime: 7, bootId: "b0" })?.pid; // 42
- * parseStoredRecord({ pid: 42, pgid: 42, startTime: null, bootId: "b0" }); // null
+ * const tag = "0123456789abcdef0123456789abcdef";
+ * parseStoredRecord({ pid: 42, pgid: 42, startTime: 7, bootId: "b0", tag })?.pid; // 42
+ * parseStoredRecord({ pid: 42, pgid: 42, startTime: 7, bootId: "b0" }); // null
  * ```
  */
 export function parseStoredRecord(value: unknown): ProcessRecord | null {
   if (typeof value !== "object" || value === null) return null;
   const o = value as Record<string, unknown>;
-  const { pid, pgid, startTime, bootId } = o;
+  const { pid, pgid, startTime, bootId, tag } = o;
+  if (typeof tag !== "string" || !GROUP_TAG_PATTERN.test(tag)) return null;
   if (typeof pid !== "number" || !Number.isSafeInteger(pid) || pid < 2 || pid > PID_MAX) {
     return null;
   }
@@ -77,7 +98,7 @@ export function parseStoredRecord(value: unknown): ProcessRecord | null {
     return null;
   }
   if (typeof bootId !== "string" || !BOOT_ID.test(bootId)) return null;
-  return { pid, pgid: pid, startTime, bootId };
+  return { pid, pgid: pid, startTime, bootId, tag };
 }
 
 /**

@@ -201,7 +201,7 @@ export async function spawnGroup(options: SpawnGroupOptions): Promise<GroupHandl
     throw new SpawnError(spawnFailureFromCode(code));
   }
   // Synchronously, before the event loop can reap the child.
-  const record = recordProcess(child.pid);
+  const record: ProcessRecord = { ...recordProcess(child.pid), tag };
   child.on("error", () => {});
   const exited = new Promise<ExitStatus>((resolve) => {
     child.once("exit", (exitCode, signal) => resolve({ exitCode, signal }));

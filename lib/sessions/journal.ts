@@ -6,11 +6,13 @@
  * (lib/process call_dirs.ts) keep their group in the same line format.
  *
  * Reading back is fail-closed, because a state directory can be forged: an admission
- * without a complete identity (pid ≥ 2 and equal to pgid, start time, boot id) is counted
- * as rejected and never returned, and the file is never followed through a symlink.
+ * without a complete identity (pid ≥ 2 and equal to pgid, start time, boot id, group tag)
+ * is counted as rejected and never returned, and the file is never followed through a
+ * symlink. The group tag is the secret in the group's environment that a sweep checks
+ * before it signals anything (lib/process kill_group.ts `verifyStoredGroup`).
  *
  * ```
- * {"op":"admit","role":"start","pid":41,"pgid":41,"startTime":9001,"bootId":"…"}
+ * {"op":"admit","role":"start","pid":41,"pgid":41,"startTime":9001,"bootId":"…","tag":"…"}
  * {"op":"retire","pid":41,"startTime":9001}
  * ```
  *
@@ -38,7 +40,7 @@ export interface JournalContents {
   entries: JournalEntry[];
   /**
    * Unretired admissions refused as incomplete or malformed (a null or missing start
-   * time or boot id, pid 0, 1 or negative, pgid other than pid, an unknown role, ...).
+   * time, boot id or tag, pid 0, 1 or negative, pgid other than pid, an unknown role, ...).
    * toolhost never writes such an entry on Linux; nothing they name is ever signalled.
    */
   rejected: number;
@@ -63,8 +65,9 @@ function key(pid: unknown, startTime: unknown): string {
  * @example
  * ```ts
  * import { inspectJournal } from "./journal.ts";
- * const ok = '{"op":"admit","role":"call","pid":7,"pgid":7,"startTime":1,"bootId":"b"}';
- * const bad = '{"op":"admit","role":"call","pid":8,"pgid":8,"startTime":null,"bootId":null}';
+ * const tag = "0123456789abcdef0123456789abcdef";
+ * const ok = JSON.stringify({ op: "admit", role: "call", pid: 7, pgid: 7, startTime: 1, bootId: "b", tag });
+ * const bad = '{"op":"admit","role":"call","pid":8,"pgid":8,"startTime":1,"bootId":"b"}';
  * const j = inspectJournal(`${ok}\n${bad}\n`);
  * console.log(j.entries.length, j.rejected); // 1 1
  * ```
@@ -103,7 +106,8 @@ export function inspectJournal(text: string): JournalContents {
  * @example
  * ```ts
  * import { parseJournal } from "./journal.ts";
- * const text = '{"op":"admit","role":"call","pid":7,"pgid":7,"startTime":1,"bootId":"b"}\n';
+ * const tag = "0123456789abcdef0123456789abcdef";
+ * const text = `${JSON.stringify({ op: "admit", role: "call", pid: 7, pgid: 7, startTime: 1, bootId: "b", tag })}\n`;
  * parseJournal(text).length; // 1
  * ```
  */

@@ -5,7 +5,8 @@
  *
  * - Only journal entries with a complete identity are considered, and of those only the
  *   groups `verifyStoredGroup` finds to be `ours` (leader alive with exactly the recorded
- *   boot id and start time) are signalled. Incomplete, malformed, unverifiable entries and
+ *   boot id and start time, carrying the group's secret tag in its environment) are
+ *   signalled — and then also the processes that left such a group still carrying its tag. Incomplete, malformed, unverifiable entries and
  *   a journal that is not a regular file are never signalled: they are counted as
  *   `refused` and reported, and the processes they name are left alone.
  * - When a verified group cannot be confirmed gone, the folder and its journal are kept
@@ -33,6 +34,7 @@ import {
   verifyStoredGroup,
 } from "../process/kill_group.ts";
 import type { ProcessRecord } from "../process/proc_identity.ts";
+import { reapEscapesConfirmed } from "../process/escape_reaper.ts";
 import { readJournalFile } from "./journal.ts";
 
 /** Ends one verified group (tests inject failures). */
@@ -128,7 +130,7 @@ async function cleanOnce(f: StaleFolder, path: string, opts: StaleOptions): Prom
     if (verdict === "ours") verified.push(e.record);
     else if (verdict !== "gone") refused++;
   }
-  const terminate = opts.terminate ?? terminateGroup;
+  const terminate = opts.terminate ?? endStoredGroup;
   const reports = await Promise.all(
     verified.map((r) =>
       terminate(r, { graceMs: opts.graceMs }).catch(() => ({ confirmed: false }))
@@ -144,6 +146,20 @@ async function cleanOnce(f: StaleFolder, path: string, opts: StaleOptions): Prom
     };
   }
   return await removeConfined(f, path, refused);
+}
+
+/**
+ * End a verified stored group, then every process that left it (`setsid`) still carrying
+ * its tag: a crashed toolhost could not reap those itself.
+ */
+async function endStoredGroup(
+  record: ProcessRecord,
+  options: TerminateOptions,
+): Promise<TerminateReport> {
+  const report = await terminateGroup(record, options);
+  if (!report.confirmed || record.tag === undefined) return report;
+  const { tag, pid, startTime } = record;
+  return { ...report, confirmed: await reapEscapesConfirmed({ tag, pid, startTime }) };
 }
 
 /** Remove the folder once it is checked to be confined; a folder that vanishes meanwhile

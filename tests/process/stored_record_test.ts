@@ -13,14 +13,24 @@ import {
   readProcStat,
 } from "../../lib/process/proc_identity.ts";
 import { spawnGroup } from "../../lib/process/spawn_group.ts";
+import { newGroupTag } from "../../lib/process/escape_reaper.ts";
+import { readFileSync } from "node:fs";
 import { ENV } from "./helpers.ts";
 
 const BOOT = currentBootId()!;
 
 Deno.test("parseStoredRecord accepts only complete identities", () => {
-  const ok = { pid: 4242, pgid: 4242, startTime: 7, bootId: BOOT };
+  const ok = { pid: 4242, pgid: 4242, startTime: 7, bootId: BOOT, tag: "0a".repeat(16) };
   assert.deepEqual(parseStoredRecord({ ...ok, extra: "ignored" }), ok);
   const bad: Record<string, unknown>[] = [
+    { ...ok, tag: undefined },
+    { ...ok, tag: null },
+    { ...ok, tag: "" },
+    { ...ok, tag: "0a".repeat(15) },
+    { ...ok, tag: "0a".repeat(17) },
+    { ...ok, tag: "0A".repeat(16) },
+    { ...ok, tag: `${"0a".repeat(15)}0\u0000` },
+    { ...ok, tag: 12345 },
     { ...ok, startTime: null },
     { ...ok, startTime: undefined },
     { ...ok, startTime: -1 },
@@ -91,21 +101,69 @@ Deno.test("verifyStoredGroup: only a live leader with the exact identity is ours
   }
 });
 
-Deno.test("verifyStoredGroup: a leaderless group still in use is unverified, never ours", async () => {
+/** A group whose leader exits at once, leaving `member` (a shell command) running in it. */
+async function leaderless(member: string) {
   const h = await spawnGroup({
     command: "/bin/sh",
-    args: ["-c", "sleep 30 & echo $!"],
+    args: ["-c", `${member} & echo $!`],
     cwd: "/",
     env: ENV,
   });
   h.stdout.resume();
   h.stderr.resume();
   await h.exited;
+  return h;
+}
+
+Deno.test("verifyStoredGroup: a leaderless group is ours only if its members carry the tag", async () => {
+  const h = await leaderless("/bin/sleep 30");
   try {
-    assert.equal(verifyStoredGroup(h.record), "unverified");
-    assert.equal(verifyStoredGroup({ ...h.record, startTime: 0 }), "unverified");
+    assert.equal(verifyStoredGroup(h.record), "ours");
+    assert.equal(verifyStoredGroup({ ...h.record, tag: newGroupTag() }), "unverified");
+    assert.equal(verifyStoredGroup({ ...h.record, tag: undefined }), "invalid");
   } finally {
     await h.terminate({ graceMs: 0 });
   }
   assert.equal(verifyStoredGroup(h.record), "gone");
+});
+
+Deno.test("verifyStoredGroup: a member that cleared its environment is never ours", async () => {
+  const h = await leaderless("env -i /bin/sleep 30");
+  try {
+    assert.equal(verifyStoredGroup(h.record), "unverified");
+  } finally {
+    await h.terminate({ graceMs: 0 });
+  }
+  assert.equal(verifyStoredGroup(h.record), "gone");
+});
+
+Deno.test("verifyStoredGroup: a live leader without the recorded tag is never ours", async () => {
+  // The leader replaces itself with a program whose environment was cleared.
+  const cleared = await spawnGroup({
+    command: "/bin/sh",
+    args: ["-c", "exec env -i /bin/sleep 30"],
+    cwd: "/",
+    env: ENV,
+  });
+  cleared.stdout.resume();
+  cleared.stderr.resume();
+  const plain = await spawnGroup({ command: "/bin/sleep", args: ["30"], cwd: "/", env: ENV });
+  plain.stdout.resume();
+  plain.stderr.resume();
+  try {
+    // Wait until the exec happened (the leader's command is now sleep).
+    const cmdline = () => readFileSync(`/proc/${cleared.record.pid}/cmdline`, "latin1");
+    for (const deadline = Date.now() + 60_000; cmdline().startsWith("/bin/sh");) {
+      if (Date.now() > deadline) throw new Error("the leader never exec'd");
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    assert.equal(verifyStoredGroup(cleared.record), "unverified");
+    assert.equal(verifyStoredGroup(plain.record), "ours");
+    // Another group's tag, a fresh one: not this group's secret.
+    assert.equal(verifyStoredGroup({ ...plain.record, tag: cleared.record.tag }), "unverified");
+    assert.equal(verifyStoredGroup({ ...plain.record, tag: newGroupTag() }), "unverified");
+  } finally {
+    await cleared.terminate({ graceMs: 0 });
+    await plain.terminate({ graceMs: 0 });
+  }
 });

@@ -106,7 +106,12 @@ Deno.test("a command call journals its owner and its process group in its call d
       pgid: leader,
       startTime: readProcStat(leader)!.startTime,
       bootId: owner.bootId,
+      tag: admitted.tag,
     });
+    // The group's secret is the tag in the tool's own environment.
+    assert.match(admitted.tag, /^[0-9a-f]{32}$/);
+    const environ = readFileSync(`/proc/${leader}/environ`, "latin1").split("\0");
+    assert.ok(environ.includes(`_TOOLHOST_GROUP_TAG=${admitted.tag}`));
     // A live owner's call is never touched, whatever its age.
     const report = await sweepSessions(state, { graceMs: 100, ownerlessAgeMs: 0 });
     assert.equal(report.calls, 0);
@@ -240,7 +245,7 @@ Deno.test("the sweep before a session start ends a stale call's verified group",
   const orphan = await spawnVictim(); // a call group whose toolhost was killed
   try {
     const r = orphan.record;
-    const line = admitLine({ pid: r.pid, pgid: r.pgid, startTime: r.startTime, bootId: r.bootId });
+    const line = admitLine({ ...r }); // pid, pgid, start time, boot id and its secret tag
     const dir = forgeFolder(state, "calls", CALL, [line]);
     const reg = await openRegistry(ws.root, state);
     try {
