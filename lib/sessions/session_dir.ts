@@ -29,6 +29,7 @@ import { makeDirs } from "../paths/make_dirs.ts";
 import { removeTree } from "../process/call_dirs.ts";
 import { currentBootId, readProcStat } from "../process/proc_identity.ts";
 import { readRecordFile } from "./record_file.ts";
+import { moveToTrash } from "./trash.ts";
 
 /** The process that owns a session directory. */
 export interface OwnerRecord {
@@ -304,12 +305,14 @@ export async function releaseLease(root: string): Promise<void> {
 }
 
 /**
- * Remove a root: its contents first, then the journal, the owner record and the lease (in
- * that order: a sweep reads the lease before the owner record, so a live owner's root is
- * never seen leased-off with its owner record still there — see sweep.ts), then the
- * folder. Only call this once every owned process is confirmed gone. Idempotent, and a
- * root that another toolhost's sweep removes at the same time is removed all the same;
- * rejects with `CleanupFailed` when something cannot be removed.
+ * Remove a root: renamed to `<name>.trash` first (trash.ts: a toolhost killed while
+ * removing it leaves a folder any sweep removes at once), then its contents, then the
+ * journal, the owner record and the lease (in that order: a sweep reads the lease before
+ * the owner record, so a root that could not be renamed is never seen leased-off with its
+ * owner record still there — see sweep.ts), then the folder. Only call this once every
+ * owned process is confirmed gone. Idempotent, and a root that another toolhost's sweep
+ * removes at the same time is removed all the same; rejects with `CleanupFailed` when
+ * something cannot be removed.
  *
  * @example
  * ```ts
@@ -318,14 +321,16 @@ export async function releaseLease(root: string): Promise<void> {
  * ```
  */
 export async function removeSessionRoot(root: string): Promise<void> {
+  const target = await moveToTrash(root);
+  if (target === null) return;
   try {
-    for (const sub of ["d", "start", "calls"]) await removeTree(join(root, sub));
+    for (const sub of ["d", "start", "calls"]) await removeTree(join(target, sub));
     for (const f of [RECORD_FILES.journal, RECORD_FILES.owner, RECORD_FILES.lease]) {
-      await rm(join(root, f), { force: true });
+      await rm(join(target, f), { force: true });
     }
-    await removeTree(root);
+    await removeTree(target);
   } catch {
-    if (await isGone(root)) return;
+    if (await isGone(target)) return;
     throw new CleanupFailed(
       "A tool session's directory could not be removed; check the state directory's permissions and run `toolhost sweep`.",
     );

@@ -26,7 +26,7 @@
  */
 
 import { lstat, readdir, realpath } from "node:fs/promises";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import {
   terminateGroup,
   type TerminateOptions,
@@ -36,6 +36,7 @@ import {
 import type { ProcessRecord } from "../process/proc_identity.ts";
 import { reapEscapesConfirmed } from "../process/escape_reaper.ts";
 import { readJournalFile } from "./journal.ts";
+import { isTrash, moveToTrash } from "./trash.ts";
 
 /** Ends one verified group (tests inject failures). */
 export type Terminator = (
@@ -53,6 +54,11 @@ export interface StaleFolder {
   journal: string;
   /** Removes the folder (it is confined to `parent` when this is called). */
   remove: (path: string) => Promise<void>;
+  /**
+   * The folder is a `<name>.trash` left by a toolhost killed while removing it (trash.ts):
+   * it is removed at once, nothing in it is read. Default false.
+   */
+  trash?: boolean;
 }
 
 /** How cleaning went. */
@@ -113,6 +119,7 @@ const NOT_CONFINED = "it is not a directory inside the state directory";
 const REMOVE_ATTEMPTS = 3;
 
 async function cleanOnce(f: StaleFolder, path: string, opts: StaleOptions): Promise<StaleOutcome> {
+  if (f.trash === true) return await removeConfined(f, 0);
   const before = await placeOf(f.parent, f.name);
   if (before !== "confined") return settled(before, 0);
   let journal;
@@ -145,7 +152,7 @@ async function cleanOnce(f: StaleFolder, path: string, opts: StaleOptions): Prom
         `${unconfirmed} recorded process group(s) could not be confirmed gone; its journal was kept`,
     };
   }
-  return await removeConfined(f, path, refused);
+  return await removeConfined(f, refused);
 }
 
 /**
@@ -162,20 +169,29 @@ async function endStoredGroup(
   return { ...report, confirmed: await reapEscapesConfirmed({ tag, pid, startTime }) };
 }
 
-/** Remove the folder once it is checked to be confined; a folder that vanishes meanwhile
- * (another sweep removed it) is cleaned, one replaced by something else is refused. */
-async function removeConfined(f: StaleFolder, path: string, refused: number) {
+/**
+ * Remove the folder once it is checked to be confined: renamed to `<name>.trash` first
+ * (trash.ts), so that a toolhost killed while removing it leaves a folder any sweep removes
+ * at once. A folder that vanishes meanwhile (another sweep removed it) is cleaned, one
+ * replaced by something else is refused.
+ */
+async function removeConfined(f: StaleFolder, refused: number): Promise<StaleOutcome> {
+  const first = await placeOf(f.parent, f.name);
+  if (first !== "confined") return settled(first, refused);
+  const target = await moveToTrash(join(f.parent, f.name));
+  if (target === null) return settled("gone", refused);
+  const name = basename(target);
   for (let attempt = 0; attempt < REMOVE_ATTEMPTS; attempt++) {
-    const place = await placeOf(f.parent, f.name);
+    const place = await placeOf(f.parent, name);
     if (place !== "confined") return settled(place, refused);
     try {
-      await f.remove(path);
+      await f.remove(target);
       return { removed: true, refused };
     } catch {
       // Another sweep removing the same tree can make this one trip; look again.
     }
   }
-  const place = await placeOf(f.parent, f.name);
+  const place = await placeOf(f.parent, name);
   if (place !== "confined") return settled(place, refused);
   return { removed: false, refused, problem: "its directory could not be removed" };
 }
@@ -297,20 +313,31 @@ export async function sweepFolder(
     tally.problems.push(listing.problem);
     return 0;
   }
-  let removed = 0;
-  await Promise.all(
-    listing.names.filter((n) => sweep.names.test(n)).map(async (name) => {
-      const verdict = await sweep.classify(join(listing.real, name), name);
-      if (verdict === "ignore") return;
-      if (verdict === "active") {
-        tally.active++;
-        return;
-      }
-      const folder = { parent: listing.real, name, journal: sweep.journal, remove: sweep.remove };
-      if (await cleanAndReport(tally, `${sweep.label} ${name}`, folder, opts)) removed++;
-    }),
+  const names = listing.names.filter((n) => sweep.names.test(n) || isTrash(n, sweep.names));
+  const removed = await Promise.all(
+    names.map((n) => sweepEntry(sweep, listing.real, n, opts, tally)),
   );
-  return removed;
+  return removed.filter((r) => r).length;
+}
+
+/** Classify and clean one listed entry; resolves to whether it was removed. A `.trash`
+ * entry (trash.ts) is removed at once, without reading anything in it. */
+async function sweepEntry(
+  sweep: FolderSweep,
+  parent: string,
+  name: string,
+  opts: StaleOptions,
+  tally: SweepTally & { active: number },
+): Promise<boolean> {
+  const folder = { parent, name, journal: sweep.journal, remove: sweep.remove };
+  const what = `${sweep.label} ${name}`;
+  if (isTrash(name, sweep.names)) {
+    return await cleanAndReport(tally, what, { ...folder, trash: true }, opts);
+  }
+  const verdict = await sweep.classify(join(parent, name), name);
+  if (verdict === "active") tally.active++;
+  if (verdict !== "stale") return false;
+  return await cleanAndReport(tally, what, folder, opts);
 }
 
 /** Which folder of the state directory a listing is for. */

@@ -12,7 +12,9 @@
  * be acted on). A folder is removed only once every verified group is confirmed gone,
  * otherwise its journal is kept and the sweep fails. Folders are only ever found by
  * listing `sessions` and `calls` (real directories, never symlinks) and matching their
- * strict name patterns; no path is ever taken from a record.
+ * strict name patterns; no path is ever taken from a record. A folder is renamed to
+ * `<name>.trash` before it is removed (trash.ts); such a leftover of a toolhost killed
+ * while removing it is removed by the next sweep at once, and nothing in it is read.
  *
  * @module
  */

@@ -24,7 +24,7 @@ import {
   sessionsRoot,
 } from "../../lib/sessions/session_dir.ts";
 import { sweepSessions } from "../../lib/sessions/sweep.ts";
-import { admitLine, DEAD_OWNER, forgeFolder, spawnVictim, withState } from "./_forge.ts";
+import { admitLine, DEAD_OWNER, forgeFolder, running, spawnVictim, withState } from "./_forge.ts";
 
 const NAME = "0123456789abcdef01234567";
 
@@ -193,9 +193,11 @@ Deno.test("a session root's own removal drops its owner record before its lease"
     rmSync(join(root.root, "lease"));
     mkdirSync(join(root.root, "lease", "stuck"), { recursive: true });
     await assert.rejects(removeSessionRoot(root.root));
-    assert.equal(existsSync(join(root.root, "journal.jsonl")), false);
-    assert.equal(existsSync(join(root.root, "owner.json")), false, "owner record removed last");
-    rmSync(root.root, { recursive: true });
+    const left = `${root.root}.trash`;
+    assert.equal(existsSync(root.root), false, "the root was renamed away first");
+    assert.equal(existsSync(join(left, "journal.jsonl")), false);
+    assert.equal(existsSync(join(left, "owner.json")), false, "owner record removed last");
+    rmSync(left, { recursive: true });
   });
 });
 
@@ -205,5 +207,40 @@ Deno.test("removing a session root that another sweep already removed succeeds",
     rmSync(root.root, { recursive: true, force: true });
     await removeSessionRoot(root.root);
     assert.equal(existsSync(sessionsRoot(state)), true);
+  });
+});
+
+Deno.test("a `.trash` folder is removed at once and nothing recorded in it is signalled", async () => {
+  await withState((state) =>
+    withVerifiedLine(async (line) => {
+      // Young and ownerless, as a toolhost killed halfway through removing it leaves it.
+      const call = forgeFolder(state, "calls", `${NAME}.trash`, [line]);
+      const root = forgeFolder(state, "sessions", "0123456789abcdef.trash", [line]);
+      const victim = JSON.parse(line).pid as number;
+      for (const p of [call, root]) rmSync(join(p, "owner.json"));
+      const report = await sweepSessions(state, { graceMs: 0 });
+      assert.equal(report.failed, 0, report.problems.join("\n"));
+      assert.equal(report.refused, 0);
+      assert.equal(existsSync(call), false);
+      assert.equal(existsSync(root), false);
+      assert.ok(running(victim), "a record in a trash folder was acted on");
+    })
+  );
+});
+
+Deno.test("a sweep that dies while removing a stale folder leaves only trash", async () => {
+  await withState(async (state) => {
+    const { path, folder } = staleCall(state, (p) => {
+      rmSync(join(p, "owner.json")); // the removal got this far, then the toolhost died
+      return Promise.reject(new Error("killed"));
+    });
+    const r = await cleanStaleFolder(folder, { graceMs: 0 });
+    assert.equal(r.removed, false);
+    assert.equal(existsSync(path), false, "the folder was renamed away before removal");
+    assert.ok(existsSync(`${path}.trash`));
+    // The next sweep does not wait for the ownerless leftover to age.
+    const report = await sweepSessions(state, { graceMs: 0 });
+    assert.equal(report.failed, 0, report.problems.join("\n"));
+    assert.equal(existsSync(`${path}.trash`), false);
   });
 });
