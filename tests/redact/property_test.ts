@@ -199,3 +199,21 @@ Deno.test("property: shell_exec, plain cap and spill preview cut at every offset
     await w.cleanup();
   }
 });
+
+Deno.test("property: short and multi-line values in searched files keep later line numbers", async () => {
+  for (const value of ["QZX-PWN", "-----BEGIN QZXK-----\nPWNBRTVYHJMLDSGCF\n-----END QZXK-----"]) {
+    const lines = ["a needle", `b ${value} needle`, "c needle", value, "d needle"];
+    const w = await open({ "f.txt": lines.join("\n") + "\n" }, value);
+    try {
+      for (const [tool, key] of [["search_app", "query"], ["grep_app", "pattern"]] as const) {
+        const r = await w.reg.call(tool, { [key]: "needle" });
+        assertNoPart(r, value, `${tool} ${JSON.stringify(value)}`);
+        const got = (r.content[0] as { data: { matches: { line: number }[] } }).data.matches;
+        const want = value.includes("\n") ? [1, 4, 5, 9] : [1, 2, 3, 5];
+        assert.deepEqual(got.map((m) => m.line), want, tool);
+      }
+    } finally {
+      await w.cleanup();
+    }
+  }
+});
