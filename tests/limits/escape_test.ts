@@ -7,7 +7,9 @@
  * runs.
  *
  * The tools are Perl (perl-base is Essential on Debian): each memory child fills 48 MiB
- * and holds it, so no single process passes `max_memory_mb = 100` — only their sum does.
+ * and holds it, so no single process passes `max_memory_mb = 100` — only their sum does;
+ * each CPU child spins, and none reaches its own RLIMIT_CPU before their sum passes
+ * `max_cpu_seconds = 2`.
  * The leaders wait for ever; each test waits for the call's result, not for a clock.
  */
 
@@ -18,17 +20,25 @@ import { loadWorkspace } from "../../lib/workspace/load_workspace.ts";
 import { tempWorkspace } from "../helpers/workspace.ts";
 
 // Children per mode: `pgid` → setpgid(0,0); `sid` → setsid; `double` → fork, the
-// middle process exits, the grandchild (re-parented to init) calls setsid.
+// middle process exits, the grandchild (re-parented to init) calls setsid; `bare` → the
+// same double fork, but the grandchild calls setpgid and re-executes itself with an empty
+// environment (no group tag). MIB > 0: hold that much memory; "spin": burn CPU.
 const HOLD = `#!/usr/bin/perl
 use POSIX ();
 my ($mode, $n, $mib) = @ARGV;
-sub hold { if ($mib > 0) { my $x = ""; vec($x, ($mib << 20) - 1, 8) = 1; } sleep 300 while 1; }
+sub hold {
+  if ($mib eq "spin") { 1 while 1; }
+  if ($mib > 0) { my $x = ""; vec($x, ($mib << 20) - 1, 8) = 1; }
+  sleep 300 while 1;
+}
+if ($mode eq "held") { hold(); }
 for (1 .. $n) {
   my $pid = fork();
   next if $pid;
   if ($mode eq "pgid") { setpgrp(0, 0); hold(); }
   if ($mode eq "sid") { POSIX::setsid(); hold(); }
   if (fork()) { POSIX::_exit(0); }
+  if ($mode eq "bare") { setpgrp(0, 0); exec("/usr/bin/env", "-i", $0, "held", 0, $mib); }
   POSIX::setsid();
   hold();
 }
@@ -72,6 +82,8 @@ const TOML = `[artifacts.app]\npath = "app"\n\n[artifacts.app.evals.review]\naud
   tool("pgmem", ["pgid", "3", "48"], "max_memory_mb = 100\ntimeout_ms = 60000") +
   tool("sidmem", ["sid", "3", "48"], "max_memory_mb = 100\ntimeout_ms = 60000") +
   tool("dblmem", ["double", "3", "48"], "max_memory_mb = 100\ntimeout_ms = 60000") +
+  tool("baremem", ["bare", "3", "48"], "max_memory_mb = 100\ntimeout_ms = 60000") +
+  tool("sidcpu", ["sid", "3", "spin"], "max_cpu_seconds = 2\ntimeout_ms = 60000") +
   tool("pgproc", ["pgid", "6", "0"], "max_processes = 4\ntimeout_ms = 60000") +
   tool("sidproc", ["sid", "6", "0"], "max_processes = 4\ntimeout_ms = 60000") +
   tool("dblproc", ["double", "6", "0"], "max_processes = 4\ntimeout_ms = 60000") +
@@ -160,6 +172,9 @@ function stoppedFor(kind: string, name: string) {
 stoppedFor("memory", "pgmem"); // setpgid(0, 0)
 stoppedFor("memory", "sidmem"); // setsid
 stoppedFor("memory", "dblmem"); // double fork, re-parented to init, setsid
+stoppedFor("memory", "baremem"); // double fork, setpgid, environment cleared (same session)
+// max_cpu_seconds = 2: three spinning children in sessions of their own.
+stoppedFor("cpu", "sidcpu");
 // max_processes = 4: six sleeping children outside the group.
 stoppedFor("processes", "pgproc");
 stoppedFor("processes", "sidproc");
