@@ -5,6 +5,11 @@
  */
 
 import assert from "node:assert/strict";
+import { buildLock } from "../../lib/lock_build/build_lock.ts";
+import { writeLockFile } from "../../lib/lock/lock_file.ts";
+import { evalToolSource } from "../../lib/mcp/tool_source.ts";
+import { Registry } from "../../lib/registry/registry.ts";
+import { loadWorkspace } from "../../lib/workspace/load_workspace.ts";
 import { runCapture } from "../helpers/cli.ts";
 import { tempWorkspace } from "../helpers/workspace.ts";
 import { REPO } from "../mcp/_helpers.ts";
@@ -13,6 +18,8 @@ const SERVER = `#!/bin/sh
 touch "$MARK"
 exec "${Deno.execPath()}" run -A --config "${REPO}/deno.json" "${REPO}/tests/fixtures/mcp/heal_server.ts"
 `;
+
+const text = (r: { content: unknown[] }) => (r.content[0] as { text: string }).text;
 
 function toml(root: string, args: string): string {
   return `[artifacts.app]
@@ -70,4 +77,34 @@ Deno.test("a changed extension: static tools check shows it, lock --check never 
   // The env values are pinned by hash only: the lock never holds them.
   const lock = await Deno.readTextFile(`${tmp.root}/toolhost.lock`);
   assert.doesNotMatch(lock, /started/);
+});
+
+Deno.test("a locked extension whose program is swapped while serving is not restarted", async () => {
+  await using tmp = await tempWorkspace("", {
+    "app/README.md": "# app\n",
+    "tools/server.sh": { text: SERVER, mode: 0o755 },
+  });
+  await Deno.writeTextFile(`${tmp.root}/toolhost.toml`, toml(tmp.root, "[]"));
+  const stateDir = `${tmp.root}/.state`;
+  const ws = await loadWorkspace(tmp.root);
+  await writeLockFile(ws, await buildLock(ws, { stateDir }));
+  const source = evalToolSource(await Registry.open(ws, "app/review", { stateDir }));
+  try {
+    const pid = Number(text(await source.call("pid_hx", {})));
+    // Swap the server for another program, then let self-healing try to restart it.
+    await Deno.writeTextFile(`${tmp.root}/tools/server.sh`, SERVER + "# swapped\n");
+    Deno.removeSync(`${tmp.root}/started`);
+    Deno.kill(pid, "SIGKILL");
+    let r = await source.call("pid_hx", {});
+    for (let i = 0; i < 600 && !/LOCK_MISMATCH/.test(text(r)); i++) {
+      await new Promise((ok) => setTimeout(ok, 100)); // restart backoff, then the check
+      r = await source.call("pid_hx", {});
+    }
+    assert.equal(r.isError, true);
+    assert.match(text(r), /LOCK_MISMATCH: the extension `hx` was not started/);
+    assert.match(text(r), /program `command` `tools\/server\.sh` changed/);
+    assert.throws(() => Deno.statSync(`${tmp.root}/started`), Deno.errors.NotFound);
+  } finally {
+    await source.close();
+  }
 });

@@ -62,6 +62,11 @@ export interface ExtensionServerOptions {
   graceMs?: number;
   /** Restart backoff and cap (default: 5 restarts per minute, backoff from 250 ms). */
   restart?: RestartOptions;
+  /**
+   * Checked before every start and restart (e.g. that the program is still the locked
+   * one): a message refuses the start with it. Default: none.
+   */
+  beforeStart?: () => Promise<string | undefined>;
 }
 
 /**
@@ -191,6 +196,8 @@ export class ExtensionServer {
     const old = this.#conn;
     if (old || this.#unreachable) await this.#restartGate(old);
     const holder: { conn?: ExtensionConnection } = {};
+    const refused = await this.#opts.beforeStart?.();
+    if (refused !== undefined) throw new ExtensionCallError(refused);
     try {
       holder.conn = await ExtensionConnection.open({
         ...this.#opts,

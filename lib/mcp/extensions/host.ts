@@ -21,7 +21,7 @@ import { processEnv } from "../../process/env.ts";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { CleanupFailed } from "../../errors/errors.ts";
-import type { Drift } from "../../lock/compare.ts";
+import { describeDrift, type Drift } from "../../lock/compare.ts";
 import type { ExtensionLockCheck } from "../../lock/extension_lock.ts";
 import { BLOCKED_DESCRIPTION, lockRefusalText } from "../../lock/registry_lock.ts";
 import type { ToolListing } from "../../results/tool_listing.ts";
@@ -42,6 +42,17 @@ import {
   toolFingerprint,
 } from "./extension_server.ts";
 import type { RestartOptions } from "./restart_policy.ts";
+
+async function startRefusal(
+  lock: ExtensionLockCheck,
+  decl: ExtensionDecl,
+): Promise<string | undefined> {
+  const held = await lock.serverDrift(decl);
+  if (held.length === 0) return undefined;
+  return `LOCK_MISMATCH: the extension \`${decl.name}\` was not started because it differs ` +
+    `from toolhost.lock (${held.map(describeDrift).join("; ")}). Review the change, then run ` +
+    "`toolhost lock` to accept it.";
+}
 
 /** MCP tool names: 1–128 of `[A-Za-z0-9_.-]`. */
 export const MCP_TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -115,6 +126,9 @@ export class ExtensionHost {
         env,
         graceMs: opts.graceMs,
         restart: opts.restart,
+        // Every start and self-healing restart re-checks the declaration and program
+        // against the lock: a binary swapped while serving is never started.
+        beforeStart: opts.lock ? () => startRefusal(opts.lock!, d) : undefined,
       });
       s.onToolsChanged = () => {
         this.#listing = undefined;
