@@ -13,9 +13,25 @@ import { InvocationError } from "../errors/errors.ts";
 import { errnoOf } from "../paths/errno.ts";
 import { showPath } from "../paths/show_path.ts";
 
-/** Largest configuration file read. */
+/**
+ * Largest configuration file read.
+ *
+ * @example
+ * ```ts
+ * import { MAX_CONFIG_BYTES } from "./read_config.ts";
+ * MAX_CONFIG_BYTES; // 1048576
+ * ```
+ */
 export const MAX_CONFIG_BYTES = 1024 * 1024;
-/** Most servers imported from one file. */
+/**
+ * Most servers imported from one file.
+ *
+ * @example
+ * ```ts
+ * import { MAX_IMPORTED_SERVERS } from "./read_config.ts";
+ * MAX_IMPORTED_SERVERS; // 256
+ * ```
+ */
 export const MAX_IMPORTED_SERVERS = 256;
 
 /** Which client's shape a file has. */

@@ -31,13 +31,45 @@ import type { StoredArtifact } from "../artifacts/types.ts";
 import { ARTIFACT_LINE_PREFIX } from "../odek/render.ts";
 import type { ResourceLinkBlock, ToolResult } from "../results/types.ts";
 
-/** The URI prefix of artifact resources. */
+/**
+ * The URI prefix of artifact resources.
+ *
+ * @example
+ * ```ts
+ * import { ARTIFACT_URI_PREFIX } from "./resources.ts";
+ * ARTIFACT_URI_PREFIX; // "toolhost://artifact/"
+ * ```
+ */
 export const ARTIFACT_URI_PREFIX = "toolhost://artifact/";
-/** The URI template `resources/templates/list` offers. */
+/**
+ * The URI template `resources/templates/list` offers.
+ *
+ * @example
+ * ```ts
+ * import { ARTIFACT_URI_TEMPLATE } from "./resources.ts";
+ * ARTIFACT_URI_TEMPLATE; // "toolhost://artifact/{id}"
+ * ```
+ */
 export const ARTIFACT_URI_TEMPLATE = `${ARTIFACT_URI_PREFIX}{id}`;
-/** Resources per `resources/list` page. */
+/**
+ * Resources per `resources/list` page.
+ *
+ * @example
+ * ```ts
+ * import { RESOURCE_PAGE_SIZE } from "./resources.ts";
+ * RESOURCE_PAGE_SIZE; // 100
+ * ```
+ */
 export const RESOURCE_PAGE_SIZE = 100;
-/** MCP's error code for an unknown resource. */
+/**
+ * MCP's error code for an unknown resource.
+ *
+ * @example
+ * ```ts
+ * import { RESOURCE_NOT_FOUND } from "./resources.ts";
+ * RESOURCE_NOT_FOUND; // -32002
+ * ```
+ */
 export const RESOURCE_NOT_FOUND = -32002;
 
 /**

@@ -36,7 +36,15 @@ export interface RemoteDecl {
   httpHeaders: Record<string, string>;
 }
 
-/** Keys only a remote extension takes. */
+/**
+ * Keys only a remote extension takes.
+ *
+ * @example
+ * ```ts
+ * import { REMOTE_KEYS } from "./parse_remote.ts";
+ * REMOTE_KEYS.length > 0; // true
+ * ```
+ */
 export const REMOTE_KEYS = [
   "url",
   "bearer_token_env_var",
@@ -44,10 +52,26 @@ export const REMOTE_KEYS = [
   "http_headers",
 ];
 
-/** The timeout keys: toolhost's and Codex's (seconds), accepted as written there. */
+/**
+ * The timeout keys: toolhost's and Codex's (seconds), accepted as written there.
+ *
+ * @example
+ * ```ts
+ * import { TIMEOUT_KEYS } from "./parse_remote.ts";
+ * TIMEOUT_KEYS.length > 0; // true
+ * ```
+ */
 export const TIMEOUT_KEYS = ["connect_timeout_ms", "startup_timeout_sec", "tool_timeout_sec"];
 
-/** The tool filter keys. */
+/**
+ * The tool filter keys.
+ *
+ * @example
+ * ```ts
+ * import { FILTER_KEYS } from "./parse_remote.ts";
+ * FILTER_KEYS.length > 0; // true
+ * ```
+ */
 export const FILTER_KEYS = ["enabled_tools", "disabled_tools"];
 
 /** Most entries of one filter list. */

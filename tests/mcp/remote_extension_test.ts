@@ -321,3 +321,18 @@ Deno.test("audio, embedded resources and resource links from an extension reach 
     await tmp.cleanup();
   }
 });
+
+Deno.test("closing a remote extension ends the session its server assigned", async () => {
+  const server = await startRemoteServer({ stateful: true });
+  const { tmp, source } = await remoteSource({ url: server.url });
+  try {
+    assert.equal(text(await source.call("echo_rx", { text: "s" })), "s");
+    assert.equal(server.sessions, 1);
+  } finally {
+    await source.close();
+    assert.equal(server.deletes, 1);
+    assert.equal(server.sessions, 0);
+    await server.close();
+    await tmp.cleanup();
+  }
+});

@@ -28,6 +28,17 @@ import type {
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { ExtensionDecl } from "../../workspace/parse_extensions.ts";
 
+/**
+ * Longest wait for the server to end its session when a remote extension closes, ms.
+ *
+ * @example
+ * ```ts
+ * import { TERMINATE_GRACE_MS } from "./remote_transport.ts";
+ * TERMINATE_GRACE_MS; // 2000
+ * ```
+ */
+export const TERMINATE_GRACE_MS = 2000;
+
 /** Which wire protocol a remote transport speaks. */
 export type RemoteKind = "streamable-http" | "sse";
 
@@ -80,7 +91,18 @@ export function remoteHeaders(
   return missing.length > 0 ? { ok: false, missing } : { ok: true, headers };
 }
 
-/** A remote extension's transport; see the module doc. */
+/**
+ * A remote extension's transport; see the module doc.
+ *
+ * @example
+ * ```ts
+ * import { Client } from "@modelcontextprotocol/sdk/client";
+ * import { RemoteTransport } from "./remote_transport.ts";
+ * const t = new RemoteTransport("streamable-http", "https://mcp.example.com/mcp", {});
+ * // await new Client({ name: "x", version: "1" }).connect(t);
+ * await t.close();
+ * ```
+ */
 export class RemoteTransport implements Transport {
   /** Which protocol it speaks. */
   readonly kind: RemoteKind;
@@ -153,12 +175,23 @@ export class RemoteTransport implements Transport {
     this.#inner.setProtocolVersion?.(version);
   }
 
-  /** Close (idempotent); fires `onclose` once. */
+  /**
+   * Close (idempotent); fires `onclose` once. A Streamable HTTP session the server
+   * assigned is ended first (DELETE), waited for at most {@link TERMINATE_GRACE_MS}, so
+   * nothing this extension started outlives it on the server either.
+   */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    const inner = this.#inner;
     try {
-      await this.#inner.close();
+      if (inner instanceof StreamableHTTPClientTransport && inner.sessionId !== undefined) {
+        // Closing the inner transport aborts the DELETE if the server does not answer.
+        const timer = setTimeout(() => inner.close().catch(() => {}), TERMINATE_GRACE_MS);
+        await inner.terminateSession().catch(() => {});
+        clearTimeout(timer);
+      }
+      await inner.close();
     } finally {
       this.#ended();
     }
