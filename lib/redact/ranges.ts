@@ -32,23 +32,6 @@ export function mergeRanges(ranges: Range[]): Range[] {
 }
 
 /**
- * Every occurrence of any of `needles` in `s`, merged.
- *
- * @example
- * ```ts
- * import { textRanges } from "./ranges.ts";
- * textRanges("xabcx abc", ["abc"]); // [[1, 4], [6, 9]]
- * ```
- */
-export function textRanges(s: string, needles: readonly string[]): Range[] {
-  const out: Range[] = [];
-  for (const n of needles) {
-    for (let at = s.indexOf(n); at >= 0; at = s.indexOf(n, at + 1)) out.push([at, at + n.length]);
-  }
-  return mergeRanges(out);
-}
-
-/**
  * Bytes as a string of one character per byte (latin1): string search is far faster than
  * `Buffer.indexOf` under Deno, and indexes stay byte offsets.
  *
@@ -60,20 +43,6 @@ export function textRanges(s: string, needles: readonly string[]): Range[] {
  */
 export function byteString(b: Uint8Array): string {
   return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("latin1");
-}
-
-/**
- * Every occurrence of any of `needles` (each a {@link byteString}) in `b`, merged.
- *
- * @example
- * ```ts
- * import { byteRanges, byteString } from "./ranges.ts";
- * const enc = (s: string) => new TextEncoder().encode(s);
- * byteRanges(enc("xabc"), [byteString(enc("abc"))]); // [[1, 4]]
- * ```
- */
-export function byteRanges(b: Uint8Array, needles: readonly string[]): Range[] {
-  return textRanges(byteString(b), needles);
 }
 
 /**

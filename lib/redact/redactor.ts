@@ -8,14 +8,8 @@
 
 import { Buffer } from "node:buffer";
 import { valueForms } from "./forms.ts";
-import {
-  byteRanges,
-  byteString,
-  type Range,
-  spliceBytes,
-  spliceText,
-  textRanges,
-} from "./ranges.ts";
+import { byteString, type Range, spliceBytes, spliceText } from "./ranges.ts";
+import { Matcher } from "./matcher.ts";
 import { redactResult } from "./result.ts";
 import { type Protector, REDACTED } from "./types.ts";
 import type { ToolResult } from "../results/types.ts";
@@ -36,71 +30,65 @@ const MARKER_BYTES = new TextEncoder().encode(REDACTED);
  */
 export class Redactor implements Protector {
   #values = new Set<string>();
-  #forms: string[] = [];
-  #formBytes: string[] = []; // UTF-8 bytes of each form, one character per byte
-  #formUtf8: Uint8Array[] = [];
-  #maxUnits = 0;
-  #maxBytes = 0;
-  #maxBreaks = 0;
+  #pending = new Set<string>(); // forms added since the last compile
+  #compiled?: Compiled;
 
   /** Add a value (empty strings are ignored) and the forms it takes in handed-out text. */
   add(value: string): void {
     if (typeof value !== "string" || value === "" || this.#values.has(value)) return;
     this.#values.add(value);
-    const forms = new Set(this.#forms);
-    for (const f of valueForms(value)) forms.add(f);
-    this.#forms = [...forms].sort((a, b) => b.length - a.length);
-    this.#formUtf8 = this.#forms.map((f) => new TextEncoder().encode(f));
-    this.#formBytes = this.#formUtf8.map((b) => byteString(b));
-    this.#maxUnits = this.#forms[0]?.length ?? 0;
-    this.#maxBytes = Math.max(0, ...this.#formBytes.map((b) => b.length));
-    this.#maxBreaks = Math.max(0, ...this.#forms.map((f) => f.split("\n").length - 1));
+    for (const f of valueForms(value)) this.#pending.add(f);
+    this.#compiled = undefined; // compiled once, on first use: adding n values stays O(n)
+  }
+
+  get #c(): Compiled {
+    this.#compiled ??= compile(this.#pending);
+    return this.#compiled;
   }
 
   /** Whether any value is registered. */
   get active(): boolean {
-    return this.#forms.length > 0;
+    return this.#values.size > 0;
   }
 
   /** UTF-16 units of the longest form. */
   get maxUnits(): number {
-    return this.#maxUnits;
+    return this.#c.maxUnits;
   }
 
   /** UTF-8 bytes of the longest form. */
   get maxBytes(): number {
-    return this.#maxBytes;
+    return this.#c.maxBytes;
   }
 
   /** Most line breaks in one form. */
   get maxBreaks(): number {
-    return this.#maxBreaks;
+    return this.#c.maxBreaks;
   }
 
   /** The UTF-8 bytes of every form, longest first. */
   needles(): readonly Uint8Array[] {
-    return this.#formUtf8;
+    return this.#c.utf8;
   }
 
   /** Where forms of values occur in `s` (merged ranges). */
   ranges(s: string): Range[] {
-    return this.active ? textRanges(s, this.#forms) : [];
+    return this.active ? this.#c.text.ranges(s) : [];
   }
 
   /** Where forms of values occur in `b` (merged byte ranges). */
   byteRanges(b: Uint8Array): Range[] {
-    return this.active ? byteRanges(b, this.#formBytes) : [];
+    return this.active ? this.#c.bytes.ranges(byteString(b)) : [];
   }
 
   /** Whether `s` contains any form of a registered value. */
   leaks(s: string): boolean {
-    return this.#forms.some((v) => s.includes(v));
+    return this.active && this.#c.text.has(s);
   }
 
   /** Whether `b` contains the UTF-8 bytes of any form of a registered value. */
   leaksBytes(b: Uint8Array): boolean {
-    const hay = byteString(b);
-    return this.#formBytes.some((v) => hay.includes(v));
+    return this.active && this.#c.bytes.has(byteString(b));
   }
 
   /** `s` with every form of every registered value replaced. */
@@ -145,15 +133,28 @@ export class Redactor implements Protector {
     return v;
   }
 
-  /** Whether a JSON value holds a registered value in any string (keys included) or number. */
+  /**
+   * Whether a JSON value holds a registered value in any string (keys included) or number.
+   * The strings are searched joined (one pass per form, however many strings there are);
+   * a form that only appears across two of them costs a needless redaction pass, no more.
+   */
   jsonLeaks(v: unknown): boolean {
-    if (typeof v === "string") return this.leaks(v);
-    if (this.#number(v)) return true;
-    if (Array.isArray(v)) return v.some((x) => this.jsonLeaks(x));
-    if (typeof v === "object" && v !== null) {
-      return Object.entries(v).some(([k, x]) => this.leaks(k) || this.jsonLeaks(x));
-    }
-    return false;
+    if (!this.active) return false;
+    const strings: string[] = [];
+    let number = false;
+    const walk = (x: unknown): void => {
+      if (typeof x === "string") strings.push(x);
+      else if (this.#number(x)) number = true;
+      else if (Array.isArray(x)) x.forEach(walk);
+      else if (typeof x === "object" && x !== null) {
+        for (const [k, y] of Object.entries(x)) {
+          strings.push(k);
+          walk(y);
+        }
+      }
+    };
+    walk(v);
+    return number || this.leaks(strings.join("\u0000"));
   }
 
   /**
@@ -164,4 +165,28 @@ export class Redactor implements Protector {
   result(r: ToolResult): ToolResult {
     return redactResult(this, r);
   }
+}
+
+/** The forms of every value, compiled for searching. */
+interface Compiled {
+  text: Matcher;
+  bytes: Matcher; // over byteString(bytes): UTF-8 bytes, one character per byte
+  utf8: Uint8Array[];
+  maxUnits: number;
+  maxBytes: number;
+  maxBreaks: number;
+}
+
+function compile(forms: Set<string>): Compiled {
+  const sorted = [...forms].sort((a, b) => b.length - a.length);
+  const utf8 = sorted.map((f) => new TextEncoder().encode(f));
+  const latin = utf8.map((b) => byteString(b));
+  return {
+    text: new Matcher(sorted),
+    bytes: new Matcher(latin),
+    utf8,
+    maxUnits: sorted[0]?.length ?? 0,
+    maxBytes: Math.max(0, ...utf8.map((b) => b.byteLength)),
+    maxBreaks: Math.max(0, ...sorted.map((f) => f.split("\n").length - 1)),
+  };
 }
