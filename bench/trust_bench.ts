@@ -169,8 +169,14 @@ async function verifyCost(reg: Registry, tool: string, runs: number): Promise<nu
  * Per-call pin verification on examples/: what `verifyBeforeRun` adds to each command
  * call — identity checks of the tool's (and its session's) pinned files and folders, and
  * with a lock its programs' — without and with `toolhost.lock`.
+ *
+ * @example
+ * ```ts
+ * import { verifyLines } from "./trust_bench.ts";
+ * for (const line of await verifyLines()) console.log(line);
+ * ```
  */
-async function verifyLines(): Promise<string[]> {
+export async function verifyLines(): Promise<string[]> {
   const dir = mkdtempSync(join(tmpdir(), "toolhost_verifybench_"));
   const examples = new URL("../examples", import.meta.url).pathname;
   const runs = QUICK ? 200 : 2000;

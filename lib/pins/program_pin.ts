@@ -153,7 +153,7 @@ function lookup(name: string, ctx: ProgramContext, deps?: string[]): string | un
     // them changes its identity.
     for (const dir of (ctx.env.PATH ?? "").split(":")) {
       if (dir === "" || !dir.startsWith("/")) continue;
-      deps.push(dir);
+      deps.push(`@${dir}`); // a folder: its own identity is enough
       if (found.ok && found.path === join(dir, name)) break;
     }
   }
@@ -200,8 +200,9 @@ export function programSteps(
 }
 
 /**
- * The identities of what a resolution depended on (each path's `lstat` and `stat`):
- * equal identities mean the same programs would be found, with the same bytes.
+ * The identities of what a resolution depended on (each file's `lstat` and `stat`, each
+ * searched PATH folder's `stat`, marked `@`): equal identities mean the same programs
+ * would be found, with the same bytes.
  *
  * @example
  * ```ts
@@ -211,10 +212,14 @@ export function programSteps(
  */
 export function depsIdentity(deps: readonly string[]): string {
   let out = "";
-  for (const abs of deps) {
+  for (const dep of deps) {
     try {
-      out += `${identityKey(lstatSync(abs, { bigint: true }))}/${
-        identityKey(statSync(abs, { bigint: true }))
+      if (dep.startsWith("@")) {
+        out += `${identityKey(statSync(dep.slice(1), { bigint: true }))}\n`;
+        continue;
+      }
+      out += `${identityKey(lstatSync(dep, { bigint: true }))}/${
+        identityKey(statSync(dep, { bigint: true }))
       }\n`;
     } catch {
       out += "-\n";

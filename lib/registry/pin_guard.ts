@@ -120,6 +120,12 @@ export class PinGuard {
    */
   watchProgram(tool: string, command: string, ctx: ProgramContext, locked: ProgramPins): void {
     const list = this.#programs.get(tool) ?? [];
+    // A session started by the tool's own command is the same resolution: check it once.
+    const same = list.some((w) =>
+      w.command === command && w.ctx.cwd === ctx.cwd && w.ctx.env === ctx.env &&
+      JSON.stringify(w.locked) === JSON.stringify(locked)
+    );
+    if (same) return;
     list.push({ command, ctx, locked, ...trace(command, ctx) });
     this.#programs.set(tool, list);
   }
