@@ -12,7 +12,15 @@
 
 import { lstat, rename } from "node:fs/promises";
 
-/** The suffix of a folder renamed away for removal. */
+/**
+ * The suffix of a folder renamed away for removal.
+ *
+ * @example
+ * ```ts
+ * import { TRASH_SUFFIX } from "./trash.ts";
+ * `0123456789abcdef${TRASH_SUFFIX}`; // "0123456789abcdef.trash"
+ * ```
+ */
 export const TRASH_SUFFIX = ".trash";
 
 /**
