@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { buildLock } from "../../lib/lock_build/build_lock.ts";
 import { writeLockFile } from "../../lib/lock/lock_file.ts";
-import { evalToolSource } from "../../lib/mcp/tool_source.ts";
+import { evalToolSource } from "../../mod.ts"; // the library export
 import { Registry } from "../../lib/registry/registry.ts";
 import { loadWorkspace } from "../../lib/workspace/load_workspace.ts";
 import { tempWorkspace } from "../helpers/workspace.ts";
