@@ -17,6 +17,7 @@ import DRAFT_06_META from "ajv/dist/refs/json-schema-draft-06.json" with { type:
 import { RE2JS } from "re2js";
 import { LIMITS } from "../results/types.ts";
 import { nestingWithin } from "../results/json_depth.ts";
+import { simpleSchemaValid } from "./simple_meta.ts";
 
 /** A compiled input schema. */
 export interface CompiledSchema {
@@ -81,14 +82,14 @@ function addDraft06MetaSchema(ajv: { addMetaSchema(s: AnySchema): unknown }): vo
   ajv.addMetaSchema(DRAFT_06_META as AnySchema);
 }
 
-function newAjv(ctor: AjvCtor, draft06: boolean) {
+function newAjv(ctor: AjvCtor, draft06: boolean, validateSchema = true) {
   const ajv = new ctor({
     strict: false,
     allErrors: true,
     useDefaults: false,
     coerceTypes: false,
     removeAdditional: false,
-    validateSchema: true,
+    validateSchema,
     loadSchema: undefined,
     // `required: ["constructor"]` must not be met by Object.prototype.
     ownProperties: true,
@@ -107,6 +108,8 @@ type AjvInstance = ReturnType<typeof newAjv>;
 
 /** One ajv per draft, shared by schemas without `$id` (see {@linkcode ajvFor}). */
 const sharedAjv = new Map<AjvCtor, { ajv: AjvInstance; uses: number }>();
+/** The same for schemas already known valid against their meta-schema. */
+const sharedPrevalidated = new Map<AjvCtor, { ajv: AjvInstance; uses: number }>();
 
 /**
  * Schemas one shared instance compiles before it is replaced: ajv keeps every compiled
@@ -121,12 +124,21 @@ const SHARED_AJV_USES = 256;
  * anywhere (`$id`, draft-04's `id`) gets a fresh instance, as does draft-06 (its
  * meta-schema is added per instance): ajv registers ids instance-wide, and two tools
  * declaring the same `$id` must not collide. Anchors and local `$ref`s stay per schema.
+ * `prevalidated`: the schema is known valid against its meta-schema (see
+ * `simple_meta.ts`), so an instance that skips ajv's own meta-schema validation — and the
+ * cost of compiling its validator — compiles it.
  */
-function ajvFor(ctor: AjvCtor, draft06: boolean, withId: boolean): AjvInstance {
-  if (withId || draft06) return newAjv(ctor, draft06);
-  let shared = sharedAjv.get(ctor);
+function ajvFor(
+  ctor: AjvCtor,
+  draft06: boolean,
+  withId: boolean,
+  prevalidated: boolean,
+): AjvInstance {
+  if (withId || draft06) return newAjv(ctor, draft06, !prevalidated);
+  const pool = prevalidated ? sharedPrevalidated : sharedAjv;
+  let shared = pool.get(ctor);
   if (!shared || shared.uses >= SHARED_AJV_USES) {
-    sharedAjv.set(ctor, shared = { ajv: newAjv(ctor, false), uses: 0 });
+    pool.set(ctor, shared = { ajv: newAjv(ctor, false, !prevalidated), uses: 0 });
   }
   shared.uses++;
   return shared.ajv;
@@ -207,7 +219,16 @@ function compileFresh(schema: object): CompiledSchema {
     throw new SchemaCompileError('the schema must have root `type = "object"`');
   }
   checkRefsAreLocal(rec);
-  const ajv = ajvFor(draftOf(rec), String(rec.$schema).startsWith(DRAFT_06), hasId(rec));
+  // Common schemas are checked against the 2020-12 meta-schema by hand (exactly, or not at
+  // all); the rest by ajv's compiled meta-schema validator.
+  const prevalidated = rec.$schema === undefined &&
+    simpleSchemaValid(rec, MAX_FAST_META_DEPTH, regexFormat());
+  const ajv = ajvFor(
+    draftOf(rec),
+    String(rec.$schema).startsWith(DRAFT_06),
+    hasId(rec),
+    prevalidated,
+  );
   let validate: ValidateFunction;
   try {
     validate = ajv.compile(rec as AnySchema);
@@ -224,8 +245,22 @@ function compileFresh(schema: object): CompiledSchema {
   return { schema: rec, validate, knownKeys };
 }
 
+/** How deep the meta-schema fast path looks before leaving a schema to ajv. */
+const MAX_FAST_META_DEPTH = 32;
+
 /** The formats schemas may name (ajv-formats'), read from an ajv on first use. */
 let knownFormats: ReadonlySet<string> | undefined;
+/** An ajv that only lends its formats (never compiles anything). */
+let formatsAjv: AjvInstance | undefined;
+
+/** The `regex` format check the meta-schema applies to `pattern` (ajv-formats'). */
+function regexFormat(): ((s: string) => boolean) | undefined {
+  formatsAjv ??= newAjv(Ajv2020 as unknown as AjvCtor, false, false);
+  const f = (formatsAjv as unknown as { formats: Record<string, unknown> }).formats.regex;
+  if (typeof f === "function") return f as (s: string) => boolean;
+  const v = (f as { validate?: unknown } | undefined)?.validate;
+  return typeof v === "function" ? (v as (s: string) => boolean) : undefined;
+}
 
 /**
  * Throw when a schema names a `format` ajv does not know. ajv ignores those (as JSON Schema
@@ -239,12 +274,9 @@ let knownFormats: ReadonlySet<string> | undefined;
  * ```
  */
 export function checkFormatsKnown(node: unknown): void {
+  formatsAjv ??= newAjv(Ajv2020 as unknown as AjvCtor, false, false);
   knownFormats ??= new Set(
-    Object.keys(
-      (newAjv(Ajv2020 as unknown as AjvCtor, false) as unknown as {
-        formats: Record<string, unknown>;
-      }).formats,
-    ),
+    Object.keys((formatsAjv as unknown as { formats: Record<string, unknown> }).formats),
   );
   checkFormatsIn(node, knownFormats);
 }
