@@ -65,3 +65,9 @@ Deno.test("`tools check` statically loads no MCP SDK and no registry", async () 
   assert.deepEqual(heavy(closure, ["@modelcontextprotocol", "/registry/registry.ts"]), []);
   assert.ok([...closure].some((s) => s.includes("smol-toml")), "the graph was not read");
 });
+
+Deno.test("`serve` on stdio statically loads no Streamable HTTP stack", async () => {
+  const closure = await staticClosure("lib/cli/commands/serve.ts");
+  assert.deepEqual(heavy(closure, ["/mcp/http.ts", "server/streamableHttp"]), []);
+  assert.ok([...closure].some((s) => s.includes("/mcp/stdio.ts")), "the graph was not read");
+});

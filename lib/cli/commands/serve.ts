@@ -9,7 +9,6 @@
 import process from "node:process";
 import { Command } from "commander";
 import { InvocationError } from "../../errors/errors.ts";
-import { startHttpServer } from "../../mcp/http.ts";
 import { parseBind } from "../../mcp/http_guard.ts";
 import { checkSessionLimits, type SessionLimits } from "../../mcp/http_sessions.ts";
 import { serveStdio } from "../../mcp/stdio.ts";
@@ -139,6 +138,8 @@ async function serveHttp(
   const limits = sessionLimits(o);
   const token = o.tokenEnv === undefined ? undefined : readToken(o.tokenEnv);
   await (await open()).close(); // fail fast on a bad eval, before binding
+  // Loaded only for --http: the Streamable HTTP stack is most of serve's start-up on stdio.
+  const { startHttpServer } = await import("../../mcp/http.ts");
   const http = await startHttpServer({
     bind,
     openSource: open,
