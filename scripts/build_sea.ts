@@ -6,10 +6,13 @@
  *
  * Steps: `deno bundle --platform node --format cjs` bundles scripts/sea_entry.ts with every
  * dependency (the same import map and deno.lock as `deno run`/`deno compile`, so no
- * node_modules and no second resolver); `node --experimental-sea-config` turns the bundle
- * into a SEA blob (with V8 code cache); `postject` (npm, pinned in deno.json) injects the
- * blob into a copy of the `node` binary (`NODE_BIN`, else `node` on PATH, Node >= 20).
- * The result is then run once (`--version`) to prove it starts as toolhost.
+ * node_modules and no second resolver), and the small launcher scripts/sea_launcher.ts;
+ * the same `node` makes a V8 code cache of the CLI bundle; `node --experimental-sea-config`
+ * turns the launcher into a SEA blob (with its code cache) carrying the CLI bundle and its
+ * cache as assets, so `--version` never compiles the CLI; `postject` (npm, pinned in
+ * deno.json) injects the blob into a copy of the `node` binary (`NODE_BIN`, else `node` on
+ * PATH, Node >= 20.12 for assets). The result is then run (`--version`, `--help`) to prove
+ * it starts as toolhost.
  *
  * An unchanged bundle reuses the existing binary (the injection is the slow step);
  * `--force` rebuilds. Run with `deno task build:sea`.
@@ -31,6 +34,7 @@ import {
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { inject } from "postject";
+import { WRAPPER_HEAD, WRAPPER_TAIL } from "./sea_wrapper.ts";
 
 /** The repository root. */
 export const ROOT: string = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -73,8 +77,8 @@ export function defaultSeaPath(): string {
 }
 
 /**
- * Bundle the CLI for Node as one CommonJS file (every dependency inlined: a SEA cannot
- * load files or packages at run time).
+ * Bundle the CLI (or, with `entry`, another script of scripts/) for Node as one CommonJS
+ * file (every dependency inlined: a SEA cannot load files or packages at run time).
  *
  * @example
  * ```ts
@@ -82,7 +86,7 @@ export function defaultSeaPath(): string {
  * bundleCli("/tmp/toolhost.cjs");
  * ```
  */
-export function bundleCli(outFile: string): void {
+export function bundleCli(outFile: string, entry = "sea_entry.ts"): void {
   execFileSync(process.execPath, [
     "bundle",
     "--quiet",
@@ -94,7 +98,7 @@ export function bundleCli(outFile: string): void {
     "bundle",
     "-o",
     outFile,
-    join(ROOT, "scripts", "sea_entry.ts"),
+    join(ROOT, "scripts", entry),
   ], { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"] });
 }
 
@@ -145,25 +149,42 @@ async function injectBlob(binary: string, blob: string): Promise<void> {
   if (mac) execFileSync("codesign", ["--sign", "-", binary]);
 }
 
-/** Make the blob from `bundle` and inject it into a copy of node at `output` (atomically). */
+/** Compiles the wrapped bundle (argv[1]) with `node:vm` and writes its code cache (argv[2]). */
+const MAKE_CACHE = 'const vm = require("node:vm"), fs = require("node:fs");' +
+  "const [src, out] = process.argv.slice(1);" +
+  "const code = process.env.TH_HEAD + fs.readFileSync(src, 'utf8') + process.env.TH_TAIL;" +
+  'fs.writeFileSync(out, new vm.Script(code, { filename: "toolhost.cjs" }).createCachedData());';
+
+/**
+ * Make the blob from `launcher` (main) and `bundle` (asset, with a code cache made by the
+ * same node) and inject it into a copy of node at `output` (atomically).
+ */
 async function assemble(
   node: { path: string; version: string },
   bundle: string,
+  launcher: string,
   output: string,
   log: (line: string) => void,
 ): Promise<void> {
   const tag = `${process.pid}`;
   const blob = `${bundle}.${tag}.blob`;
   const config = `${bundle}.${tag}.json`;
+  const cache = `${bundle}.${tag}.cache`;
   const tmp = `${output}.${tag}.tmp`;
   try {
+    log("making the CLI bundle's V8 code cache");
+    execFileSync(node.path, ["-e", MAKE_CACHE, bundle, cache], {
+      stdio: ["ignore", "ignore", "inherit"],
+      env: { TH_HEAD: WRAPPER_HEAD, TH_TAIL: WRAPPER_TAIL },
+    });
     writeFileSync(
       config,
       JSON.stringify({
-        main: bundle,
+        main: launcher,
         output: blob,
         disableExperimentalSEAWarning: true,
         useCodeCache: true,
+        assets: { "toolhost.cjs": bundle, "toolhost.cache": cache },
       }),
     );
     log(`making the SEA blob (node ${node.version})`);
@@ -173,7 +194,7 @@ async function assemble(
     await injectBlob(tmp, blob);
     renameSync(tmp, output); // atomic: a binary being run elsewhere is never half-written
   } finally {
-    for (const f of [blob, config, tmp]) rmSync(f, { force: true });
+    for (const f of [blob, config, cache, tmp]) rmSync(f, { force: true });
   }
 }
 
@@ -196,25 +217,31 @@ export async function buildSea(options: BuildSeaOptions = {}): Promise<BuiltSea>
   const node = findNode(options.nodeBin);
   const bundle = join(work, "toolhost.cjs");
   const fresh = join(work, `toolhost.${process.pid}.cjs`);
+  const launcher = join(work, "launcher.cjs");
+  const freshLauncher = join(work, `launcher.${process.pid}.cjs`);
   const stamp = join(work, "node-version.txt");
   const nodeId = `${node.path}\n${node.version}`;
   log("bundling the CLI for Node (deno bundle)");
   try {
     bundleCli(fresh);
+    bundleCli(freshLauncher, "sea_launcher.ts");
     const bundleBytes = readFileSync(fresh).byteLength;
-    const unchanged = !options.force && sameFile(fresh, bundle) && existsSync(output) &&
-      existsSync(stamp) && readFileSync(stamp, "utf8") === nodeId;
+    const unchanged = !options.force && sameFile(fresh, bundle) &&
+      sameFile(freshLauncher, launcher) && existsSync(output) && existsSync(stamp) &&
+      readFileSync(stamp, "utf8") === nodeId;
     if (unchanged) {
       log("bundle unchanged: reusing the existing binary");
     } else {
-      await assemble(node, fresh, output, log);
+      await assemble(node, fresh, freshLauncher, output, log);
       renameSync(fresh, bundle);
+      renameSync(freshLauncher, launcher);
       writeFileSync(stamp, nodeId);
     }
     verify(output);
     return { binary: output, bytes: statSync(output).size, bundleBytes, rebuilt: !unchanged };
   } finally {
     rmSync(fresh, { force: true });
+    rmSync(freshLauncher, { force: true });
   }
 }
 
@@ -227,6 +254,14 @@ function verify(binary: string): void {
     .trim();
   if (got !== deno.version) {
     throw new Error(`the SEA binary printed version "${got}", expected "${deno.version}"`);
+  }
+  // --version is answered by the launcher alone; --help proves the CLI bundle loads.
+  const help = execFileSync(binary, ["--help"], {
+    encoding: "utf8",
+    env: { PATH: "/nonexistent" },
+  });
+  if (!help.startsWith("Usage: toolhost")) {
+    throw new Error("the SEA binary's --help did not print toolhost's usage");
   }
 }
 

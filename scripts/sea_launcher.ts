@@ -1,0 +1,54 @@
+/**
+ * The main script of the Node single-executable build (`deno task build:sea`): it answers
+ * `--version` at once, and otherwise runs the CLI bundle (scripts/sea_entry.ts, stored in
+ * the binary as the asset `toolhost.cjs` with a V8 code cache made at build time). Keeping
+ * the CLI out of the main script means `toolhost --version` costs what starting Node does.
+ *
+ * Node 20 runs a SEA's main script as CommonJS whose `require` loads built-in modules only;
+ * the bundle needs nothing else, and is compiled with `node:vm` under the usual CommonJS
+ * wrapper so it sees the same `require`, `module` and `exports`.
+ *
+ * @module
+ */
+
+import { VERSION } from "../lib/version.ts";
+import { wrapBundle } from "./sea_wrapper.ts";
+
+interface SeaModule {
+  getAsset(key: string, encoding?: string): string | ArrayBuffer;
+}
+
+function runBundle(): void {
+  // `require` here is the SEA's: built-in modules only. Called through a variable so the
+  // bundler leaves `node:sea` (which only exists inside a SEA) to run time.
+  const builtin: (name: string) => unknown = require;
+  const sea = builtin("node:sea") as SeaModule;
+  const vm = builtin("node:vm") as typeof import("node:vm");
+  const source = sea.getAsset("toolhost.cjs", "utf8") as string;
+  let cachedData: Uint8Array | undefined;
+  try {
+    cachedData = new Uint8Array(sea.getAsset("toolhost.cache") as ArrayBuffer);
+  } catch {
+    cachedData = undefined; // built without a cache: V8 compiles from source
+  }
+  const script = new vm.Script(wrapBundle(source), {
+    filename: "toolhost.cjs",
+    cachedData,
+  });
+  const wrapper = script.runInThisContext() as (
+    exports: unknown,
+    req: unknown,
+    mod: unknown,
+    filename: string,
+    dirname: string,
+  ) => void;
+  const mod = { exports: {} };
+  wrapper(mod.exports, require, mod, "toolhost.cjs", ".");
+}
+
+const args = process.argv.slice(2);
+if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
+  process.stdout.write(`${VERSION}\n`); // what the CLI prints, without loading it
+} else {
+  runBundle();
+}
