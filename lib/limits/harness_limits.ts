@@ -1,5 +1,5 @@
 /**
- * The resource limits of a tool session's harness (its start command's process group,
+ * The resource limits of a tool session's harness (its start command and everything it starts,
  * for the session's whole life): opened before the start command is spawned, watched
  * while it runs, and settled when the session is reaped. A breach ends the session —
  * there is no restart — and later calls say which limit ended it.

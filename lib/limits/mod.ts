@@ -1,7 +1,7 @@
 /**
  * Resource limits per tool, session and extension: `max_memory_mb`,
  * `max_cpu_seconds`, `max_processes`, enforced with a cgroup v2 child group where toolhost
- * may create one, else with `prlimit` and a process-group watchdog.
+ * may create one, else with `prlimit` and a watchdog over every descendant of the tool.
  *
  * @example
  * ```ts

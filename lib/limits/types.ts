@@ -8,11 +8,11 @@
 
 /** Declared resource limits (every field optional; none means unlimited). */
 export interface ResourceLimits {
-  /** Most memory of the whole process group, in MiB (`max_memory_mb`). */
+  /** Most memory of everything the tool started, in MiB (`max_memory_mb`). */
   maxMemoryMb?: number;
-  /** Most CPU time of the whole process group, in seconds (`max_cpu_seconds`). */
+  /** Most CPU time of everything the tool started, in seconds (`max_cpu_seconds`). */
   maxCpuSeconds?: number;
-  /** Most simultaneously running processes of the group (`max_processes`). */
+  /** Most simultaneously running processes the tool started (`max_processes`). */
   maxProcesses?: number;
 }
 
