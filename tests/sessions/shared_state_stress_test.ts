@@ -16,6 +16,7 @@ import { join } from "node:path";
 import { callsRoot } from "../../lib/process/call_dirs.ts";
 import { readProcStat } from "../../lib/process/proc_identity.ts";
 import { sessionsRoot } from "../../lib/sessions/session_dir.ts";
+import { sweepSessions } from "../../lib/sessions/sweep.ts";
 import { runCapture } from "../helpers/cli.ts";
 import { tempWorkspace, toolTable } from "../helpers/workspace.ts";
 import { HARNESS, sessionToml, waitFor } from "./_helpers.ts";
@@ -171,38 +172,52 @@ Deno.test({
     });
     const state = join(ws.root, ".toolhost", "state");
     const stopFile = join(ws.root, "stop");
-    const started = Date.now();
-    let done = false;
-    let kills = 0;
-    // The four stop once they ran DURATION_MS and the fifth was killed MIN_KILLS times.
-    const timer = setInterval(() => {
-      if (kills >= MIN_KILLS && Date.now() - started >= DURATION_MS) writeFileSync(stopFile, "");
-    }, 200);
-    const workers = Promise.all(Array.from({ length: STEADY }, () => steady(ws.root, stopFile)))
-      .finally(() => void (done = true));
-    const victims = victimLoop(ws.root, () => done, (n) => void (kills = n));
-    const [summaries] = await Promise.all([workers, victims]).finally(() => clearInterval(timer));
+    try {
+      const started = Date.now();
+      let done = false;
+      let kills = 0;
+      // The four stop once they ran DURATION_MS and the fifth was killed MIN_KILLS times.
+      const timer = setInterval(() => {
+        if (kills >= MIN_KILLS && Date.now() - started >= DURATION_MS) writeFileSync(stopFile, "");
+      }, 200);
+      const workers = Promise.all(Array.from({ length: STEADY }, () => steady(ws.root, stopFile)))
+        .finally(() => void (done = true));
+      const victims = victimLoop(ws.root, () => done, (n) => void (kills = n));
+      const [summaries] = await Promise.all([workers, victims]).finally(() => clearInterval(timer));
 
-    for (const s of summaries) {
-      assert.deepEqual(s.errors, [], "a session was refused or a call failed");
-      assert.equal(s.refused, 0, "refused sessions");
-      assert.equal(s.failed, 0, "failed calls");
-      assert.ok(s.iterations > 0, "a worker never completed a session");
+      for (const s of summaries) {
+        assert.deepEqual(s.errors, [], "a session was refused or a call failed");
+        assert.equal(s.refused, 0, "refused sessions");
+        assert.equal(s.failed, 0, "failed calls");
+        assert.ok(s.iterations > 0, "a worker never completed a session");
+      }
+      assert.ok(
+        kills >= MIN_KILLS,
+        `the fifth toolhost was killed mid-session only ${kills} time(s)`,
+      );
+
+      // The fifth's last leftovers: nobody started a session after its last kill.
+      const swept = await runCapture(["sweep", "--repo", ws.root, "--json"]);
+      assert.equal(swept.code, 0, swept.out);
+      const report = JSON.parse(swept.out);
+      assert.equal(report.failed, 0, swept.out);
+
+      await waitFor(() => processesWith(ws.root).length === 0, 60_000, "tool processes to end")
+        .catch(() => assert.deepEqual(processesWith(ws.root), [], "tool processes were left"));
+      assert.deepEqual(entries(sessionsRoot(state)), [], "session folders were left");
+      assert.deepEqual(entries(callsRoot(state)), [], "call folders were left");
+    } finally {
+      // Whatever a failed run left: workers still looping, and the processes carrying this
+      // workspace's own path.
+      writeFileSync(stopFile, "");
+      await sweepSessions(state).catch(() => {});
+      for (const pid of processesWith(ws.root)) {
+        try {
+          Deno.kill(pid, "SIGKILL");
+        } catch {
+          // already gone
+        }
+      }
     }
-    assert.ok(
-      kills >= MIN_KILLS,
-      `the fifth toolhost was killed mid-session only ${kills} time(s)`,
-    );
-
-    // The fifth's last leftovers: nobody started a session after its last kill.
-    const swept = await runCapture(["sweep", "--repo", ws.root, "--json"]);
-    assert.equal(swept.code, 0, swept.out);
-    const report = JSON.parse(swept.out);
-    assert.equal(report.failed, 0, swept.out);
-
-    await waitFor(() => processesWith(ws.root).length === 0, 60_000, "tool processes to end")
-      .catch(() => assert.deepEqual(processesWith(ws.root), [], "tool processes were left"));
-    assert.deepEqual(entries(sessionsRoot(state)), [], "session folders were left");
-    assert.deepEqual(entries(callsRoot(state)), [], "call folders were left");
   },
 });
