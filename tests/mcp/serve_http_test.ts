@@ -366,9 +366,10 @@ Deno.test("serve over HTTP: --session-idle-timeout closes an idle session (404 a
     assert.equal(init.status, 200);
     const id = init.headers.get("mcp-session-id")!;
     await init.body?.cancel();
+    // Each poll is a request (activity): wait longer than the timeout plus one sweep (1 s).
     let status = 200;
-    while (status === 200) {
-      await new Promise((r) => setTimeout(r, 1500));
+    for (let i = 0; i < 40 && status === 200; i++) {
+      await new Promise((r) => setTimeout(r, 3000));
       status = await listStatus(served.url, id);
     }
     assert.equal(status, 404);
