@@ -110,7 +110,8 @@ export function countOccurrences(
  * @example
  * ```ts
  * import { findFree } from "./write.ts";
- * findFree("k=SECRET k=x", "k=", 0, [[2, 8]]); // 9
+ * findFree("k=SECRET k=x", "k=S", 0, [[2, 8]]); // -1: it would take in part of the value
+ * findFree("k=SECRET k=x", "k=", 0, [[2, 8]]); // 0
  * ```
  */
 export function findFree(

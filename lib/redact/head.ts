@@ -19,7 +19,8 @@ import type { Protector } from "./types.ts";
  * const r = new Redactor();
  * r.add("tok-123456");
  * const head = new TextEncoder().encode("out tok-12");
- * new TextDecoder().decode(protectedHead(r, head, true)); // "o": the tail may be a value's start
+ * // The last (longest form − 1) bytes may be a value's start: here that is all of it.
+ * new TextDecoder().decode(protectedHead(r, head, true)); // ""
  * ```
  */
 export function protectedHead(
