@@ -14,7 +14,7 @@
 
 import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { promises as fsp } from "node:fs";
-import { basename, join } from "node:path";
+import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import process from "node:process";
 import type { LimitKind, ResourceLimits } from "./types.ts";
@@ -64,6 +64,29 @@ export function ownCgroupDir(selfCgroup?: string, mountinfo?: string): string | 
   }
   const point = mount[0].split(" ")[4];
   return join(point, line.slice(3).trim());
+}
+
+/**
+ * The cgroup path (as `/proc/<pid>/cgroup` shows it) of the group at directory `dir`, or
+ * undefined when `dir` is not under the cgroup v2 mount — the inverse of
+ * {@link ownCgroupDir}.
+ *
+ * @example
+ * ```ts
+ * import { cgroupPathOf } from "./cgroup.ts";
+ * const mi = "30 1 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n";
+ * cgroupPathOf("/sys/fs/cgroup/a/toolhost-1-ab", mi); // "/a/toolhost-1-ab"
+ * cgroupPathOf("/tmp/x", mi); // undefined
+ * ```
+ */
+export function cgroupPathOf(dir: string, mountinfo?: string): string | undefined {
+  const mi = mountinfo ?? readText("/proc/self/mountinfo") ?? "";
+  const mount = mi.split("\n").map((l) => l.split(" - ")).find((p) => p[1]?.startsWith("cgroup2 "));
+  const point = mount?.[0].split(" ")[4];
+  if (point === undefined) return undefined;
+  const base = point.endsWith("/") ? point.slice(0, -1) : point;
+  if (!dir.startsWith(`${base}/`)) return undefined;
+  return dir.slice(base.length);
 }
 
 function enable(parent: string): string | undefined {
@@ -144,6 +167,7 @@ function counter(text: string | undefined, key: string): number {
 export class CallCgroup {
   /** The group's directory. */
   readonly dir: string;
+  #path?: string | null;
 
   private constructor(dir: string) {
     this.dir = dir;
@@ -192,12 +216,14 @@ export class CallCgroup {
    * write to is not, and its resources are not in the group's counters.
    */
   holds(pid: number): boolean {
+    this.#path ??= cgroupPathOf(this.dir) ?? null;
+    const own = this.#path;
+    if (own === null) return false; // not on a cgroup2 mount: nothing is in it
     const line = (readText(`/proc/${pid}/cgroup`) ?? "").split("\n").find((l) =>
       l.startsWith("0::")
     );
-    const name = `/${basename(this.dir)}`;
-    const path = line?.slice(3).trim() ?? "";
-    return path.endsWith(name) || path.includes(`${name}/`);
+    const path = line?.slice(3).trim();
+    return path === own || (path?.startsWith(`${own}/`) ?? false);
   }
 
   /** Current memory (`memory.current`, bytes) and process count (`pids.current`); 0 when unread. */

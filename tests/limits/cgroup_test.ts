@@ -7,7 +7,7 @@
  */
 
 import assert from "node:assert/strict";
-import { CallCgroup, ownCgroupDir, probeCgroup } from "../../lib/limits/cgroup.ts";
+import { CallCgroup, cgroupPathOf, ownCgroupDir, probeCgroup } from "../../lib/limits/cgroup.ts";
 import { configureLimits, currentEnforcement } from "../../lib/limits/enforcement.ts";
 import { openGuard } from "../../lib/limits/guard.ts";
 import { runBounded } from "../../lib/process/run.ts";
@@ -27,6 +27,18 @@ Deno.test("ownCgroupDir: the 0:: line under the cgroup2 mount; none without one"
     {
       reason: "no cgroup v2 hierarchy is mounted",
     },
+  );
+});
+
+Deno.test("cgroupPathOf: the group's own path under the cgroup2 mount, nothing elsewhere", () => {
+  assert.equal(cgroupPathOf("/sys/fs/cgroup/a/toolhost-1-ab", MOUNTINFO), "/a/toolhost-1-ab");
+  const slash = "41 31 0:38 / /sys/fs/cgroup/ rw - cgroup2 cgroup2 rw\n";
+  assert.equal(cgroupPathOf("/sys/fs/cgroup/t", slash), "/t");
+  assert.equal(cgroupPathOf("/sys/fs/cgroupx/t", MOUNTINFO), undefined);
+  assert.equal(cgroupPathOf("/tmp/toolhost_cg_1/toolhost-1-ab", MOUNTINFO), undefined);
+  assert.equal(
+    cgroupPathOf("/sys/fs/cgroup/t", "22 1 0:20 / /sys/fs/cgroup rw - cgroup x\n"),
+    undefined,
   );
 });
 
