@@ -138,6 +138,8 @@ function newRound(scan: number[], members: Iterable<number>): Round {
 export class DescendantTracker {
   readonly #root: TreeRoot;
   readonly #members = new Map<number, Member>();
+  /** Scanned processes found not to be the tool's, by pid → start time. */
+  readonly #foreign = new Map<number, number>();
   readonly #max: number;
   readonly #sliceMs: number;
   readonly #scanEvery: number;
@@ -209,6 +211,8 @@ export class DescendantTracker {
     const root = this.#root.pid;
     const wrapped = lastPid() < root;
     const pids = listPids(MAX_PROC_ENTRIES).pids.filter((p) => wrapped || p > root);
+    const listed = new Set(pids);
+    for (const pid of this.#foreign.keys()) if (!listed.has(pid)) this.#foreign.delete(pid);
     return newRound(pids, this.#members.keys());
   }
 
@@ -232,9 +236,15 @@ export class DescendantTracker {
     const st = readProcStat(pid);
     const root = this.#root;
     if (st === null || st.startTime < root.startTime) return;
+    if (this.#foreign.get(pid) === st.startTime) return;
     const ours = st.sid === root.pid || st.pgrp === root.pid || this.#members.has(st.ppid) ||
       (root.tag !== undefined && carriesGroupTag(pid, root.tag));
-    if (!ours) return;
+    if (!ours) {
+      // Settled for its life: a process never joins the session, group or tag later (a
+      // member's child is found by the walk, not here).
+      this.#foreign.set(pid, st.startTime);
+      return;
+    }
     this.#members.set(pid, { startTime: st.startTime, ppid: st.ppid, ticks: 0 });
     r.queue.push([pid, -1]);
     if (this.#members.size > this.#max) r.sample.truncated = true;
