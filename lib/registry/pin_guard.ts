@@ -136,18 +136,36 @@ export class PinGuard {
    */
   async check(tool: string): Promise<string | undefined> {
     for (const key of this.#keys.get(tool) ?? []) {
-      for (const [path, digest] of Object.entries(this.pins[key])) {
-        const snap = this.#snaps.get(path)!;
-        if (snapshotUnchanged(snap)) continue;
-        const now = await repin(this.#root, snap);
-        if (now === undefined || now.digest !== digest) {
-          return `execution path ${showPath(path)} of the tool ${showPath(tool)} changed ` +
-            "since the registry opened, so it no longer matches its pin (provenance). " +
-            "Review the change, then reopen the registry (restart toolhost) to run it";
-        }
-        this.#snaps.set(path, now); // moved but identical: remember the new identities
-      }
+      const changed = await this.#checkKey(key, tool);
+      if (changed !== undefined) return changed;
     }
+    return this.#checkPrograms(tool);
+  }
+
+  /**
+   * Whether the pinned paths of one pin key (a tool, or `<session>_<artifact>.stop`) are
+   * unchanged; false when one changed.
+   */
+  async keyUnchanged(key: string): Promise<boolean> {
+    return (await this.#checkKey(key, key)) === undefined;
+  }
+
+  async #checkKey(key: string, tool: string): Promise<string | undefined> {
+    for (const [path, digest] of Object.entries(this.pins[key] ?? {})) {
+      const snap = this.#snaps.get(path)!;
+      if (snapshotUnchanged(snap)) continue;
+      const now = await repin(this.#root, snap);
+      if (now === undefined || now.digest !== digest) {
+        return `execution path ${showPath(path)} of the tool ${showPath(tool)} changed ` +
+          "since the registry opened, so it no longer matches its pin (provenance). " +
+          "Review the change, then reopen the registry (restart toolhost) to run it";
+      }
+      this.#snaps.set(path, now); // moved but identical: remember the new identities
+    }
+    return undefined;
+  }
+
+  async #checkPrograms(tool: string): Promise<string | undefined> {
     for (const w of this.#programs.get(tool) ?? []) {
       if (depsIdentity(w.deps) === w.seen) continue; // a few stats, no PATH walk, no read
       const now = trace(w.command, w.ctx);

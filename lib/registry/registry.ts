@@ -21,6 +21,7 @@ import type { CallHost, CallOptions } from "../runtime/call_host.ts";
 import { callTool, closeRegistry } from "../runtime/call_tool.ts";
 import { SessionSupervisor } from "../sessions/supervisor.ts";
 import { PinGuard } from "./pin_guard.ts";
+import { sessionPinKey } from "../workspace/names.ts";
 import type { Plugin } from "../plugins/api.ts";
 import { PluginHost } from "../plugins/host.ts";
 import { openPluginHost } from "../plugins/open_host.ts";
@@ -285,7 +286,14 @@ export class Registry implements CallHost {
    * `reg.sessions.configure({ stopTimeoutMs })` before the first bound call.
    */
   get sessions(): SessionSupervisor {
-    return (this.#sessions ??= new SessionSupervisor());
+    const guard = this.#guard;
+    // A stop command whose pinned files changed since open is not run (the harness
+    // group is ended all the same).
+    const beforeStop = guard
+      ? (artifactId: string, session: string) =>
+        guard.keyUnchanged(sessionPinKey(session, artifactId, "stop"))
+      : undefined;
+    return (this.#sessions ??= new SessionSupervisor(beforeStop ? { beforeStop } : {}));
   }
 
   /** Whether {@link Registry.close} was called. */

@@ -23,10 +23,18 @@ export interface SupervisorOptions {
   stopTimeoutMs?: number;
   /** SIGTERM→SIGKILL grace for session groups and sweeps, in ms. Default 2000. */
   graceMs?: number;
+  /**
+   * Asked before a session's stop command runs (e.g. whether its pinned files are still
+   * what the registry pinned): false skips the stop command, and the harness's group is
+   * ended as usual. Default: always run it.
+   */
+  beforeStop?: (artifactId: string, session: string) => Promise<boolean>;
 }
 
 /** Options with every default applied. */
-export type ResolvedOptions = Required<Omit<SupervisorOptions, "sweep">> & { sweep: SweepOptions };
+export type ResolvedOptions =
+  & Required<Omit<SupervisorOptions, "sweep" | "beforeStop">>
+  & { sweep: SweepOptions; beforeStop?: SupervisorOptions["beforeStop"] };
 
 /**
  * Apply the defaults of {@linkcode SupervisorOptions}; rejects non-integer or negative
@@ -47,7 +55,9 @@ export function resolveOptions(options: SupervisorOptions = {}): ResolvedOptions
   if (!Number.isInteger(graceMs) || graceMs < 0 || graceMs > 2147483647) {
     throw new RangeError("graceMs must be an integer from 0 to 2147483647");
   }
-  return { stopTimeoutMs, graceMs, sweep: { graceMs, ...options.sweep } };
+  const out: ResolvedOptions = { stopTimeoutMs, graceMs, sweep: { graceMs, ...options.sweep } };
+  if (options.beforeStop) out.beforeStop = options.beforeStop;
+  return out;
 }
 
 /**

@@ -322,6 +322,8 @@ export class ToolSession implements NetMember {
     const root = this.#root;
     const journal = this.#journal;
     if (root === undefined || journal === undefined || this.#scope === undefined) return;
+    // A stop command whose pinned files changed is not run; the harness group is ended.
+    if (this.#opts.beforeStop && !(await this.#opts.beforeStop(this.artifactId, this.name))) return;
     this.#stopOutcome = await runStop({
       scope: this.#scope,
       command: this.#decl.stop,

@@ -136,3 +136,21 @@ Deno.test("with a lock: a PATH program swapped after open is refused before it r
     await tmp.cleanup();
   }
 });
+
+Deno.test("a stop command whose pinned folder changed after the last call is not run", async () => {
+  const { tmp, reg } = await open(false);
+  try {
+    assert.equal(text(await reg.call("act_app", {})), "acted"); // the session is running
+    // The stop command would now record that it ran; it must not.
+    await Deno.writeTextFile(
+      `${tmp.root}/app/harness/h.sh`,
+      HARNESS.replace("case", `[ "$1" = stop ] && touch "${tmp.root}/stop-ran"\ncase`),
+    );
+    await reg.close();
+    assert.throws(() => Deno.statSync(`${tmp.root}/stop-ran`), Deno.errors.NotFound);
+    assert.deepEqual(reg.sessions.sessions().map((s) => s.phase), ["closed"]);
+  } finally {
+    await reg.close();
+    await tmp.cleanup();
+  }
+});
