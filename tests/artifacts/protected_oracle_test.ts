@@ -1,6 +1,7 @@
 /**
  * With protected values active, the artifact tools are no oracle: a spilled output that
- * holds a protected value can be neither windowed nor searched.
+ * held a protected value is redacted before it is written, so no window or search of it
+ * returns any part of the value, and a prefix query matches nothing.
  *
  * @module
  */
@@ -10,6 +11,7 @@ import path from "node:path";
 import assert from "node:assert/strict";
 import { loadWorkspace } from "../../lib/workspace/load_workspace.ts";
 import { Registry } from "../../lib/registry/registry.ts";
+import { REDACTED } from "../../lib/redact/types.ts";
 import type { ToolResult } from "../../lib/results/types.ts";
 
 const SECRET = "supersecretvalue123";
@@ -64,9 +66,17 @@ Deno.test("protected values: a spilled artifact holding one can't be windowed or
         offset,
         max_chars: max,
       });
-      assert.equal(g.isError, true, "a window over a protected value was returned");
+      // Either refused or a window of the redacted text: never a part of the value.
       assertNoPart(g);
     }
+    const whole = await reg.call("get_artifact_field", {
+      artifact_ref: id,
+      field: "content",
+      offset: 69990,
+      max_chars: 200,
+    });
+    assert.equal(whole.isError, false);
+    assert.ok(JSON.stringify(whole).includes(REDACTED), "the value's place is not marked");
     for (const query of ["TOKEN=s", "TOKEN=super", "secretvalue", "xTOKEN"]) {
       const s = await reg.call("search_artifact_content", { query, context_chars: 40 });
       assert.ok(!JSON.stringify(s).includes('"matches":[{'), "search matched inside it");
