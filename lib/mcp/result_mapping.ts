@@ -148,7 +148,10 @@ export async function fromMcpResult(
   if (blocks.length === 0) {
     blocks.push({ type: "text", text: isError ? "The tool failed." : "(no output)" });
   }
-  if (isError) return errorResult(capText(blocks.map(textOf).join("\n"), LIMITS.maxTextBytes));
+  if (isError) {
+    const joined = blocks.map(textOf).join("\n");
+    return errorResult(capText(opts.protect?.text(joined) ?? joined, LIMITS.maxTextBytes));
+  }
   const result: ToolResult = { content: blocks, isError: false };
   const bytes = resultBytes(result);
   if (bytes > LIMITS.maxResultBytes) {

@@ -30,7 +30,8 @@ const builtin = (name: string, b: string) =>
 /**
  * The manifest: `read` (files_read), `search`, `find`, `shell`, `grep`, `glob`, `lines`
  * (the `read` built-in), `ls` (list), `files` (files_list), `edit`, `patch`, `status`, `diff`, `sec` (section `Keys` of `data/doc.md`), `spill` and `cut`
- * (plain `cat data/<file>`, overflow artifact / truncate).
+ * (plain `cat data/<file>`, overflow artifact / truncate), `emit` (json protocol: prints
+ * `data/out.json`).
  */
 export const TOML = `[artifacts.app]
 path = "app"
@@ -45,6 +46,13 @@ audience = "agent"
   `\n[artifacts.app.views.agent_tools.sec]\nbuiltin = "section"\nargs = ["data/doc.md", "Keys"]\n` +
   plain("spill", 'cat "data/$0"', 'overflow = "artifact"') +
   plain("cut", 'cat "data/$0"', 'overflow = "truncate"') + `
+[artifacts.app.views.agent_tools.emit]
+description = "Prints data/out.json as its json-protocol result."
+protocol = "json"
+command = "sh"
+args = ["-c", "cat >/dev/null; cat data/out.json"]
+input_schema = { type = "object", properties = {}, additionalProperties = false }
+
 [plugins]
 enable = ["protected-values"]
 

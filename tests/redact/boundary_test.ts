@@ -1,0 +1,58 @@
+/**
+ * The result boundary: a value split across a tool's own text blocks, an image holding a
+ * value, and a value that only appears in the serialized result.
+ */
+
+import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
+import { Redactor } from "../../lib/redact/redactor.ts";
+import { redactResult, WITHHELD_IMAGE, WITHHELD_RESULT } from "../../lib/redact/result.ts";
+import type { ToolResult } from "../../lib/results/types.ts";
+import { assertNoPart, open, VALUE } from "./_helpers.ts";
+
+Deno.test("a json-protocol tool's value split across two text blocks is redacted in both", async () => {
+  const out = {
+    content: [
+      { type: "text", text: `a ${VALUE.slice(0, 10)}` },
+      { type: "text", text: `${VALUE.slice(10)} b` },
+    ],
+  };
+  const w = await open({ "out.json": JSON.stringify(out) });
+  try {
+    const r = await w.reg.call("emit_app", {});
+    assert.equal(r.isError, false, JSON.stringify(r));
+    assertNoPart(r, VALUE, "split blocks");
+    assert.deepEqual(r.content, [
+      { type: "text", text: "a [protected]" },
+      { type: "text", text: " b" },
+    ]);
+  } finally {
+    await w.cleanup();
+  }
+});
+
+Deno.test("an image whose bytes hold a value is withheld", () => {
+  const red = new Redactor();
+  red.add(VALUE);
+  const png = Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    Buffer.from(`tEXtComment\0${VALUE}`),
+  ]);
+  const r = redactResult(red, {
+    content: [{ type: "image", mimeType: "image/png", data: png.toString("base64") }],
+    isError: false,
+  });
+  assert.deepEqual(r.content, [{ type: "text", text: WITHHELD_IMAGE }]);
+});
+
+Deno.test("a value only the serialized result forms withholds the result", () => {
+  const red = new Redactor();
+  red.add('QZXK","PWNB');
+  const r = redactResult(red, {
+    content: [{ type: "json", data: ["QZXK", "PWNB"] }],
+    isError: false,
+  });
+  assert.deepEqual(r, { content: [{ type: "text", text: WITHHELD_RESULT }], isError: true });
+  const clean: ToolResult = { content: [{ type: "json", data: ["QZXK", "x"] }], isError: false };
+  assert.equal(redactResult(red, clean), clean, "nothing to remove: the same object");
+});
