@@ -17,6 +17,9 @@ import {
 } from "./static_checks.ts";
 import { limitsCheck, type LimitsInfo, limitsInfo } from "../limits/report.ts";
 import type { LockSection } from "../lock/lock_section.ts";
+import { confinementCheck, type ConfinementInfo, confinementInfo } from "../sandbox/report.ts";
+import { evalExtensions } from "../workspace/parse_extensions.ts";
+import { pluginsOf } from "../workspace/parse_plugins.ts";
 
 /** Readiness of one tool. */
 export interface ToolReport {
@@ -36,6 +39,8 @@ export interface ToolReport {
   session?: string;
   /** Declared resource limits and the enforcement in effect, if any. */
   limits?: LimitsInfo;
+  /** Confinement in effect (command tools; built-ins run inside toolhost). */
+  confinement?: ConfinementInfo;
   /** Checks run. */
   checks: ReadinessCheck[];
   /** All checks passed. */
@@ -59,9 +64,14 @@ export interface SelectionReport {
     name: string;
     artifactId: string;
     limits?: LimitsInfo;
+    confinement: ConfinementInfo;
     checks: ReadinessCheck[];
     ready: boolean;
   }[];
+  /** Extensions the selection admits, with their confinement. */
+  extensions?: { name: string; confinement: ConfinementInfo; ready: boolean }[];
+  /** Hook commands, with their confinement. */
+  hooks?: { keyPath: string; confinement: ConfinementInfo; ready: boolean }[];
   /** `toolhost.lock` verification, when the workspace has a lock file. */
   lock?: LockSection;
   /** Everything ready. */
@@ -96,6 +106,9 @@ export function buildSelectionReport(
       : commandChecks(ws, a, t.decl, scopeSet, env);
     const limits = t.decl.type === "command" ? t.decl.limits : undefined;
     if (limits) checks.push(limitsCheck());
+    const policy = t.decl.type === "command" ? t.decl.sandbox : undefined;
+    const confined = confinementCheck(policy);
+    if (confined) checks.push(confined);
     return {
       name: t.name,
       artifactId: t.artifactId,
@@ -105,18 +118,23 @@ export function buildSelectionReport(
       inputSchema: t.inputSchema,
       ...(t.decl.type === "command" && t.decl.session ? { session: t.decl.session } : {}),
       ...(limits ? { limits: limitsInfo(limits) } : {}),
+      ...(t.decl.type === "command" ? { confinement: confinementInfo(policy, sel.audience) } : {}),
       checks,
       ready: checks.every((c) => c.ok),
     };
   });
   const sessions = sessionReports(ws, sel, scopeSet, env);
-  const ready = tools.every((t) => t.ready) && sessions.every((s) => s.ready);
+  const others = processReports(ws, sel);
+  const ready = tools.every((t) => t.ready) && sessions.every((s) => s.ready) &&
+    others.extensions.every((e) => e.ready) && others.hooks.every((h) => h.ready);
   return {
     ...(sel.evalId ? { eval: sel.evalId } : { artifact }),
     audience: sel.audience,
     scope,
     tools,
     sessions,
+    ...(others.extensions.length > 0 ? { extensions: others.extensions } : {}),
+    ...(others.hooks.length > 0 ? { hooks: others.hooks } : {}),
     ready,
   };
 }
@@ -189,15 +207,32 @@ function sessionReports(
         check: `stop.${c.check}`,
       })),
       ...(s.limits ? [limitsCheck()] : []),
+      ...(s.sandbox && confinementCheck(s.sandbox) ? [confinementCheck(s.sandbox)!] : []),
     ];
     const limits = s.limits ? { limits: limitsInfo(s.limits) } : {};
     out.push({
       name: s.name,
       artifactId: a.id,
       ...limits,
+      confinement: confinementInfo(s.sandbox, sel.audience),
       checks,
       ready: checks.every((c) => c.ok),
     });
   }
   return out;
+}
+
+function processReports(ws: Workspace, sel: Selection): {
+  extensions: NonNullable<SelectionReport["extensions"]>;
+  hooks: NonNullable<SelectionReport["hooks"]>;
+} {
+  const entry = (policy: Parameters<typeof confinementInfo>[0]) => ({
+    confinement: confinementInfo(policy, sel.audience),
+    ready: confinementCheck(policy)?.ok ?? true,
+  });
+  const extensions = sel.evalId === undefined
+    ? []
+    : evalExtensions(ws, sel.evalId).map((d) => ({ name: d.name, ...entry(d.sandbox) }));
+  const hooks = pluginsOf(ws).hooks.map((h) => ({ keyPath: h.keyPath, ...entry(h.sandbox) }));
+  return { extensions, hooks };
 }

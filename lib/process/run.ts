@@ -15,6 +15,7 @@ import type { ProcessRecord } from "./proc_identity.ts";
 import type { GuardLimit, RunGuard } from "./run_guard.ts";
 import { type GroupHandle, spawnGroup } from "./spawn_group.ts";
 import { SpawnError, type SpawnFailure } from "./spawn_error.ts";
+import type { Confine } from "./sandbox_init.ts";
 
 /** Options of {@linkcode runBounded}. */
 export interface RunBoundedOptions {
@@ -50,6 +51,13 @@ export interface RunBoundedOptions {
   callDirs?: Pick<CallDirs, "admit">;
   /** Resource limits (lib/limits): wraps the command, watches the group. Default none. */
   guard?: RunGuard;
+  /**
+   * Confinement (lib/sandbox): the command runs inside it, `sandboxWritable` writable.
+   * The guard wraps the sandbox (its limits hold for everything inside). Default none.
+   */
+  confine?: Confine;
+  /** Paths writable inside the sandbox for this run (its output and tmp dirs). */
+  sandboxWritable?: readonly string[];
   /**
    * Also hand stdout to this consumer (e.g. a spill file); it may `pause()`/`resume()`
    * the stream for backpressure. Default none.
@@ -162,11 +170,18 @@ export async function runBounded(opts: RunBoundedOptions): Promise<RunOutcome> {
   let streams: Streams | undefined;
   const early: { stop?: (why: StopReason) => void; pending?: StopReason } = {};
   const overflow = (why: StopReason) => early.stop ? early.stop(why) : (early.pending ??= why);
-  const argv = opts.guard?.wrap(opts.command, opts.args ?? []) ?? {};
+  const inner = opts.confine?.wrap(
+    opts.command,
+    opts.args ?? [],
+    opts.cwd,
+    opts.sandboxWritable ?? [],
+  ) ?? { command: opts.command, args: opts.args ?? [] };
+  const argv = opts.guard?.wrap(inner.command, inner.args) ?? inner;
   try {
     handle = await spawnGroup({
       ...opts,
       ...argv,
+      sandboxed: opts.confine !== undefined,
       onSpawn: journaled(opts),
       onStreams: (
         stdout,

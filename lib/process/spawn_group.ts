@@ -19,6 +19,7 @@ import {
   type TerminateReport,
 } from "./kill_group.ts";
 import { SpawnError, spawnFailureFromCode } from "./spawn_error.ts";
+import { killSandboxInit } from "./sandbox_init.ts";
 import {
   GROUP_TAG_VAR,
   newGroupTag,
@@ -56,6 +57,12 @@ export interface SpawnGroupOptions {
    * exits with nobody reading has its unread output discarded by child_process).
    */
   onStreams?: (stdout: Readable, stderr: Readable) => void;
+  /**
+   * The command is a sandbox (`bwrap` with a new PID namespace, lib/sandbox): ending the
+   * group first SIGKILLs the namespace's init, so the kernel ends every process inside,
+   * including those that left the group. Default false.
+   */
+  sandboxed?: boolean;
 }
 
 /** How the leader ended. */
@@ -127,6 +134,7 @@ class GroupHandleImpl implements GroupHandle {
   readonly exited: Promise<ExitStatus>;
   exitStatus: ExitStatus | null = null;
   readonly tag: string;
+  readonly sandboxed: boolean;
   #chain: Promise<unknown> = Promise.resolve();
   #confirmed = false;
 
@@ -136,9 +144,11 @@ class GroupHandleImpl implements GroupHandle {
     stderr: Readable,
     exited: Promise<ExitStatus>,
     tag: string,
+    sandboxed: boolean,
   ) {
     this.record = record;
     this.tag = tag;
+    this.sandboxed = sandboxed;
     this.stdout = stdout;
     this.stderr = stderr;
     this.exited = exited.then((s) => {
@@ -154,6 +164,8 @@ class GroupHandleImpl implements GroupHandle {
 
   terminate(options: TerminateOptions = {}): Promise<TerminateReport> {
     const next = this.#chain.then(async () => {
+      // The namespace's init first: the kernel then ends everything in the sandbox.
+      if (this.sandboxed) killSandboxInit(this.record);
       const report = await terminateGroup(this.record, options);
       // The group is gone; so must be anything of it that left with setsid.
       const reaped = await reapEscapesConfirmed({
@@ -207,7 +219,14 @@ export async function spawnGroup(options: SpawnGroupOptions): Promise<GroupHandl
     child.once("exit", (exitCode, signal) => resolve({ exitCode, signal }));
   });
   const stderr = child.stderr ?? Readable.from([]);
-  const handle = new GroupHandleImpl(record, child.stdout!, stderr, exited, tag);
+  const handle = new GroupHandleImpl(
+    record,
+    child.stdout!,
+    stderr,
+    exited,
+    tag,
+    options.sandboxed === true,
+  );
   installExitHook();
   unconfirmed.add(handle);
   options.onStreams?.(handle.stdout, handle.stderr);

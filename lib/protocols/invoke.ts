@@ -13,6 +13,7 @@ import { toolEnvironment } from "../process/env.ts";
 import type { ProcessRecord } from "../process/proc_identity.ts";
 import { runBounded, type RunOutcome } from "../process/run.ts";
 import type { RunGuard } from "../process/run_guard.ts";
+import type { Confine } from "../process/sandbox_init.ts";
 import type { Readable } from "node:stream";
 import { errorResult, type ToolResult } from "../results/types.ts";
 import { buildJsonRequest, type JsonContext } from "./json_request.ts";
@@ -44,6 +45,8 @@ export interface CommandCallBase {
   onSettled?: (run: RunOutcome) => void;
   /** Resource-limit enforcement (lib/limits). Default none. */
   guard?: RunGuard;
+  /** Confinement (lib/sandbox); the call's output and tmp dirs are writable inside. */
+  confine?: Confine;
 }
 
 /** A consumer of a plain call's whole stdout (lib/spill: `overflow = "artifact"`). */
@@ -109,6 +112,8 @@ function runOptions(call: CommandCallBase, dirs: CallDirs) {
     onSpawn: call.onSpawn,
     graceMs: call.graceMs,
     guard: call.guard,
+    confine: call.confine,
+    sandboxWritable: [dirs.outputDir, dirs.tmpDir],
   };
 }
 

@@ -27,6 +27,7 @@ import { callBuiltinLike, isBuiltinLike } from "../plugins/builtin_like.ts";
 import type { CallGrant } from "../plugins/host.ts";
 import { trustOptions } from "../spill/command_options.ts";
 import { publishedName } from "../workspace/names.ts";
+import { confinementOf } from "../sandbox/confinement_of.ts";
 
 const HELP_TIMEOUT_MS = 30_000;
 
@@ -194,6 +195,7 @@ async function callCommand(
     protect: reg.plugins.redactor,
     successExitCodes: decl.successExitCodes,
     ...trustOptions(reg, artifact.id, decl), // limits, overflow spill
+    ...confinementOf(decl, reg.stateDir, [reg.artifactDir]),
   };
   // A call that cannot run (argv substitution) is refused before a session starts.
   const refused = decl.session !== undefined ? preflightCommand(spec) : undefined;

@@ -22,6 +22,8 @@ import { hasLimits, type ResourceLimits } from "../limits/types.ts";
 import { plainSpill } from "../spill/plain_spill.ts";
 import type { SpillTarget } from "../spill/spill_result.ts";
 import type { Protector } from "../redact/types.ts";
+import type { Confine } from "../process/sandbox_init.ts";
+import { type Confinement, openConfine, unconfinableMessage } from "../sandbox/confine.ts";
 
 /** What a command invocation needs (tools, help and session commands share it). */
 export interface CommandSpec {
@@ -68,6 +70,8 @@ export interface CommandSpec {
   protect?: Protector;
   /** Plain tools: exit statuses that mean success. Default `[0]`. */
   successExitCodes?: readonly number[];
+  /** Confinement (lib/sandbox), when the declaration's policy is not `host`. Default none. */
+  confinement?: Confinement;
 }
 
 /**
@@ -82,11 +86,23 @@ export interface CommandSpec {
 export async function runCommand(spec: CommandSpec): Promise<ToolResult> {
   const program = resolveProgram(spec.command, spec.artifact.cwd, spec.ws.root, spec.env);
   if (!program.ok) return errorResult(`The tool cannot run: ${program.reason}.`);
-  if (!hasLimits(spec.limits)) return await runResolved(spec, program.path);
+  let confine: Confine | undefined;
+  if (spec.confinement !== undefined) {
+    const c = openConfine(spec.confinement, {
+      ws: spec.ws,
+      scope: spec.scope,
+      owner: spec.artifact.id,
+      executionPaths: spec.executionPaths,
+      program: program.path,
+    });
+    if (!c.ok) return errorResult(`The tool was refused. ${unconfinableMessage(c.reason)}`);
+    confine = c.confine;
+  }
+  if (!hasLimits(spec.limits)) return await runResolved({ ...spec, confine }, program.path);
   const opened = await openGuard(spec.limits);
   if (!opened.ok) return errorResult(unenforceableMessage(opened.reason));
   try {
-    return await runResolved({ ...spec, guard: opened.guard }, program.path);
+    return await runResolved({ ...spec, guard: opened.guard, confine }, program.path);
   } finally {
     await opened.guard.settle({ exitCode: null, signal: null });
   }
@@ -124,7 +140,7 @@ function plainTemplate(args: readonly ArgvElement[]): string[] {
 }
 
 async function runResolved(
-  spec: CommandSpec & { guard?: RunGuard },
+  spec: CommandSpec & { guard?: RunGuard; confine?: Confine },
   program: string,
 ): Promise<ToolResult> {
   const base = {
@@ -138,6 +154,7 @@ async function runResolved(
     onSpawn: spec.onSpawn,
     onSettled: spec.onSettled,
     guard: spec.guard,
+    confine: spec.confine,
   };
   if (spec.protocol === "json") {
     return await invokeJsonCommand({

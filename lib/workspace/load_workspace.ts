@@ -16,8 +16,11 @@ import { checkKeys, isTable, mustBeOneOf, Problems, type Table } from "./problem
 import { checkWorkspaceRules } from "./workspace_rules.ts";
 import { checkDroppedCommands, checkReferencesDeclared } from "./loose_rules.ts";
 import type { Artifact, EvalDecl, Workspace } from "./types.ts";
+import { readWorkspaceSandbox } from "../sandbox/policy.ts";
+import { applySandboxDefaults } from "../sandbox/apply.ts";
+import { confinableDecls } from "../sandbox/decls.ts";
 
-const TOP_KEYS = ["artifacts", "extensions", "plugins", "hooks"] as const;
+const TOP_KEYS = ["artifacts", "extensions", "plugins", "hooks", "sandbox"] as const;
 const ARTIFACT_KEYS = ["path", "evals", "views", "artifact_roots"] as const;
 const VIEW_KEYS = ["agent_tools", "human_tools", "agent_sessions"] as const;
 const EVAL_KEYS = ["audience", "references", "extensions"] as const;
@@ -96,6 +99,9 @@ export function loadWorkspaceSync(root?: string, opts: LoadOptions = {}): Worksp
   checkDroppedCommands(p, ws, manifest.data);
   parseExtensions(p, ws, manifest.data);
   parsePlugins(p, ws, manifest.data, opts.plugins);
+  const sandbox = readWorkspaceSandbox(p, manifest.data.sandbox);
+  if (sandbox !== undefined) ws.sandbox = sandbox;
+  applySandboxDefaults(p, confinableDecls(ws), sandbox);
   p.throwIfAny();
   return ws;
 }

@@ -54,6 +54,8 @@ import {
 } from "./parse_remote.ts";
 
 export type { RemoteDecl } from "./parse_remote.ts";
+import { readDeclaredSandbox, SANDBOX_KEYS, type SandboxPolicy } from "../sandbox/policy.ts";
+import { noteDeclaredSandbox } from "../sandbox/apply.ts";
 
 /** Keys an `[extensions.NAME]` table accepts. */
 export const EXTENSION_KEYS = [
@@ -68,6 +70,7 @@ export const EXTENSION_KEYS = [
   ...TIMEOUT_KEYS,
   "timeout_ms",
   ...FILTER_KEYS,
+  ...SANDBOX_KEYS,
 ];
 
 /** Keys only an extension started as a process (`command`) takes. */
@@ -109,6 +112,8 @@ export interface ExtensionDecl {
    * artifact directory, previewed and referenced) or `"truncate"`.
    */
   overflow?: OverflowMode;
+  /** Confinement of the server (lib/sandbox); absent means `host`. */
+  sandbox?: SandboxPolicy;
 }
 
 /** Extensions of a workspace and which evals admit them. */
@@ -181,8 +186,9 @@ function parseExtension(
   const enabledTools = readFilter(p, at, t, "enabled_tools");
   const disabledTools = readFilter(p, at, t, "disabled_tools");
   const remoteDecl = remote ? readRemote(p, at, t) : undefined;
+  const sandbox = readDeclaredSandbox(p, at, t);
   if (p.list.length > before || command === undefined) return undefined;
-  return {
+  const decl: ExtensionDecl = {
     name,
     command,
     args,
@@ -198,6 +204,7 @@ function parseExtension(
     ...(limits ? { limits } : {}),
     ...(t.overflow !== undefined ? { overflow } : {}),
   };
+  return noteDeclaredSandbox(decl, sandbox);
 }
 
 function readCommand(p: Problems, ws: Workspace, at: string, t: Table): string | undefined {

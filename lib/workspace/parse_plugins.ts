@@ -28,10 +28,21 @@ import { readString, readStringArray, readTimeoutMs, typeName } from "./fields.t
 import { checkKeys, isTable, type Problems, suggest, type Table } from "./problems.ts";
 import { isInsideWorkspace } from "./program_path.ts";
 import { renderDescription } from "./description.ts";
+import { readDeclaredSandbox, type SandboxPolicy } from "../sandbox/policy.ts";
+import { noteDeclaredSandbox } from "../sandbox/apply.ts";
 import type { BuiltinName, BuiltinToolDecl, Workspace } from "./types.ts";
 
 /** Keys of a hook command entry. */
-export const HOOK_KEYS = ["command", "args", "tools", "timeout_ms"] as const;
+export const HOOK_KEYS = [
+  "command",
+  "args",
+  "tools",
+  "timeout_ms",
+  "sandbox",
+  "network",
+  "sandbox_read",
+  "sandbox_write",
+] as const;
 
 /** Default deadline of a hook (command or TypeScript), in ms. */
 export const DEFAULT_HOOK_TIMEOUT_MS = 10_000;
@@ -53,6 +64,8 @@ export interface HookCommandDecl {
   timeoutMs: number;
   /** TOML key path, e.g. `hooks.before_call[0]`. */
   keyPath: string;
+  /** Confinement of the hook command (lib/sandbox); absent means `host`. */
+  sandbox?: SandboxPolicy;
 }
 
 /** The parsed plugin tables. */
@@ -324,8 +337,17 @@ function parseHook(
     p.add(`${at}.tools`, "must name at least one glob; remove it to match every tool");
   }
   const timeoutMs = readTimeoutMs(p, at, t.timeout_ms, DEFAULT_HOOK_TIMEOUT_MS);
+  const sandbox = readDeclaredSandbox(p, at, t);
   if (p.list.length > before || command === undefined) return undefined;
-  return { event, command, args, ...(tools ? { tools } : {}), timeoutMs, keyPath: at };
+  const decl: HookCommandDecl = {
+    event,
+    command,
+    args,
+    ...(tools ? { tools } : {}),
+    timeoutMs,
+    keyPath: at,
+  };
+  return noteDeclaredSandbox(decl, sandbox);
 }
 
 function checkCommand(p: Problems, ws: Workspace, at: string, command: string): void {

@@ -24,6 +24,8 @@ import { checkKeys, isTable, mustBeOneOf, type Problems, suggest, type Table } f
 import { pluginToolDecl, type PluginToolRef } from "./parse_plugins.ts";
 import { readSuccessExitCodes } from "./exit_codes.ts";
 import { readLimits, readToolOverflow, RESOURCE_LIMIT_KEYS } from "../limits/parse_limits.ts";
+import { readDeclaredSandbox, SANDBOX_KEYS } from "../sandbox/policy.ts";
+import { noteDeclaredSandbox } from "../sandbox/apply.ts";
 import type {
   BuiltinName,
   BuiltinToolDecl,
@@ -46,9 +48,10 @@ const COMMAND_KEYS = [
   ...RESOURCE_LIMIT_KEYS,
   "overflow",
   "success_exit_codes",
+  ...SANDBOX_KEYS,
 ];
 const BUILTIN_KEYS = ["builtin", "args", "description"] as const;
-const SESSION_KEYS = ["start", "stop", ...RESOURCE_LIMIT_KEYS];
+const SESSION_KEYS = ["start", "stop", ...RESOURCE_LIMIT_KEYS, ...SANDBOX_KEYS];
 const SESSION_COMMAND_KEYS = ["command", "args", "execution_paths"] as const;
 
 /** Which view a tool table belongs to. */
@@ -192,8 +195,9 @@ function parseCommand(
   const limits = readLimits(p, at, t);
   const overflow = readToolOverflow(p, at, t, protocol);
   const successExitCodes = readSuccessExitCodes(p, at, t, protocol);
+  const sandbox = readDeclaredSandbox(p, at, t);
   if (p.list.length > before) return undefined;
-  return {
+  const decl: CommandToolDecl = {
     type: "command",
     name,
     description: description!,
@@ -210,6 +214,7 @@ function parseCommand(
     ...(overflow ? { overflow } : {}),
     ...(successExitCodes ? { successExitCodes } : {}),
   };
+  return noteDeclaredSandbox(decl, sandbox);
 }
 
 function readCommand(p: Problems, at: string, t: Table): string | undefined {
@@ -309,8 +314,10 @@ export function parseSession(
   const start = parseSessionCommand(p, `${at}.start`, t.start);
   const stop = parseSessionCommand(p, `${at}.stop`, t.stop);
   const limits = readLimits(p, at, t);
+  const sandbox = readDeclaredSandbox(p, at, t);
   if (!start || !stop) return undefined;
-  return { name, start, stop, keyPath: at, ...(limits ? { limits } : {}) };
+  const decl: SessionDecl = { name, start, stop, keyPath: at, ...(limits ? { limits } : {}) };
+  return noteDeclaredSandbox(decl, sandbox);
 }
 
 function parseSessionCommand(p: Problems, at: string, t: unknown): SessionCommand | undefined {

@@ -5,6 +5,7 @@
  */
 
 import type { ResourceLimits } from "../limits/types.ts";
+import type { SandboxPolicy, WorkspaceSandbox } from "../sandbox/policy.ts";
 
 /** A folder Artifact or a file Artifact. */
 export type ArtifactKind = "folder" | "file";
@@ -94,6 +95,8 @@ export interface CommandToolDecl {
   overflow?: "truncate" | "artifact";
   /** Plain tools: `success_exit_codes`. Absent means `[0]`. */
   successExitCodes?: number[];
+  /** Confinement in effect (lib/sandbox); absent means `host`. */
+  sandbox?: SandboxPolicy;
 }
 
 /** Any tool declaration. */
@@ -123,6 +126,8 @@ export interface SessionDecl {
   keyPath: string;
   /** Limits of the harness's process group for the session's life. */
   limits?: ResourceLimits;
+  /** Confinement of start, stop and bound calls (lib/sandbox); absent means `host`. */
+  sandbox?: SandboxPolicy;
 }
 
 /** An eval declared on an Artifact. */
@@ -183,4 +188,6 @@ export interface Workspace {
   evals: Map<string, EvalDecl>;
   /** Raw further tables kept for later subsystems (plugins, hooks, extensions). */
   extra: Record<string, unknown>;
+  /** The top-level `[sandbox]` table, when present. */
+  sandbox?: WorkspaceSandbox;
 }

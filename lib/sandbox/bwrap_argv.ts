@@ -1,0 +1,193 @@
+/**
+ * The bubblewrap command line of one confined process: new user, PID, IPC, UTS, cgroup
+ * and (unless the policy allows the network) network namespaces; no capabilities; its
+ * own `/proc`, a private `/tmp`, a minimal `/dev`; the system's program folders and the
+ * `/etc` files interpreters need read-only; then the plan's paths at their host paths
+ * (parents before children, so a hidden path inside a visible one stays hidden).
+ *
+ * `--dev /dev` is deliberately not used: it makes bwrap nest a second user namespace,
+ * which another process of the same user could then not join (`nsenter`), and bound
+ * calls join their session's network namespace that way.
+ *
+ * @module
+ */
+
+import { lstatSync, readlinkSync } from "node:fs";
+import type { SandboxPolicy } from "./policy.ts";
+
+/** The resolved paths of one confined declaration (all absolute). */
+export interface SandboxPlan {
+  /** The policy in effect (a confined mode). */
+  policy: SandboxPolicy;
+  /** Bound read-only. */
+  readable: string[];
+  /** Bound writable. */
+  writable: string[];
+  /** Hidden: folders get an empty read-only tmpfs, files `/dev/null`. */
+  hidden: { path: string; folder: boolean }[];
+}
+
+/** What one run adds to its plan. */
+export interface SandboxRun {
+  /** Program (absolute) and arguments. */
+  command: string;
+  /** Arguments. */
+  args: readonly string[];
+  /** Working directory (created empty when no bound path holds it). */
+  cwd: string;
+  /** Further writable paths of this run: its output and tmp dirs, a session dir. */
+  writable: readonly string[];
+  /**
+   * Host PID of a process inside another sandbox whose network (and user) namespace
+   * this one joins instead of getting its own: a session's bound calls reach the
+   * harness's loopback. Needs `nsenter`. Default none.
+   */
+  joinNetOf?: { pid: number; nsenter: string; user: boolean };
+}
+
+/** Program folders bound read-only (or re-created as the symlinks they are). */
+const SYSTEM_DIRS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
+/** `/etc` entries interpreters and libc need. */
+const ETC_ALWAYS = [
+  "/etc/ld.so.cache",
+  "/etc/ld.so.conf",
+  "/etc/ld.so.conf.d",
+  "/etc/alternatives",
+  "/etc/passwd",
+  "/etc/group",
+  "/etc/nsswitch.conf",
+  "/etc/localtime",
+  "/etc/timezone",
+  "/etc/mime.types",
+];
+/** `/etc` entries name resolution and TLS need (only when the network is allowed). */
+const ETC_NETWORK = [
+  "/etc/resolv.conf",
+  "/etc/hosts",
+  "/etc/host.conf",
+  "/etc/gai.conf",
+  "/etc/services",
+  "/etc/protocols",
+  "/etc/ssl",
+  "/etc/ca-certificates",
+  "/etc/pki",
+];
+const DEVICES = ["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"];
+
+let systemArgs: string[] | undefined;
+
+function systemMounts(): string[] {
+  if (systemArgs !== undefined) return systemArgs;
+  const out: string[] = [];
+  for (const d of SYSTEM_DIRS) {
+    try {
+      const st = lstatSync(d);
+      if (st.isSymbolicLink()) out.push("--symlink", readlinkSync(d), d);
+      else if (st.isDirectory()) out.push("--ro-bind", d, d);
+    } catch { /* absent on this system */ }
+  }
+  for (const e of ETC_ALWAYS) out.push("--ro-bind-try", e, e);
+  out.push("--proc", "/proc", "--tmpfs", "/tmp", "--dir", "/dev", "--tmpfs", "/dev/shm");
+  for (const d of DEVICES) out.push("--dev-bind-try", d, d);
+  out.push(
+    "--symlink",
+    "/proc/self/fd",
+    "/dev/fd",
+    "--symlink",
+    "/proc/self/fd/0",
+    "/dev/stdin",
+    "--symlink",
+    "/proc/self/fd/1",
+    "/dev/stdout",
+    "--symlink",
+    "/proc/self/fd/2",
+    "/dev/stderr",
+  );
+  systemArgs = out;
+  return out;
+}
+
+function depth(p: string): number {
+  return p.split("/").length;
+}
+
+function isWithin(child: string, parent: string): boolean {
+  return child === parent || child.startsWith(parent.endsWith("/") ? parent : `${parent}/`);
+}
+
+type Mount = { path: string; order: number; args: string[] };
+
+function planMounts(plan: SandboxPlan, run: SandboxRun): Mount[] {
+  const mounts: Mount[] = [];
+  // Same depth: hide first, then bind (an explicitly listed path wins over a hidden one).
+  for (const h of plan.hidden) {
+    mounts.push({
+      path: h.path,
+      order: 0,
+      args: h.folder
+        ? ["--tmpfs", h.path, "--remount-ro", h.path]
+        : ["--ro-bind", "/dev/null", h.path],
+    });
+  }
+  for (const r of plan.readable) mounts.push({ path: r, order: 1, args: ["--ro-bind-try", r, r] });
+  for (const w of [...plan.writable, ...run.writable]) {
+    mounts.push({ path: w, order: 2, args: ["--bind-try", w, w] });
+  }
+  return mounts.sort((a, b) => depth(a.path) - depth(b.path) || a.order - b.order);
+}
+
+/**
+ * The command line that runs `run` confined by `plan` through `bwrap`.
+ *
+ * @example
+ * ```ts
+ * import { sandboxCommand } from "./bwrap_argv.ts";
+ * const { command, args } = sandboxCommand("/usr/bin/bwrap", {
+ *   policy: { mode: "none", network: false, read: [], write: [] },
+ *   readable: [], writable: [], hidden: [],
+ * }, { command: "/usr/bin/true", args: [], cwd: "/tmp", writable: [] });
+ * console.log(command, args.includes("--unshare-net")); // "/usr/bin/bwrap" true
+ * ```
+ */
+export function sandboxCommand(
+  bwrap: string,
+  plan: SandboxPlan,
+  run: SandboxRun,
+): { command: string; args: string[] } {
+  const shareNet = plan.policy.network || run.joinNetOf !== undefined;
+  const args = [
+    "--unshare-user",
+    "--unshare-pid",
+    "--unshare-ipc",
+    "--unshare-uts",
+    "--unshare-cgroup-try",
+    ...(shareNet ? [] : ["--unshare-net"]),
+    "--die-with-parent",
+    "--cap-drop",
+    "ALL",
+    ...systemMounts(),
+  ];
+  if (plan.policy.network) { for (const e of ETC_NETWORK) args.push("--ro-bind-try", e, e); }
+  const mounts = planMounts(plan, run);
+  for (const m of mounts) args.push(...m.args);
+  const cwdShown = mounts.some((m) => m.order > 0 && isWithin(run.cwd, m.path));
+  if (!cwdShown) args.push("--dir", run.cwd);
+  // The root tmpfs (and the folders bwrap made on it) read-only: nothing to write outside
+  // the bound writable paths, the private /tmp and /dev/shm.
+  args.push("--remount-ro", "/", "--chdir", run.cwd, "--", run.command, ...run.args);
+  const join = run.joinNetOf;
+  if (join === undefined) return { command: bwrap, args };
+  return {
+    command: join.nsenter,
+    args: [
+      "--preserve-credentials",
+      ...(join.user ? ["--user"] : []),
+      "--net",
+      "--target",
+      String(join.pid),
+      "--",
+      bwrap,
+      ...args,
+    ],
+  };
+}

@@ -1,0 +1,106 @@
+/**
+ * `openConfine`: the {@link Confine} of one confined declaration's runs, or why it cannot
+ * be confined here (fail closed: the caller refuses to run it). The one place that turns
+ * a policy, its context and the host's support into bubblewrap command lines.
+ *
+ * @module
+ */
+
+import { readlinkSync } from "node:fs";
+import type { Confine } from "../process/sandbox_init.ts";
+import { sandboxCommand, type SandboxRun } from "./bwrap_argv.ts";
+import { sandboxSupport } from "./detect.ts";
+import { type PlanContext, sandboxPlan } from "./plan.ts";
+import type { SandboxPolicy } from "./policy.ts";
+
+/** A declaration's confinement, as a run needs it. */
+export interface Confinement {
+  /** The policy in effect (a confined mode; `host` never reaches here). */
+  policy: SandboxPolicy;
+  /** The registry's state directory (hidden inside). */
+  stateDir: string;
+  /** Further writable paths of every run (a session dir, the registry's artifact dir). */
+  writable?: string[];
+  /**
+   * Join the network namespace of the sandbox whose init has this host PID (bound
+   * calls reach their harness's loopback). Default: a network namespace of its own.
+   */
+  joinNetOf?: number;
+}
+
+/** A {@link Confine}, or why confinement is unavailable. */
+export type ConfineOutcome = { ok: true; confine: Confine } | { ok: false; reason: string };
+
+function nsLink(pid: number | "self", ns: string): string | undefined {
+  try {
+    return readlinkSync(`/proc/${pid}/ns/${ns}`);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The confinement of one declaration's runs in context `ctx`, or the reason (naming the
+ * fix) it is unavailable here.
+ *
+ * @example
+ * ```ts
+ * import { openConfine } from "./confine.ts";
+ * import { loadWorkspaceSync } from "../workspace/load_workspace.ts";
+ * const ws = loadWorkspaceSync("examples");
+ * const c = openConfine(
+ *   { policy: { mode: "none", network: false, read: [], write: [] }, stateDir: "/tmp/s" },
+ *   { ws, scope: [], executionPaths: [] },
+ * );
+ * console.log(c.ok || c.reason);
+ * ```
+ */
+export function openConfine(
+  c: Confinement,
+  ctx: Omit<PlanContext, "stateDir">,
+): ConfineOutcome {
+  const support = sandboxSupport();
+  if (!support.ok) return { ok: false, reason: support.reason };
+  let join: SandboxRun["joinNetOf"];
+  if (c.joinNetOf !== undefined) {
+    if (support.nsenter === undefined) {
+      return {
+        ok: false,
+        reason:
+          "`nsenter` (util-linux) was not found; bound calls of a confined session need it to join the session's network",
+      };
+    }
+    const user = nsLink(c.joinNetOf, "user");
+    if (user === undefined) return { ok: false, reason: "the session's sandbox has ended" };
+    join = { pid: c.joinNetOf, nsenter: support.nsenter, user: user !== nsLink("self", "user") };
+  }
+  const plan = sandboxPlan(c.policy, { ...ctx, stateDir: c.stateDir });
+  const extra = c.writable ?? [];
+  return {
+    ok: true,
+    confine: {
+      wrap(command, args, cwd, writable) {
+        return sandboxCommand(support.bwrap, plan, {
+          command,
+          args,
+          cwd,
+          writable: [...extra, ...writable],
+          joinNetOf: join,
+        });
+      },
+    },
+  };
+}
+
+/**
+ * The refusal text of a confined declaration that cannot be confined here.
+ *
+ * @example
+ * ```ts
+ * import { unconfinableMessage } from "./confine.ts";
+ * unconfinableMessage("bubblewrap (`bwrap`) was not found");
+ * ```
+ */
+export function unconfinableMessage(reason: string): string {
+  return `It declares confinement that is unavailable on this host (${reason}); it was not run unconfined. See \`toolhost tools check\`.`;
+}

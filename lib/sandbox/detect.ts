@@ -1,0 +1,148 @@
+/**
+ * Whether confinement can work on this host, decided once per process: Linux, a
+ * `bwrap` (bubblewrap) binary, and user namespaces that let it build a sandbox (probed
+ * by running one). When it cannot, the reason names the fix — the package to install,
+ * the sysctl to set — and confined declarations are refused, never run unconfined.
+ *
+ * @module
+ */
+
+import { spawnSync } from "node:child_process";
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import process from "node:process";
+
+/** The outcome of the probe. */
+export type SandboxSupport =
+  | { ok: true; bwrap: string; nsenter?: string }
+  | { ok: false; reason: string };
+
+/** Options of {@link configureSandbox}. */
+export interface SandboxConfig {
+  /** Path of `bwrap`. Default: looked up on `PATH` and in /usr/bin, /bin. */
+  bwrap?: string;
+  /** Pretend the platform is this one (tests of the refusal paths). Default the real one. */
+  platform?: string;
+}
+
+let config: SandboxConfig = {};
+let cached: SandboxSupport | undefined;
+
+/**
+ * Change how confinement is detected (tests, embedders); resets the cached decision.
+ *
+ * @example
+ * ```ts
+ * import { configureSandbox } from "./detect.ts";
+ * configureSandbox({});
+ * ```
+ */
+export function configureSandbox(c: SandboxConfig): void {
+  config = { ...c };
+  cached = undefined;
+}
+
+/**
+ * Find an executable named `name` on `path` and the usual system folders.
+ *
+ * @example
+ * ```ts
+ * import { findExecutable } from "./detect.ts";
+ * findExecutable("sh", "/usr/bin:/bin"); // "/usr/bin/sh"
+ * ```
+ */
+export function findExecutable(name: string, path: string | undefined): string | undefined {
+  const dirs = [...(path ?? "").split(":"), "/usr/bin", "/bin", "/usr/sbin", "/sbin"];
+  for (const d of dirs) {
+    if (!d.startsWith("/")) continue;
+    const candidate = join(d, name);
+    try {
+      const st = statSync(candidate);
+      if (st.isFile() && (st.mode & 0o111) !== 0) return candidate;
+    } catch { /* next */ }
+  }
+  return undefined;
+}
+
+function readSysctl(path: string): string | undefined {
+  try {
+    return readFileSync(path, "latin1").trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Why user namespaces are unusable, from the sysctls that switch them off, with the
+ * fix. Undefined when none of them is the cause.
+ *
+ * @example
+ * ```ts
+ * import { usernsBlocker } from "./detect.ts";
+ * usernsBlocker(); // undefined on a host where they are enabled
+ * ```
+ */
+export function usernsBlocker(): string | undefined {
+  if (readSysctl("/proc/sys/user/max_user_namespaces") === "0") {
+    return "user namespaces are disabled (user.max_user_namespaces = 0); enable them with `sysctl -w user.max_user_namespaces=15000`";
+  }
+  if (readSysctl("/proc/sys/kernel/unprivileged_userns_clone") === "0") {
+    return "unprivileged user namespaces are disabled (kernel.unprivileged_userns_clone = 0); enable them with `sysctl -w kernel.unprivileged_userns_clone=1`";
+  }
+  if (readSysctl("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") === "1") {
+    return "AppArmor restricts unprivileged user namespaces (kernel.apparmor_restrict_unprivileged_userns = 1); allow bwrap with an AppArmor profile (Ubuntu 24.04: install the `bubblewrap` package's profile or `apparmor-profiles`) or set `sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`";
+  }
+  return undefined;
+}
+
+function detect(): SandboxSupport {
+  const platform = config.platform ?? process.platform;
+  if (platform !== "linux") {
+    return {
+      ok: false,
+      reason:
+        `confinement needs Linux namespaces (bubblewrap); this is ${platform}, where confined declarations are refused`,
+    };
+  }
+  const bwrap = config.bwrap ?? findExecutable("bwrap", process.env.PATH);
+  if (bwrap === undefined) {
+    return {
+      ok: false,
+      reason:
+        "bubblewrap (`bwrap`) was not found; install the `bubblewrap` package (apt-get install bubblewrap, dnf install bubblewrap)",
+    };
+  }
+  const probe = spawnSync(bwrap, [
+    "--unshare-user",
+    "--unshare-all",
+    "--die-with-parent",
+    "--ro-bind",
+    "/",
+    "/",
+    "true",
+  ], { stdio: "ignore", timeout: 30_000 });
+  if (probe.status !== 0) {
+    return {
+      ok: false,
+      reason: usernsBlocker() ??
+        "bubblewrap could not create a sandbox here (user namespaces unavailable, e.g. inside a container that forbids them); allow user namespaces for this user",
+    };
+  }
+  const nsenter = findExecutable("nsenter", process.env.PATH);
+  return nsenter === undefined ? { ok: true, bwrap } : { ok: true, bwrap, nsenter };
+}
+
+/**
+ * Whether confinement works here (probed once, then cached).
+ *
+ * @example
+ * ```ts
+ * import { sandboxSupport } from "./detect.ts";
+ * const s = sandboxSupport();
+ * console.log(s.ok ? s.bwrap : s.reason);
+ * ```
+ */
+export function sandboxSupport(): SandboxSupport {
+  cached ??= detect();
+  return cached;
+}

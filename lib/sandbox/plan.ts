@@ -1,0 +1,94 @@
+/**
+ * From a policy to the paths a sandbox shows: `none` — the declaration's execution paths
+ * (and its program) read-only; `read` — the eval scope's Artifacts read-only; `write` —
+ * the declaring Artifact writable and the rest of the scope read-only; `sandbox_read` /
+ * `sandbox_write` on top. The state directory and every Artifact outside the scope are
+ * hidden wherever a visible path would contain them. Paths keep their host paths, so a
+ * tool's context (artifact path, output and tmp dirs, session dir) stays valid inside.
+ *
+ * @module
+ */
+
+import { statSync } from "node:fs";
+import { isAbsolute, join, resolve } from "node:path";
+import type { Workspace } from "../workspace/types.ts";
+import type { SandboxPlan } from "./bwrap_argv.ts";
+import type { SandboxPolicy } from "./policy.ts";
+
+/** What a plan needs besides the policy. */
+export interface PlanContext {
+  /** The workspace. */
+  ws: Workspace;
+  /** Artifact ids of the eval scope. */
+  scope: readonly string[];
+  /** The declaring Artifact (writable under `write`); for extensions and hooks the eval's. */
+  owner?: string;
+  /** Workspace-relative execution paths. */
+  executionPaths: readonly string[];
+  /** Absolute path of the program, when known. */
+  program?: string;
+  /** The state directory (always hidden). */
+  stateDir: string;
+}
+
+const SYSTEM_PREFIXES = ["/usr/", "/bin/", "/sbin/", "/lib/", "/lib64/", "/lib32/"];
+
+function isWithin(child: string, parent: string): boolean {
+  return child === parent || child.startsWith(parent.endsWith("/") ? parent : `${parent}/`);
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return true; // not there yet: an empty tmpfs hides whatever appears later
+  }
+}
+
+/**
+ * The paths a sandbox under `policy` shows and hides.
+ *
+ * @example
+ * ```ts
+ * import { loadWorkspaceSync } from "../workspace/load_workspace.ts";
+ * import { sandboxPlan } from "./plan.ts";
+ * const ws = loadWorkspaceSync("examples");
+ * const plan = sandboxPlan({ mode: "read", network: false, read: [], write: [] }, {
+ *   ws, scope: [...ws.artifacts.keys()], executionPaths: [], stateDir: "/tmp/state",
+ * });
+ * console.log(plan.readable.length > 0);
+ * ```
+ */
+export function sandboxPlan(policy: SandboxPolicy, ctx: PlanContext): SandboxPlan {
+  const { ws } = ctx;
+  const readable: string[] = ctx.executionPaths.map((p) => join(ws.root, p));
+  const writable: string[] = [];
+  const program = ctx.program;
+  if (program !== undefined && !SYSTEM_PREFIXES.some((p) => program.startsWith(p))) {
+    readable.push(program);
+  }
+  if (policy.mode === "read" || policy.mode === "write") {
+    for (const id of ctx.scope) {
+      const a = ws.artifacts.get(id);
+      if (a === undefined) continue;
+      if (policy.mode === "write" && id === ctx.owner) writable.push(a.physicalPath);
+      else readable.push(a.physicalPath);
+    }
+  }
+  const abs = (p: string) => isAbsolute(p) ? p : join(ws.root, p);
+  readable.push(...policy.read.map(abs));
+  writable.push(...policy.write.map(abs));
+  const visible = [...readable, ...writable];
+  const hidden: SandboxPlan["hidden"] = [];
+  const hide = (path: string) => {
+    if (visible.some((v) => isWithin(path, v) && path !== v)) {
+      hidden.push({ path, folder: isFolder(path) });
+    }
+  };
+  hide(resolve(ctx.stateDir));
+  const inScope = new Set(ctx.scope);
+  for (const a of ws.artifacts.values()) {
+    if (!inScope.has(a.id) || policy.mode === "none") hide(a.physicalPath);
+  }
+  return { policy, readable, writable, hidden };
+}
