@@ -8,6 +8,7 @@
 
 import { errorResult, type ToolResult } from "../results/types.ts";
 import type { CommandSpec } from "../runtime/command_tool.ts";
+import type { Confinement } from "../sandbox/confine.ts";
 import type { Artifact } from "../workspace/types.ts";
 import { sessionEndedMessage } from "./options.ts";
 import { runBoundCommand } from "./session_command.ts";
@@ -57,9 +58,16 @@ export async function callBoundTool(
         ...spec,
         stateDir: b.callsDir,
         extraEnv: { ...spec.extraEnv, ...b.env },
+        // A confined session's policy covers its bound calls.
+        ...(b.confinement ? { confinement: boundConfinement(b.confinement, spec) } : {}),
         signal: b.signal,
         timeoutMs: left,
       }, b.hooks),
     spec.signal,
   );
+}
+
+/** The session's confinement, plus the paths the call itself may write (its artifact dir). */
+function boundConfinement(c: Confinement, spec: CommandSpec): Confinement {
+  return { ...c, writable: [...(c.writable ?? []), ...(spec.confinement?.writable ?? [])] };
 }

@@ -26,7 +26,10 @@ import {
   removeSessionRoot,
   type SessionRoot,
 } from "./session_dir.ts";
-import { readinessFailure, releaseStartStreams, spawnStart } from "./startup.ts";
+import { readinessFailure, releaseStartStreams, spawnStart, type StartSandbox } from "./startup.ts";
+import { type Confinement, openConfine, unconfinableMessage } from "../sandbox/confine.ts";
+import { confinementOf } from "../sandbox/confinement_of.ts";
+import { sandboxInitPid } from "../process/sandbox_init.ts";
 import { HarnessLimits } from "../limits/harness_limits.ts";
 import { sweepSessions } from "./sweep.ts";
 
@@ -55,6 +58,11 @@ export interface BoundRun {
   callsDir: string;
   /** Journal hooks for the call's process group. */
   hooks: BoundHooks;
+  /**
+   * The session's confinement for its bound calls (the session dir writable, the
+   * harness's network namespace joined), when the session is confined.
+   */
+  confinement?: Confinement;
 }
 
 const ENDED = "toolhost:session-ended";
@@ -94,6 +102,7 @@ export class ToolSession implements NetMember {
   #closing?: Promise<void>;
   #stopOutcome: StopOutcome = "not run";
   #limits: HarnessLimits; // the harness's resource limits
+  #confinement?: Confinement; // the session's sandbox policy, when confined
 
   /** Create an idle session: no directory, no process. */
   constructor(decl: SessionDecl, artifactId: string, stateDir: string, opts: ResolvedOptions) {
@@ -211,10 +220,13 @@ export class ToolSession implements NetMember {
       tmpDir: root.startTmp,
     }, root.dir);
     if (!prep.ok) return await cannot(prep.reason);
+    const sandbox = this.#sandbox(s, root, prep.invocation.command);
+    if (typeof sandbox === "string") return await this.#fail(sandbox);
     const refused = await this.#limits.open();
     if (refused !== undefined) return await this.#fail(refused);
     const abort = this.#startupAbort.signal;
-    const spawned = await spawnStart(prep.invocation, this.#journal, abort, this.#limits.guard);
+    const guard = this.#limits.guard;
+    const spawned = await spawnStart(prep.invocation, this.#journal, abort, guard, sandbox);
     if (!spawned.ok) return await cannot(spawned.reason);
     this.#start = spawned.handle;
     this.#stopNeeded = true;
@@ -228,6 +240,32 @@ export class ToolSession implements NetMember {
     if (this.#phase !== "starting") return;
     this.#phase = "ready";
     spawned.handle.exited.then(() => this.#onStartExit());
+  }
+
+  /** The start command's sandbox, undefined when unconfined, or the refusal text. */
+  #sandbox(s: SessionScope, root: SessionRoot, program: string): StartSandbox | string | undefined {
+    const { confinement } = confinementOf(this.#decl, this.#stateDir, [root.dir]);
+    if (confinement === undefined) return undefined;
+    const c = openConfine(confinement, {
+      ws: s.ws,
+      scope: s.scope,
+      owner: s.artifact.id,
+      executionPaths: this.#decl.start.executionPaths,
+      program,
+    });
+    if (!c.ok) {
+      return `The tool session \`${this.name}\` was refused. ${unconfinableMessage(c.reason)}`;
+    }
+    this.#confinement = confinement;
+    return { confine: c.confine, writable: [root.startOutput, root.startTmp] };
+  }
+
+  /** The session's confinement, joined to the harness's network while it runs. */
+  #joined(): Confinement | undefined {
+    const c = this.#confinement;
+    if (c === undefined || c.policy.network || this.#start === undefined) return c;
+    const pid = sandboxInitPid(this.#start.record);
+    return pid === undefined ? c : { ...c, joinNetOf: pid };
   }
 
   /** Startup failed: remember the error (sticky) and clean up at once. */
@@ -274,6 +312,7 @@ export class ToolSession implements NetMember {
       signal: ctl.signal,
       callsDir: root.root,
       hooks: { onSpawn: (r) => journal.admit("call", r), onSettled: (r) => journal.retire(r) },
+      confinement: this.#joined(),
     });
     this.#inflight.set(ctl, p);
     try {
@@ -331,6 +370,7 @@ export class ToolSession implements NetMember {
       journal,
       timeoutMs: this.#opts.stopTimeoutMs,
       graceMs: this.#opts.graceMs,
+      confinement: this.#joined(),
     });
   }
 

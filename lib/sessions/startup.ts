@@ -17,6 +17,7 @@ import type { ExitStatus, GroupHandle } from "../process/spawn_group.ts";
 import { spawnGroup } from "../process/spawn_group.ts";
 import { SpawnError } from "../process/spawn_error.ts";
 import type { RunGuard } from "../process/run_guard.ts";
+import type { Confine } from "../process/sandbox_init.ts";
 import type { Journal } from "./journal.ts";
 import type { Invocation } from "./invocation.ts";
 import { READY_LINE_MAX_BYTES } from "./options.ts";
@@ -127,6 +128,14 @@ export function releaseStartStreams(h: GroupHandle): void {
   h.stderr.destroy();
 }
 
+/** A confined start: its sandbox and the paths writable in it (its output/tmp dirs). */
+export interface StartSandbox {
+  /** The session's confinement (lib/sandbox). */
+  confine: Confine;
+  /** The start command's private output and tmp dirs. */
+  writable: string[];
+}
+
 /** Result of {@linkcode spawnStart}. */
 export type SpawnStartResult =
   | { ok: true; handle: GroupHandle; readiness: Promise<Readiness> }
@@ -150,14 +159,18 @@ export async function spawnStart(
   journal: Journal,
   signal: AbortSignal,
   guard?: RunGuard,
+  sandbox?: StartSandbox,
 ): Promise<SpawnStartResult> {
   let handle: GroupHandle;
-  // A session's resource limits wrap its start command.
-  const argv = guard?.wrap(inv.command, inv.args) ?? { command: inv.command, args: inv.args };
+  // Confinement wraps the start command; the session's resource limits wrap both.
+  const inner = sandbox?.confine.wrap(inv.command, inv.args, inv.cwd, sandbox.writable) ??
+    { command: inv.command, args: inv.args };
+  const argv = guard?.wrap(inner.command, inner.args) ?? inner;
   try {
     handle = await spawnGroup({
       command: argv.command,
       args: argv.args,
+      sandboxed: sandbox !== undefined,
       cwd: inv.cwd,
       env: inv.env,
       stdin: inv.stdin,

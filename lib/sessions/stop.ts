@@ -9,6 +9,7 @@
 
 import { createCallDirs } from "../process/call_dirs.ts";
 import { runBounded } from "../process/run.ts";
+import { type Confinement, openConfine } from "../sandbox/confine.ts";
 import type { SessionCommand } from "../workspace/types.ts";
 import { prepareInvocation, type SessionScope } from "./invocation.ts";
 import type { Journal } from "./journal.ts";
@@ -31,6 +32,8 @@ export interface StopRequest {
   timeoutMs: number;
   /** SIGTERM→SIGKILL grace when the bound ends it, ms. */
   graceMs: number;
+  /** The session's confinement (lib/sandbox), when it is confined. Default none. */
+  confinement?: Confinement;
 }
 
 /**
@@ -52,6 +55,14 @@ export async function runStop(req: StopRequest): Promise<StopOutcome> {
   try {
     const prep = prepareInvocation(req.scope, req.command, dirs, req.root.dir);
     if (!prep.ok) return "failed";
+    const sandbox = req.confinement === undefined ? undefined : openConfine(req.confinement, {
+      ws: req.scope.ws,
+      scope: req.scope.scope,
+      owner: req.scope.artifact.id,
+      executionPaths: req.command.executionPaths,
+      program: prep.invocation.command,
+    });
+    if (sandbox !== undefined && !sandbox.ok) return "failed"; // fail closed: never unconfined
     const own = new AbortController(); // stop's own cancellation token
     const run = await runBounded({
       ...prep.invocation,
@@ -61,6 +72,8 @@ export async function runStop(req: StopRequest): Promise<StopOutcome> {
       retainStdoutBytes: 0,
       callDirs: dirs,
       onSpawn: (r) => req.journal.admit("stop", r),
+      confine: sandbox?.confine,
+      sandboxWritable: [dirs.outputDir, dirs.tmpDir],
     }).catch(() => undefined);
     if (run?.record !== undefined && run.cleanupConfirmed) req.journal.retire(run.record);
     if (run === undefined || run.spawnError !== undefined) return "failed";
