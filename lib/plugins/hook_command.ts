@@ -18,6 +18,10 @@ import { isPlainObject } from "../protocols/json_validate.ts";
 import { errorResult, type ToolResult } from "../results/types.ts";
 import type { HookCommandDecl } from "../workspace/parse_plugins.ts";
 import { resolveProgram } from "../workspace/program_path.ts";
+import type { Workspace } from "../workspace/types.ts";
+import type { Confine } from "../process/sandbox_init.ts";
+import { openConfine } from "../sandbox/confine.ts";
+import { confinementOf } from "../sandbox/confinement_of.ts";
 import type { AfterCallHook, BeforeCallDecision, BeforeCallHook, HookContext } from "./api.ts";
 import { cleanReason } from "./reason.ts";
 import { Redactor } from "./redact.ts";
@@ -35,6 +39,8 @@ export interface HookCommandEnv {
   env: Record<string, string>;
   /** The registry's redactor: deny reasons are redacted before they are flattened. */
   redactor?: Redactor;
+  /** The selection a confined hook may see (lib/sandbox). Default: no scope. */
+  sandbox?: { ws: Workspace; scope: readonly string[]; owner?: string };
 }
 
 /** A hook command failed; `message` is for the operator log only. */
@@ -93,6 +99,32 @@ export function hookRequest(
   };
 }
 
+/** The hook's sandbox, undefined when unconfined; a refusal when it cannot be confined. */
+function hookConfine(
+  decl: HookCommandDecl,
+  henv: HookCommandEnv,
+  program: string,
+): Confine | undefined {
+  const { confinement } = confinementOf(decl, henv.stateDir);
+  if (confinement === undefined) return undefined;
+  const ctx = henv.sandbox;
+  const c = openConfine(confinement, {
+    ws: ctx?.ws ?? {
+      root: henv.root,
+      manifestPath: "",
+      artifacts: new Map(),
+      evals: new Map(),
+      extra: {},
+    },
+    scope: ctx?.scope ?? [],
+    owner: ctx?.owner,
+    executionPaths: [],
+    program,
+  });
+  if (!c.ok) throw new HookCommandFailure(`was refused: ${c.reason}; it was not run unconfined`);
+  return c.confine;
+}
+
 async function runHook(
   decl: HookCommandDecl,
   henv: HookCommandEnv,
@@ -101,6 +133,7 @@ async function runHook(
 ): Promise<Record<string, unknown>> {
   const program = resolveProgram(decl.command, henv.root, henv.root, henv.env);
   if (!program.ok) throw new HookCommandFailure(`cannot run: ${program.reason}`);
+  const confine = hookConfine(decl, henv, program.path);
   const dirs = await createCallDirs(henv.stateDir);
   try {
     const run = await runBounded({
@@ -112,6 +145,8 @@ async function runHook(
       timeoutMs: decl.timeoutMs,
       signal,
       callDirs: dirs, // journaled like a command call, so a crash leaves nothing for long
+      confine,
+      sandboxWritable: [dirs.outputDir, dirs.tmpDir],
     });
     if (run.spawnError) throw new HookCommandFailure("could not be started");
     if (run.timedOut) throw new HookCommandFailure(`timed out after ${decl.timeoutMs} ms`);

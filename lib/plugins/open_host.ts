@@ -192,7 +192,13 @@ export async function openPluginHost(
   } finally {
     log.close();
   }
-  const henv = { root: ws.root, stateDir: opts.stateDir, env: opts.env, redactor: parts.redactor };
+  const henv = {
+    root: ws.root,
+    stateDir: opts.stateDir,
+    env: opts.env,
+    redactor: parts.redactor,
+    sandbox: { ws, scope: sel.scope, owner: ownerOf(ws, sel) },
+  };
   for (const h of cfg.hooks) {
     const entry = {
       source: h.keyPath,
@@ -216,4 +222,9 @@ function checkDeclaredTools(sel: Selection, parts: HostParts): void {
       );
     }
   }
+}
+
+/** The Artifact a selection belongs to (its eval's), for hooks under `sandbox = "write"`. */
+function ownerOf(ws: Workspace, sel: Selection): string | undefined {
+  return sel.evalId === undefined ? undefined : ws.evals.get(sel.evalId)?.artifactId;
 }

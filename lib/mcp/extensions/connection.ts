@@ -20,6 +20,11 @@ import { openGuard } from "../../limits/guard.ts";
 import { hasLimits, limitMessage } from "../../limits/types.ts";
 import { toolEnvironment } from "../../process/env.ts";
 import type { RunGuard } from "../../process/run_guard.ts";
+import type { Confine } from "../../process/sandbox_init.ts";
+import { openConfine, unconfinableMessage } from "../../sandbox/confine.ts";
+import { confinementOf } from "../../sandbox/confinement_of.ts";
+import type { Workspace } from "../../workspace/types.ts";
+import { join } from "node:path";
 import type { ExtensionDecl } from "../../workspace/parse_extensions.ts";
 import { resolveProgram } from "../../workspace/program_path.ts";
 import { VERSION } from "../../version.ts";
@@ -117,6 +122,20 @@ export interface ConnectionOptions {
   graceMs?: number;
   /** Called when the server announces `notifications/tools/list_changed`. */
   onToolsChanged?: () => void;
+  /** The eval the server serves, for its confinement (lib/sandbox). Default: no scope. */
+  sandbox?: ExtensionSandboxContext;
+}
+
+/** What a confined extension server's sandbox is built from. */
+export interface ExtensionSandboxContext {
+  /** The workspace. */
+  ws: Workspace;
+  /** The eval's scope (Artifact ids). */
+  scope: readonly string[];
+  /** The eval's Artifact (writable under `sandbox = "write"`). */
+  owner?: string;
+  /** The state directory (hidden inside). */
+  stateDir: string;
 }
 
 /**
@@ -299,6 +318,28 @@ export class ExtensionConnection {
     throw remoteStartError(first, decl);
   }
 
+  /** The server's sandbox, undefined when unconfined; throws when it cannot be confined. */
+  static #confine(o: ConnectionOptions, program: string): Confine | undefined {
+    const ctx = o.sandbox;
+    const stateDir = ctx?.stateDir ?? join(o.root, ".toolhost", "state");
+    const { confinement } = confinementOf(o.decl, stateDir);
+    if (confinement === undefined) return undefined;
+    const c = openConfine(confinement, {
+      ws: ctx?.ws ?? emptyWorkspace(o.root),
+      scope: ctx?.scope ?? [],
+      owner: ctx?.owner,
+      executionPaths: [],
+      program,
+    });
+    if (!c.ok) {
+      throw new ExtensionStartError(
+        `The extension \`${o.decl.name}\` was refused. ${unconfinableMessage(c.reason)}`,
+        false,
+      );
+    }
+    return c.confine;
+  }
+
   static async #spawn(o: ConnectionOptions): Promise<ExtensionConnection> {
     const { decl } = o;
     const env = toolEnvironment(o.env, decl.env);
@@ -320,6 +361,7 @@ export class ExtensionConnection {
       }
       guard = g.guard;
     }
+    const confine = ExtensionConnection.#confine(o, prog.path);
     const transport = new ProcessGroupTransport({
       command: prog.path,
       args: decl.args,
@@ -327,6 +369,7 @@ export class ExtensionConnection {
       env,
       graceMs: o.graceMs,
       guard,
+      confine,
     });
     const conn = ExtensionConnection.#client(decl, transport, o);
     try {
@@ -379,4 +422,14 @@ export class ExtensionConnection {
     await this.transport.close();
     return this.transport.cleanup?.confirmed ?? this.transport.record === undefined;
   }
+}
+
+function emptyWorkspace(root: string): Workspace {
+  return {
+    root,
+    manifestPath: join(root, "toolhost.toml"),
+    artifacts: new Map(),
+    evals: new Map(),
+    extra: {},
+  };
 }

@@ -21,6 +21,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { ProcessRecord } from "../../process/proc_identity.ts";
 import type { ExtensionDecl } from "../../workspace/parse_extensions.ts";
+import type { ExtensionSandboxContext } from "./connection.ts";
 import { toolHashes } from "../../lock/canonical.ts";
 import {
   ExtensionCallError,
@@ -67,6 +68,8 @@ export interface ExtensionServerOptions {
    * one): a message refuses the start with it. Default: none.
    */
   beforeStart?: () => Promise<string | undefined>;
+  /** The eval the server serves, for its confinement (lib/sandbox). Default: no scope. */
+  sandbox?: ExtensionSandboxContext;
 }
 
 /**

@@ -29,6 +29,7 @@ import {
 import { SpawnError, spawnFailureFromCode } from "../../process/spawn_error.ts";
 import { GROUP_TAG_VAR, newGroupTag, reapEscapesConfirmed } from "../../process/escape_reaper.ts";
 import type { GuardLimit, RunGuard } from "../../process/run_guard.ts";
+import { type Confine, killSandboxInit } from "../../process/sandbox_init.ts";
 
 /** Options of {@link ProcessGroupTransport}. */
 export interface GroupTransportOptions {
@@ -48,6 +49,8 @@ export interface GroupTransportOptions {
   maxBufferBytes?: number;
   /** Resource limits of the server's process group (lib/limits). Default none. */
   guard?: RunGuard;
+  /** Confinement of the server (lib/sandbox). Default none. */
+  confine?: Confine;
 }
 
 /**
@@ -116,8 +119,10 @@ export class ProcessGroupTransport implements Transport {
   /** Spawn the server. Rejects with {@link SpawnError} (generic reason, no paths). */
   async start(): Promise<void> {
     if (this.#child) throw new Error("ProcessGroupTransport already started");
-    const argv = this.#opts.guard?.wrap(this.#opts.command, this.#opts.args ?? []) ??
-      { command: this.#opts.command, args: this.#opts.args ?? [] };
+    const o = this.#opts;
+    const inner = o.confine?.wrap(o.command, o.args ?? [], o.cwd, []) ??
+      { command: o.command, args: o.args ?? [] };
+    const argv = o.guard?.wrap(inner.command, inner.args) ?? inner;
     const child = spawn(argv.command, argv.args, {
       cwd: this.#opts.cwd,
       env: { ...this.#opts.env, [GROUP_TAG_VAR]: this.#tag },
@@ -195,6 +200,8 @@ export class ProcessGroupTransport implements Transport {
       ]);
       clearTimeout(timer);
       const graceMs = this.limitHit ? 0 : this.#opts.graceMs ?? 2000;
+      // A sandbox ends by its PID namespace: everything inside goes with its init.
+      if (this.#opts.confine !== undefined) killSandboxInit(this.record);
       const ended = await terminateGroup(this.record, { graceMs });
       // The group is gone; so must be anything of it that left with setsid.
       const { pid, startTime } = this.record;

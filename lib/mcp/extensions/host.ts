@@ -31,6 +31,9 @@ import { type CompiledSchema, compileSchema } from "../../schema/compile_schema.
 import { extensionSpill, type SpillHomeDir } from "../../spill/extension_spill.ts";
 import { evalExtensions, type ExtensionDecl } from "../../workspace/parse_extensions.ts";
 import type { Workspace } from "../../workspace/types.ts";
+import { evalScope } from "../../workspace/scope.ts";
+import type { ExtensionSandboxContext } from "./connection.ts";
+import { join } from "node:path";
 import { fromMcpResult } from "../result_mapping.ts";
 import { envelopeMapper } from "./envelope.ts";
 import { cleanText, cutUnits } from "../../protocols/text_clean.ts";
@@ -78,6 +81,10 @@ export interface ExtensionHostOptions {
    * (`tools list` sets it; calls still start servers).
    */
   listOnly?: boolean;
+  /** The registry's state directory (hidden from confined servers). Default `<root>/.toolhost/state`. */
+  stateDir?: string;
+  /** The eval served (its scope is what confined servers may read). Default: none. */
+  evalId?: string;
 }
 
 interface PublishedTool {
@@ -129,6 +136,7 @@ export class ExtensionHost {
         // Every start and self-healing restart re-checks the declaration and program
         // against the lock: a binary swapped while serving is never started.
         beforeStart: opts.lock ? () => startRefusal(opts.lock!, d) : undefined,
+        sandbox: sandboxContext(ws, opts),
       });
       s.onToolsChanged = () => {
         this.#listing = undefined;
@@ -142,7 +150,7 @@ export class ExtensionHost {
 
   /** The host for the extensions `evalId` admits (possibly none). */
   static forEval(ws: Workspace, evalId: string, opts: ExtensionHostOptions = {}): ExtensionHost {
-    return new ExtensionHost(ws, evalExtensions(ws, evalId), opts);
+    return new ExtensionHost(ws, evalExtensions(ws, evalId), { evalId, ...opts });
   }
 
   /** Call `listener` whenever an extension's tools may have changed (its notice, a restart). */
@@ -400,4 +408,15 @@ function publishedDiffers(a: Map<string, PublishedTool>, b: Map<string, Publishe
     if (w.fingerprint !== v.fingerprint) return true;
   }
   return false;
+}
+
+/** The sandbox context of the host's servers: the eval's scope and the state dir. */
+function sandboxContext(ws: Workspace, opts: ExtensionHostOptions): ExtensionSandboxContext {
+  const ev = opts.evalId === undefined ? undefined : ws.evals.get(opts.evalId);
+  return {
+    ws,
+    scope: ev === undefined ? [] : evalScope(ws, ev.id),
+    owner: ev?.artifactId,
+    stateDir: opts.stateDir ?? join(ws.root, ".toolhost", "state"),
+  };
 }

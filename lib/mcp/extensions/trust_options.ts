@@ -20,7 +20,10 @@ import type { ExtensionHostOptions } from "./host.ts";
  * ```
  */
 export function registryHostOptions(reg: Registry): ExtensionHostOptions {
-  const out: ExtensionHostOptions = { artifacts: { dir: reg.artifactDir, store: reg.artifacts } };
+  const out: ExtensionHostOptions = {
+    artifacts: { dir: reg.artifactDir, store: reg.artifacts },
+    stateDir: reg.stateDir, // hidden from confined servers
+  };
   const evalId = reg.selection.evalId;
   if (reg.lock && evalId !== undefined) {
     const root = reg.workspace.root;
