@@ -16,6 +16,7 @@ import { Problems } from "../workspace/problems.ts";
 import { resolveProgram } from "../workspace/program_path.ts";
 import type { Workspace } from "../workspace/types.ts";
 import type { SelectionReport } from "./check_report.ts";
+import type { ConfinementInfo } from "../sandbox/report.ts";
 import { checkKeyPath, fixFor } from "./fixes.ts";
 import { interpreterProblem } from "./interpreter.ts";
 import type { ReadinessCheck } from "./static_checks.ts";
@@ -91,7 +92,7 @@ function rows(ws: Workspace, r: SelectionReport, env: RenderOptions["env"]): Row
   const tools = r.tools.map((t) => ({
     name: t.name,
     ready: t.ready,
-    note: t.protocol,
+    note: t.confinement ? `${t.protocol}, ${confinementNote(t.confinement)}` : t.protocol,
     problems: failed(toolKeyPath(ws, t.artifactId, t.name), t.checks),
   }));
   const sessions = r.sessions.map((s) => {
@@ -99,15 +100,34 @@ function rows(ws: Workspace, r: SelectionReport, env: RenderOptions["env"]): Row
     return {
       name: publishedName(s.name, s.artifactId),
       ready: s.ready,
-      note: "session",
+      note: `session, ${confinementNote(s.confinement)}`,
       problems: failed(keyPath, s.checks),
     };
   });
   const exts = r.eval === undefined ? [] : evalExtensions(ws, r.eval);
-  return [tools, sessions, exts.map((d) => extensionRow(ws, d, env))];
+  const extRows = exts.map((d) => {
+    const row = extensionRow(ws, d, env);
+    const c = r.extensions?.find((e) => e.name === d.name)?.confinement;
+    return c ? { ...row, note: `${row.note}, ${confinementNote(c)}` } : row;
+  });
+  const hooks = (r.hooks ?? []).map((h) => ({
+    name: h.keyPath,
+    ready: h.ready,
+    note: confinementNote(h.confinement),
+    problems: h.ready ? [] : [{
+      detail: `confinement: unavailable (${h.confinement.unavailable}): it would be refused`,
+      keyPath: h.keyPath,
+    }],
+  }));
+  return [tools, sessions, extRows, hooks];
 }
 
-const HEADINGS = ["TOOL", "SESSION", "EXTENSION"];
+/** `bubblewrap fs=read net=off`, or `host (unconfined)` where an agent can steer it. */
+function confinementNote(c: ConfinementInfo): string {
+  return c.flag ? `${c.effect} (unconfined)` : c.effect;
+}
+
+const HEADINGS = ["TOOL", "SESSION", "EXTENSION", "HOOK"];
 
 function section(
   heading: string,

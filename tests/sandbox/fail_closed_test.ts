@@ -62,7 +62,7 @@ for (
       } finally {
         await reg.close();
       }
-      const check = await runCapture(["tools", "check", "app/review", "--repo", ws.root]);
+      const check = await runCapture(["tools", "check", "app/review", "--json", "--repo", ws.root]);
       assert.equal(check.code, 1, check.out);
       const report = JSON.parse(check.out);
       const touch = report.tools.find((t: { name: string }) => t.name === "touch_app");
@@ -79,7 +79,7 @@ Deno.test("tools check: the confinement in effect per tool, and unconfined agent
   const skip = skipReason();
   if (skip) return printSkip("tools check confinement", skip);
   await using ws = await tempWorkspace(TOML, FILES);
-  const check = await runCapture(["tools", "check", "app/review", "--repo", ws.root]);
+  const check = await runCapture(["tools", "check", "app/review", "--json", "--repo", ws.root]);
   assert.equal(check.code, 0, check.out);
   const report = JSON.parse(check.out);
   const by = (n: string) => report.tools.find((t: { name: string }) => t.name === n);
@@ -87,6 +87,9 @@ Deno.test("tools check: the confinement in effect per tool, and unconfined agent
   assert.equal(by("touch_app").confinement.flag, undefined);
   assert.equal(by("free_app").confinement.effect, "host");
   assert.match(by("free_app").confinement.flag, /unconfined/);
+  const human = await runCapture(["tools", "check", "app/review", "--repo", ws.root]);
+  assert.match(human.out, /touch_app +ready +plain, bubblewrap fs=write net=off/);
+  assert.match(human.out, /free_app +ready +plain, host \(unconfined\)/);
 });
 
 Deno.test("a confined write tool runs and writes only its own Artifact", async () => {
