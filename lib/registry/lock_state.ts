@@ -147,7 +147,8 @@ function unprefixed(prefix: string, pins: ProgramPins): ProgramPins {
 
 /**
  * With a verified lock: have `guard` check, before every run, that each tool's programs
- * (and its session's start command's) are still the locked ones.
+ * (and its session's start command's) are still the locked ones, and before every call
+ * that the hook commands' programs are.
  *
  * @example
  * ```ts
@@ -172,5 +173,9 @@ export function watchLockedPrograms(
     if (session === undefined) continue;
     const decl = artifact.sessions[t.decl.session];
     guard.watchProgram(t.name, decl.start.command, ctx, unprefixed("start", session.programs));
+  }
+  const hookCtx = { root: ws.root, cwd: ws.root, env: src.env };
+  for (const h of pluginsOf(ws).hooks) {
+    guard.watchProgram("", h.command, hookCtx, unprefixed(h.keyPath, src.locked.programs));
   }
 }

@@ -114,9 +114,14 @@ export class PinGuard {
     return guard;
   }
 
+  /** Whether hook programs are watched (key `""`): every call checks them first. */
+  get watchesHooks(): boolean {
+    return this.#programs.has("");
+  }
+
   /**
-   * With a lock: watch the programs `tool` runs (`command` resolved in `ctx`) against
-   * their `locked` pins from now on.
+   * With a lock: watch the programs `tool` runs (`""`: the hook commands around every
+   * call; `command` resolved in `ctx`) against their `locked` pins from now on.
    */
   watchProgram(tool: string, command: string, ctx: ProgramContext, locked: ProgramPins): void {
     const list = this.#programs.get(tool) ?? [];
@@ -176,9 +181,10 @@ export class PinGuard {
       );
       if (drift.length > 0) {
         const d = drift[0];
-        return `LOCK_MISMATCH: program ${showPath(d.key ?? "")} ${showPath(d.path ?? "")} of the ` +
-          `tool ${showPath(tool)} differs from toolhost.lock (${d.change} since the registry ` +
-          "opened). Review the change, then run `toolhost lock` to accept it";
+        const whose = tool === "" ? "a hook command" : `the tool ${showPath(tool)}`;
+        return `LOCK_MISMATCH: program ${showPath(d.key ?? "")} ${showPath(d.path ?? "")} of ` +
+          `${whose} differs from toolhost.lock (${d.change} since the registry opened). ` +
+          "Review the change, then run `toolhost lock` to accept it";
       }
       w.deps = now.deps;
       w.seen = now.seen;

@@ -246,15 +246,29 @@ export class Registry implements CallHost {
     if (this.#closing !== undefined) return Promise.resolve(errorResult(CLOSED));
     const refused = this.#lock?.refusal(name); // LOCK_MISMATCH
     if (refused) return Promise.resolve(refused);
+    const run = this.#runner(name, args);
+    const guard = this.#guard;
+    if (guard === undefined || !guard.watchesHooks) return this.#track(opts, run);
+    // With a lock, hook commands run around every call: their programs are checked first.
+    return this.#track(opts, async (o) => {
+      const problem = await guard.check("");
+      return problem === undefined
+        ? await run(o)
+        : errorResult(`The call was refused: ${problem}.`);
+    });
+  }
+
+  /** How to run `name` (throws `InvocationError` at once for an unknown name). */
+  #runner(name: string, args: unknown): (o: CallOptions) => Promise<ToolResult> {
     if (this.selection.audience === "agent" && isArtifactToolName(name)) {
       const exec = () => callArtifactToolAdmitted(name, args, this.artifacts);
-      return this.#track(opts, (o) => guardCall(this.plugins, name, args, o, exec));
+      return (o) => guardCall(this.plugins, name, args, o, exec);
     }
     if (this.selection.audience === "agent" && this.plugins.tool(name)?.tool.alwaysListed) {
-      return this.#track(opts, (o) => callListedTool(this.plugins, name, args, o));
+      return (o) => callListedTool(this.plugins, name, args, o);
     }
     const tool = this.tool(name);
-    return this.#track(opts, (o) => callTool(this, tool, args, o));
+    return (o) => callTool(this, tool, args, o);
   }
 
   /** Run `run` with a signal that also aborts on close(), and remember it until settled. */

@@ -47,7 +47,7 @@ command = "tools/harness.sh"
 args = ["act"]
 
 [[hooks.after_call]]
-command = "tools/hook.sh"
+command = "app/tools/hook.sh"
 args = ["a"]
 tools = ["nothing_*"]
 `;
@@ -232,4 +232,25 @@ Deno.test("declarations are pinned generically: a key added later is covered unn
   const ev = evalDeclaration(ws, { artifactId: "app", name: "review" });
   assert.equal(JSON.stringify(ev.workspace), '{"sandbox":{"network":false}}');
   assert.equal(JSON.stringify(ev.eval), '{"audience":"agent"}'); // admitted extensions are pinned one by one
+});
+
+Deno.test("with a lock, a hook program swapped while the registry lives refuses every call", async () => {
+  await using tmp = await tempWorkspace(TOML, FILES);
+  const stateDir = `${tmp.root}/.state`;
+  const ws = await loadWorkspace(tmp.root);
+  await writeLockFile(ws, await buildLock(ws, { stateDir }));
+  const reg = await Registry.open(ws, "app/review", { stateDir });
+  try {
+    assert.equal((await reg.call("read_app", { path: "a.txt" })).isError, false);
+    await Deno.writeTextFile(`${tmp.root}/app/tools/hook.sh`, "#!/bin/sh\necho pwned\n");
+    const r = await reg.call("read_app", { path: "a.txt" });
+    assert.equal(r.isError, true);
+    assert.match(
+      text(r),
+      /LOCK_MISMATCH: program `command` `app\/tools\/hook\.sh` of a hook command/,
+    );
+    assert.doesNotMatch(text(r), /pwned|secret-a/);
+  } finally {
+    await reg.close();
+  }
 });
