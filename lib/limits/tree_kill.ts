@@ -7,6 +7,7 @@
  */
 
 import process from "node:process";
+import { isSignallable } from "../process/kill_group.ts";
 import { isSameProcess, type ProcessRecord, readProcStat } from "../process/proc_identity.ts";
 import type { DescendantTracker } from "./descendants.ts";
 
@@ -40,7 +41,9 @@ function killEach(list: Killed[], into: Map<number, Killed>): number {
 }
 
 function killGroup(record: ProcessRecord): void {
-  if (record.pgid <= 1 || record.pgid === process.pid || !isSameProcess(record)) return;
+  // isSignallable refuses our own group and session: a process toolhost did not start in a
+  // group of its own (an extension server, say) must never turn this into a kill of us.
+  if (!isSignallable(record) || !isSameProcess(record)) return;
   try {
     process.kill(-record.pgid, "SIGKILL");
   } catch { /* gone already */ }
