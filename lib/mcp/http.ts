@@ -9,6 +9,8 @@
  * Guards (see `http_guard.ts`): loopback bind unless `allowRemote`; `Host` must be
  * loopback on a loopback bind; a present `Origin` must be allowed; the bearer token when
  * configured. Refusals are JSON-RPC error bodies with 401/403; unknown sessions get 404.
+ * `/healthz` and `/readyz` (`http_ops.ts`) answer before any guard; {@link HttpMcpServer.drain}
+ * is the graceful stop for a replica behind a load balancer (`http_drain.ts`).
  *
  * @module
  */
@@ -37,6 +39,8 @@ import {
   SessionPool,
 } from "./http_sessions.ts";
 import type { ToolSource } from "./tool_source.ts";
+import { answerProbe } from "./http_ops.ts";
+import { checkDrainTimeout, type DrainOutcome, untilQuiet } from "./http_drain.ts";
 
 /** The endpoint path. */
 export const MCP_PATH = "/mcp";
@@ -62,6 +66,8 @@ export interface HttpServeOptions extends McpServerOptions {
   maxSessions?: number;
   /** Close a session after this long without requests, ms (≤ 24 h). Default 900000 (15 min). */
   idleTimeoutMs?: number;
+  /** Longest wait of {@link HttpMcpServer.drain} for open requests, ms (0..1 h). Default 30000. */
+  drainTimeoutMs?: number;
 }
 
 /** A running HTTP server. */
@@ -72,8 +78,16 @@ export interface HttpMcpServer {
   port: number;
   /** Live MCP sessions. */
   readonly sessionCount: number;
+  /** True once {@link HttpMcpServer.drain} started: `/readyz` is 503, no new sessions. */
+  readonly draining: boolean;
   /** Stop listening, close every session (cleanup confirmed). Rejects on cleanup failure. */
   close(): Promise<void>;
+  /**
+   * Graceful stop: refuse new sessions (`/readyz` 503, `initialize` 503), wait until no
+   * request is open or the drain timeout passed, then {@link HttpMcpServer.close}.
+   * Rejects on cleanup failure.
+   */
+  drain(): Promise<DrainOutcome>;
 }
 
 /**
@@ -92,6 +106,7 @@ export async function startHttpServer(opts: HttpServeOptions): Promise<HttpMcpSe
     hasToken: opts.token !== undefined,
   });
   const limits = checkSessionLimits(opts);
+  const drainTimeoutMs = checkDrainTimeout(opts.drainTimeoutMs);
   const pool = new SessionPool(limits, opts.log);
   const origins = new Set<string>();
   const policy: GuardPolicy = {
@@ -100,7 +115,7 @@ export async function startHttpServer(opts: HttpServeOptions): Promise<HttpMcpSe
     loopbackHostOnly: !(opts.allowRemote ?? false) || isLoopbackHost(opts.bind.host),
     token: opts.token,
   };
-  const ctx = { opts, pool, policy };
+  const ctx: Ctx = { opts, pool, policy, draining: false, open: 0, changed: new Set() };
   const server = createServer((req, res) => {
     handle(ctx, req, res).catch(() => sendError(res, 500, -32603, "Internal server error"));
   });
@@ -115,6 +130,8 @@ export async function startHttpServer(opts: HttpServeOptions): Promise<HttpMcpSe
   const idleMs = limits.idleTimeoutMs;
   const sweep = setInterval(() => pool.sweepIdle(), Math.max(10, Math.min(60_000, idleMs)));
   (sweep as { unref?: () => void }).unref?.();
+  let closing: Promise<void> | undefined;
+  const close = () => closing ??= closeAll(server, pool, sweep);
   const host = opts.bind.host.includes(":") ? `[${opts.bind.host}]` : opts.bind.host;
   return {
     url: `http://${host}:${port}${MCP_PATH}`,
@@ -122,7 +139,19 @@ export async function startHttpServer(opts: HttpServeOptions): Promise<HttpMcpSe
     get sessionCount() {
       return pool.live.size;
     },
-    close: () => closeAll(server, pool, sweep),
+    get draining() {
+      return ctx.draining;
+    },
+    close,
+    async drain() {
+      ctx.draining = true;
+      const outcome = await untilQuiet(() => ctx.open, (wake) => {
+        ctx.changed.add(wake);
+        return () => ctx.changed.delete(wake);
+      }, drainTimeoutMs);
+      await close();
+      return outcome;
+    },
   };
 }
 
@@ -130,11 +159,19 @@ interface Ctx {
   opts: HttpServeOptions;
   pool: SessionPool;
   policy: GuardPolicy;
+  /** Set by `drain()`. */
+  draining: boolean;
+  /** MCP requests (not `GET` event streams) whose response has not ended. */
+  open: number;
+  /** Called whenever `open` went down. */
+  changed: Set<() => void>;
 }
 
 async function handle(ctx: Ctx, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const path = (req.url ?? "/").split("?")[0];
+  if (answerProbe(req, res, path, () => !ctx.draining)) return;
   if (path !== MCP_PATH) return sendError(res, 404, -32601, `Not found: use ${MCP_PATH}`);
+  if (req.method !== "GET") countOpen(ctx, res);
   const refusal = checkRequest(req.headers, ctx.policy);
   if (refusal) {
     if (refusal.status === 401) res.setHeader("WWW-Authenticate", 'Bearer realm="toolhost"');
@@ -157,6 +194,10 @@ async function handle(ctx: Ctx, req: IncomingMessage, res: ServerResponse): Prom
   }
   if (req.method !== "POST" || !isInitializeRequest(body)) {
     return sendError(res, 400, -32000, "Bad Request: no valid session ID; send initialize first");
+  }
+  if (ctx.draining) {
+    res.setHeader("Retry-After", "1");
+    return sendError(res, 503, -32000, "This server is draining; initialize again (elsewhere)");
   }
   if (!(await ctx.pool.reserve())) {
     res.setHeader("Retry-After", String(RETRY_AFTER_SECONDS));
@@ -192,6 +233,15 @@ async function openSession(ctx: Ctx, req: IncomingMessage, res: ServerResponse, 
   if (transport.sessionId === undefined || !pool.live.has(transport.sessionId)) {
     await pool.end(undefined, session); // initialize failed
   }
+}
+
+/** Count `res` open until it ends (or its connection closes). */
+function countOpen(ctx: Ctx, res: ServerResponse): void {
+  ctx.open++;
+  res.once("close", () => {
+    ctx.open--;
+    for (const wake of [...ctx.changed]) wake();
+  });
 }
 
 async function closeAll(

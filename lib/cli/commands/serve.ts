@@ -11,6 +11,7 @@ import { Command } from "commander";
 import { InvocationError } from "../../errors/errors.ts";
 import { parseBind } from "../../mcp/http_guard.ts";
 import { checkSessionLimits, type SessionLimits } from "../../mcp/http_sessions.ts";
+import { checkDrainTimeout } from "../../mcp/http_drain.ts";
 import { serveStdio } from "../../mcp/stdio.ts";
 import { evalToolSource, type ToolSource } from "../../mcp/tool_source.ts";
 import { Registry } from "../../registry/registry.ts";
@@ -28,6 +29,7 @@ interface ServeOptions extends CommonOptions {
   tokenEnv?: string;
   maxSessions?: string;
   sessionIdleTimeout?: string;
+  drainTimeout?: string;
   lock?: boolean;
 }
 
@@ -46,7 +48,10 @@ export function serveCommand(io: CliIo, done: (code: number) => void): Command {
     .description(
       "Serve an agent eval's tools over MCP: stdio by default, Streamable HTTP with --http.\n" +
         "One connection (or HTTP session) owns one registry; its tool sessions and extension\n" +
-        "servers stop with full cleanup when it ends, and on SIGINT/SIGTERM/SIGHUP.",
+        "servers stop with full cleanup when it ends, and on SIGINT/SIGTERM/SIGHUP.\n" +
+        "With --http, SIGTERM drains first: /readyz turns 503, new sessions are refused and\n" +
+        "open requests may finish (up to --drain-timeout). GET /healthz and /readyz are for\n" +
+        "load balancers and need no token.",
     )
     .option("--eval <eval>", "the agent eval, e.g. app/review (required)")
     .option(
@@ -68,27 +73,35 @@ export function serveCommand(io: CliIo, done: (code: number) => void): Command {
       "--session-idle-timeout <duration>",
       "close an HTTP session idle this long: 90s, 15m, 1h (1s-24h; default 15m)",
     )
+    .option(
+      "--drain-timeout <duration>",
+      "on SIGTERM, wait this long for open HTTP requests before closing every session: " +
+        "0s, 30s, 2m (0s-1h; default 30s)",
+    )
     .option("--no-lock", "skip toolhost.lock verification (development only; warns loudly)")
     .addHelpText(
       "after",
       "\nExamples:\n  toolhost serve --eval app/review\n" +
         "  toolhost serve --eval app/review --http 127.0.0.1:8765 --token-env TOOLHOST_MCP_TOKEN\n" +
-        "  toolhost serve --eval app/review --http 127.0.0.1:8765 --max-sessions 16 --session-idle-timeout 5m\n",
+        "  toolhost serve --eval app/review --http 127.0.0.1:8765 --max-sessions 16 --session-idle-timeout 5m\n" +
+        "  toolhost serve --eval app/review --http 127.0.0.1:8765 --drain-timeout 20s\n",
     );
   withCommon(cmd).action(async (o: ServeOptions) => {
     if (o.eval === undefined) {
       throw new InvocationError("--eval is required, e.g. --eval app/review");
     }
     const httpOnly = o.allowRemote || o.tokenEnv || o.allowOrigin || o.maxSessions ||
-      o.sessionIdleTimeout;
+      o.sessionIdleTimeout || o.drainTimeout;
     if (o.http === undefined && httpOnly) {
       throw new InvocationError(
-        "--allow-remote, --allow-origin, --token-env, --max-sessions and --session-idle-timeout need --http",
+        "--allow-remote, --allow-origin, --token-env, --max-sessions, --session-idle-timeout " +
+          "and --drain-timeout need --http",
       );
     }
     if (o.http !== undefined) {
       parseBind(o.http);
       sessionLimits(o); // refuse bad values before opening anything
+      drainTimeout(o);
     }
     const { ws, stateDir } = await openWorkspace(o);
     const evalId = o.eval;
@@ -147,14 +160,35 @@ async function serveHttp(
     allowOrigins: o.allowOrigin,
     token,
     ...limits,
+    drainTimeoutMs: drainTimeout(o),
     log,
     instructions: `Tools of the toolhost eval ${evalId}.`,
   });
   log(`serving eval ${evalId} on ${http.url}`);
-  const signal = await untilSignal();
-  log(`${signal}: closing ${http.sessionCount} session(s)`);
-  await http.close();
+  const signals = watchSignals();
+  const signal = await signals.next();
+  if (signal === "SIGTERM") {
+    log(`SIGTERM: draining (${http.sessionCount} session(s)); no new sessions`);
+    // A second signal cuts the drain short; cleanup still runs to the end.
+    void signals.next().then((s) => {
+      log(`${s}: drain cut short`);
+      return http.close();
+    }).catch(() => {});
+    const { abandoned } = await http.drain();
+    if (abandoned > 0) log(`drain timeout: ${abandoned} open request(s) cut`);
+  } else {
+    log(`${signal}: closing ${http.sessionCount} session(s)`);
+    await http.close();
+  }
+  signals.stop();
   log("cleanup confirmed");
+}
+
+/** The validated `--drain-timeout`, ms. */
+function drainTimeout(o: ServeOptions): number {
+  return checkDrainTimeout(
+    o.drainTimeout === undefined ? undefined : parseDuration(o.drainTimeout),
+  );
 }
 
 /** The validated `--max-sessions` and `--session-idle-timeout`. */
@@ -174,27 +208,39 @@ function parseMaxSessions(text: string): number {
 
 /** `--session-idle-timeout`: `N` or `Ns` seconds, `Nm` minutes, `Nh` hours, in ms. */
 function parseIdleTimeout(text: string): number {
+  return parseDuration(text);
+}
+
+/** `N` or `Ns` seconds, `Nm` minutes, `Nh` hours, in ms; NaN when malformed. */
+function parseDuration(text: string): number {
   const m = /^(\d{1,6})(s|m|h)?$/.exec(text);
   if (!m) return NaN;
   const unit = m[2] === "h" ? 3_600_000 : m[2] === "m" ? 60_000 : 1000;
   return Number(m[1]) * unit;
 }
 
-function untilSignal(): Promise<string> {
-  return new Promise((resolve) => {
-    const on = (s: string) => () => {
-      process.off("SIGINT", int);
-      process.off("SIGTERM", term);
-      process.off("SIGHUP", hup);
-      resolve(s);
+/** SIGINT/SIGTERM/SIGHUP one at a time, handled (not fatal) until `stop()`. */
+function watchSignals(): { next(): Promise<string>; stop(): void } {
+  const names = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+  const queue: string[] = [];
+  let waiter: ((s: string) => void) | undefined;
+  const handlers = names.map((name) => {
+    const h = () => {
+      if (waiter) {
+        const w = waiter;
+        waiter = undefined;
+        w(name);
+      } else queue.push(name);
     };
-    const int = on("SIGINT");
-    const term = on("SIGTERM");
-    const hup = on("SIGHUP");
-    process.on("SIGINT", int);
-    process.on("SIGTERM", term);
-    process.on("SIGHUP", hup);
+    process.on(name, h);
+    return [name, h] as const;
   });
+  return {
+    next: () => queue.length > 0 ? Promise.resolve(queue.shift()!) : new Promise((r) => waiter = r),
+    stop: () => {
+      for (const [name, h] of handlers) process.off(name, h);
+    },
+  };
 }
 
 function readToken(name: string): string {
