@@ -91,7 +91,7 @@ export async function testTool(options: TestToolOptions): Promise<ToolUnderTest>
  * @example
  * ```ts
  * import { testSession } from "./mod.ts";
- * await using s = await testSession({ harness: "/abs/path/app_harness.ts", actions: { counter_get: {} } });
+ * await using s = await testSession({ harness: "/abs/path/app_harness.mjs", actions: { counter_get: {} } });
  * console.log((await s.call("counter_get")).content);
  * ```
  */

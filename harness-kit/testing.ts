@@ -243,7 +243,7 @@ function sessionToml(o: TestSessionOptions): string {
  * ```ts
  * import { testSession } from "./testing.ts";
  * await using s = await testSession({
- *   harness: "/abs/path/app_harness.ts",
+ *   harness: "/abs/path/app_harness.mjs",
  *   actions: { counter_add: { properties: { by: { type: "integer" } } }, counter_get: {} },
  * });
  * await s.call("counter_add", { by: 2 });

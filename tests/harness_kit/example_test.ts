@@ -8,7 +8,7 @@ import { testSession } from "../../harness-kit/mod.ts";
 import { assertGroupsGone, assertStateClean, journalEntries } from "../sessions/_helpers.ts";
 
 const EXAMPLES = new URL("../../examples", import.meta.url).pathname;
-const HARNESS = new URL("../../examples/app/harness/app_harness.ts", import.meta.url).pathname;
+const HARNESS = new URL("../../examples/app/harness/app_harness.mjs", import.meta.url).pathname;
 
 function data(r: { content: { type: string; data?: unknown }[] }): unknown {
   return r.content.find((b) => b.type === "json")?.data;
@@ -52,7 +52,7 @@ function sessionCount(state: string): number {
   }
 }
 
-Deno.test("examples: testSession drives the harness-kit harness the same way", async () => {
+Deno.test("examples: testSession drives the plain-Node harness the same way", async () => {
   await using s = await testSession({
     harness: HARNESS,
     actions: { counter_add: { properties: { by: { type: "integer" } } }, counter_get: {} },
