@@ -56,3 +56,19 @@ Deno.test("a value only the serialized result forms withholds the result", () =>
   const clean: ToolResult = { content: [{ type: "json", data: ["QZXK", "x"] }], isError: false };
   assert.equal(redactResult(red, clean), clean, "nothing to remove: the same object");
 });
+
+Deno.test("an extension's text is redacted before its 64 KiB cap, also in an error", async () => {
+  const { fromMcpResult } = await import("../../lib/mcp/result_mapping.ts");
+  const red = new Redactor();
+  red.add(VALUE);
+  for (let d = -30; d <= 0; d += 5) {
+    const text = "a".repeat(64 * 1024 - 40 + d) + VALUE + "b".repeat(100);
+    for (const isError of [false, true]) {
+      const r = await fromMcpResult({ content: [{ type: "text", text }], isError }, {
+        protect: red,
+      });
+      assert.equal(r.isError, isError);
+      assertNoPart(r, VALUE, `extension cap ${d} ${isError}`);
+    }
+  }
+});
