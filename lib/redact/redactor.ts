@@ -6,7 +6,6 @@
  * @module
  */
 
-import { Buffer } from "node:buffer";
 import { valueForms } from "./forms.ts";
 import { byteString, type Range, spliceBytes, spliceText } from "./ranges.ts";
 import { Matcher } from "./matcher.ts";
