@@ -40,6 +40,7 @@ import {
 } from "./http_sessions.ts";
 import type { ToolSource } from "./tool_source.ts";
 import { answerProbe } from "./http_ops.ts";
+import { METRICS_PATH, ServeMetrics } from "./http_metrics.ts";
 import { checkDrainTimeout, type DrainOutcome, untilQuiet } from "./http_drain.ts";
 
 /** The endpoint path. */
@@ -78,6 +79,8 @@ export interface HttpMcpServer {
   port: number;
   /** Live MCP sessions. */
   readonly sessionCount: number;
+  /** This server's metrics (its own prom-client registry), served at `/metrics`. */
+  readonly metrics: ServeMetrics;
   /** True once {@link HttpMcpServer.drain} started: `/readyz` is 503, no new sessions. */
   readonly draining: boolean;
   /** Stop listening, close every session (cleanup confirmed). Rejects on cleanup failure. */
@@ -115,7 +118,8 @@ export async function startHttpServer(opts: HttpServeOptions): Promise<HttpMcpSe
     loopbackHostOnly: !(opts.allowRemote ?? false) || isLoopbackHost(opts.bind.host),
     token: opts.token,
   };
-  const ctx: Ctx = { opts, pool, policy, draining: false, open: 0, changed: new Set() };
+  const metrics = new ServeMetrics({ liveSessions: () => pool.live.size });
+  const ctx: Ctx = { opts, pool, policy, metrics, draining: false, open: 0, changed: new Set() };
   const server = createServer((req, res) => {
     handle(ctx, req, res).catch(() => sendError(res, 500, -32603, "Internal server error"));
   });
@@ -139,6 +143,7 @@ export async function startHttpServer(opts: HttpServeOptions): Promise<HttpMcpSe
     get sessionCount() {
       return pool.live.size;
     },
+    metrics,
     get draining() {
       return ctx.draining;
     },
@@ -159,6 +164,7 @@ interface Ctx {
   opts: HttpServeOptions;
   pool: SessionPool;
   policy: GuardPolicy;
+  metrics: ServeMetrics;
   /** Set by `drain()`. */
   draining: boolean;
   /** MCP requests (not `GET` event streams) whose response has not ended. */
@@ -170,13 +176,16 @@ interface Ctx {
 async function handle(ctx: Ctx, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const path = (req.url ?? "/").split("?")[0];
   if (answerProbe(req, res, path, () => !ctx.draining)) return;
-  if (path !== MCP_PATH) return sendError(res, 404, -32601, `Not found: use ${MCP_PATH}`);
+  if (path !== MCP_PATH && path !== METRICS_PATH) {
+    return sendError(res, 404, -32601, `Not found: use ${MCP_PATH}`);
+  }
   if (req.method !== "GET") countOpen(ctx, res);
   const refusal = checkRequest(req.headers, ctx.policy);
   if (refusal) {
     if (refusal.status === 401) res.setHeader("WWW-Authenticate", 'Bearer realm="toolhost"');
     return sendError(res, refusal.status, -32001, refusal.message);
   }
+  if (path === METRICS_PATH) return await sendMetrics(ctx.metrics, req, res);
   const id = req.headers["mcp-session-id"];
   const sid = Array.isArray(id) ? id[0] : id;
   let body: unknown;
@@ -213,7 +222,7 @@ async function handle(ctx: Ctx, req: IncomingMessage, res: ServerResponse): Prom
 async function openSession(ctx: Ctx, req: IncomingMessage, res: ServerResponse, body: unknown) {
   let source: ToolSource;
   try {
-    source = await ctx.opts.openSource();
+    source = ctx.metrics.instrument(await ctx.opts.openSource());
   } catch (e) {
     const msg = e instanceof ToolhostError ? e.message : "the eval could not be opened";
     return sendError(res, 500, -32603, `Cannot open the eval: ${msg}`);
@@ -233,6 +242,13 @@ async function openSession(ctx: Ctx, req: IncomingMessage, res: ServerResponse, 
   if (transport.sessionId === undefined || !pool.live.has(transport.sessionId)) {
     await pool.end(undefined, session); // initialize failed
   }
+}
+
+async function sendMetrics(m: ServeMetrics, req: IncomingMessage, res: ServerResponse) {
+  if (req.method !== "GET") return sendError(res, 405, -32600, "Use GET for /metrics");
+  const text = await m.expose();
+  res.writeHead(200, { "Content-Type": m.contentType, "Cache-Control": "no-store" });
+  res.end(text);
 }
 
 /** Count `res` open until it ends (or its connection closes). */

@@ -25,6 +25,8 @@ export interface ToolSource {
   onToolsChanged?(listener: () => void): void;
   /** The artifacts the source's calls received, served as MCP resources. Absent: none. */
   readonly artifacts?: ArtifactStore;
+  /** Tool sessions started and not yet stopped (for metrics). Absent: none. */
+  toolSessionsRunning?(): number;
 }
 
 /**
@@ -56,6 +58,8 @@ export function evalToolSource(reg: Registry, hostOpts: ExtensionHostOptions = {
   let closing: Promise<void> | undefined;
   return {
     artifacts: reg.artifacts,
+    toolSessionsRunning: () =>
+      reg.sessions.sessions().filter((s) => s.phase === "starting" || s.phase === "ready").length,
     async list() {
       return [...reg.list(), ...(await host.list())];
     },

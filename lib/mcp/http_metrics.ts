@@ -1,0 +1,138 @@
+/**
+ * `GET /metrics` of `serve --http`: Prometheus text exposition by `prom-client`, from a
+ * registry of its own per server (never prom-client's global default, so a library user's
+ * metrics are not polluted). Labels carry tool names only — names the session's source
+ * listed, at most {@link MAX_TOOL_LABELS} distinct, anything else is `unknown` or `other` —
+ * and call outcomes; never argument values, paths or protected values.
+ *
+ * @module
+ */
+
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { ToolSource } from "./tool_source.ts";
+
+/** Path of the exposition. */
+export const METRICS_PATH = "/metrics";
+/** Most distinct `tool` label values; further names count as `other`. */
+export const MAX_TOOL_LABELS = 256;
+
+/** What the metrics read from the server when scraped. */
+export interface MetricsProbes {
+  /** Live MCP sessions. */
+  liveSessions(): number;
+}
+
+/**
+ * The metrics of one HTTP server.
+ *
+ * @example
+ * ```ts
+ * import { ServeMetrics } from "./http_metrics.ts";
+ * const m = new ServeMetrics({ liveSessions: () => 0 });
+ * console.log((await m.expose()).includes("toolhost_mcp_sessions"));
+ * ```
+ */
+export class ServeMetrics {
+  /** The per-server registry. */
+  readonly registry: Registry = new Registry();
+  readonly #calls: Counter<"tool" | "outcome">;
+  readonly #duration: Histogram<"tool">;
+  readonly #cleanupFailures: Counter;
+  readonly #tools = new Set<string>();
+  readonly #open = new Set<ToolSource>();
+
+  /** Metrics reading `probes` at scrape time. */
+  constructor(probes: MetricsProbes) {
+    const registers = [this.registry];
+    this.#calls = new Counter({
+      name: "toolhost_tool_calls_total",
+      help: "Tool calls by tool and outcome (ok, error, internal).",
+      labelNames: ["tool", "outcome"],
+      registers,
+    });
+    this.#duration = new Histogram({
+      name: "toolhost_tool_call_duration_seconds",
+      help: "Tool call wall time, seconds.",
+      labelNames: ["tool"],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+      registers,
+    });
+    this.#cleanupFailures = new Counter({
+      name: "toolhost_cleanup_failures_total",
+      help: "MCP sessions whose cleanup (tool sessions, extension servers) was not confirmed.",
+      registers,
+    });
+    new Gauge({
+      name: "toolhost_mcp_sessions",
+      help: "Live MCP sessions.",
+      registers,
+      collect() {
+        this.set(probes.liveSessions());
+      },
+    });
+    const open = this.#open;
+    new Gauge({
+      name: "toolhost_tool_sessions_running",
+      help: "Tool sessions started and not yet stopped, over every live MCP session.",
+      registers,
+      collect() {
+        let n = 0;
+        for (const s of open) n += s.toolSessionsRunning?.() ?? 0;
+        this.set(n);
+      },
+    });
+  }
+
+  /** The Prometheus content type. */
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  /** The text exposition. */
+  expose(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  /**
+   * `source` with its calls counted and timed, its tool sessions counted until it is
+   * closed, and a close whose cleanup was not confirmed counted as a cleanup failure.
+   */
+  instrument(source: ToolSource): ToolSource {
+    this.#open.add(source);
+    let closing: Promise<void> | undefined;
+    const close = () =>
+      closing ??= source.close().then(() => {
+        this.#open.delete(source);
+      }, (e) => {
+        this.#open.delete(source);
+        this.#cleanupFailures.inc();
+        throw e;
+      });
+    let known: Promise<Set<string>> | undefined;
+    const names = () =>
+      known ??= source.list().then((ts) => new Set(ts.map((t) => t.name)), () => new Set());
+    source.onToolsChanged?.(() => known = undefined);
+    const call: ToolSource["call"] = async (name, args, opts) => {
+      const started = performance.now();
+      let outcome = "internal";
+      try {
+        const result = await source.call(name, args, opts);
+        outcome = result.isError ? "error" : "ok";
+        return result;
+      } finally {
+        const tool = this.#label(name, await names());
+        this.#calls.inc({ tool, outcome });
+        this.#duration.observe({ tool }, (performance.now() - started) / 1000);
+      }
+    };
+    return Object.assign(Object.create(source) as ToolSource, { call, close });
+  }
+
+  #label(name: string, listed: Set<string>): string {
+    if (!listed.has(name)) return "unknown";
+    if (this.#tools.has(name)) return name;
+    if (this.#tools.size >= MAX_TOOL_LABELS) return "other";
+    this.#tools.add(name);
+    return name;
+  }
+}
