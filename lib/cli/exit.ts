@@ -6,6 +6,7 @@
  */
 
 import { DeclarationError, ToolhostError } from "../errors/errors.ts";
+import { Interrupted } from "./interrupt.ts";
 
 /** Exit codes. */
 export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
@@ -73,6 +74,10 @@ export function reportError(e: unknown, io: CliIo): number {
     io.err(`toolhost: declaration error${e.problems.length > 1 ? "s" : ""}:\n`);
     io.err(`${e.message.split("\n").map((l) => `  ${l}`).join("\n")}\n`);
     return EXIT.failure;
+  }
+  if (e instanceof Interrupted) {
+    io.err(`toolhost: ${e.message}\n`);
+    return e.exitCode;
   }
   if (e instanceof ToolhostError) {
     io.err(`toolhost: ${e.message} [${e.code}]\n`);

@@ -9,11 +9,14 @@ import { Registry, type RegistryOptions } from "../registry/registry.ts";
 import type { SelectionSpec } from "../registry/selection.ts";
 import type { Workspace } from "../workspace/types.ts";
 import { withProgress } from "./progress.ts";
+import { Interrupted } from "./interrupt.ts";
+import type { CliIo } from "./exit.ts";
 
 /**
  * Open a registry, run `work` with an AbortSignal that fires on SIGINT/SIGTERM/SIGHUP, and always
  * close the registry (confirming cleanup) before returning. A terminal on stderr shows a
- * progress line when this takes more than a second (see progress.ts).
+ * progress line when this takes more than a second (see progress.ts). After a signal it
+ * throws {@link Interrupted} (exit 130/143/129) once cleanup is done.
  *
  * @example
  * ```ts
@@ -31,12 +34,19 @@ export async function withRegistry<T>(
     const reg = await Registry.openSelection(ws, spec, opts);
     progress.update("running the tool");
     const ctl = new AbortController();
-    const onSignal = () => ctl.abort();
+    let received: string | undefined;
+    const onSignal = (signal: string) => {
+      received ??= signal;
+      ctl.abort();
+    };
     process.on("SIGINT", onSignal);
     process.on("SIGTERM", onSignal);
     process.on("SIGHUP", onSignal); // a closed terminal: clean up like SIGINT/SIGTERM
+    let outcome: { ok: true; value: T } | { ok: false; error: unknown };
     try {
-      return await work(reg, ctl.signal);
+      outcome = { ok: true, value: await work(reg, ctl.signal) };
+    } catch (error) {
+      outcome = { ok: false, error };
     } finally {
       progress.update("stopping sessions and cleaning up");
       await reg.close();
@@ -44,5 +54,35 @@ export async function withRegistry<T>(
       process.off("SIGTERM", onSignal);
       process.off("SIGHUP", onSignal);
     }
+    // Only after cleanup: the command then exits 128 + the signal's number.
+    if (received !== undefined) throw new Interrupted(received);
+    if (!outcome.ok) throw outcome.error;
+    return outcome.value;
   });
+}
+
+/** Help text of `--stderr` (`tools call`, `tools check --execute`). */
+export const STDERR_HELP =
+  "copy what the tool (and its session's harness) prints to stderr to this terminal's " +
+  "stderr, to see why it failed (never into the result, never over MCP)";
+
+/**
+ * With `--stderr`, the registry's `stderr` option: copies tool and harness stderr to the
+ * command's stderr (decoded as a stream, so split characters stay whole); else undefined.
+ *
+ * @example
+ * ```ts
+ * import { processIo } from "./exit.ts";
+ * import { stderrCopy } from "./run_with_registry.ts";
+ * const copy = stderrCopy(processIo, true);
+ * copy?.(new TextEncoder().encode("deno: not found\n"));
+ * ```
+ */
+export function stderrCopy(
+  io: CliIo,
+  enabled: boolean | undefined,
+): ((chunk: Uint8Array) => void) | undefined {
+  if (!enabled) return undefined;
+  const decoder = new TextDecoder();
+  return (chunk) => io.err(decoder.decode(chunk, { stream: true }));
 }

@@ -19,7 +19,8 @@ export type ErrorCode =
   | "CLEANUP_FAILED"
   | "INVALID_ARTIFACT"
   | "SESSION_ERROR"
-  | "LOCK_MISMATCH";
+  | "LOCK_MISMATCH"
+  | "INTERRUPTED";
 
 /**
  * Base class of every error toolhost raises on purpose.

@@ -63,6 +63,11 @@ export interface RunBoundedOptions {
    * the stream for backpressure. Default none.
    */
   onStdout?: (stdout: Readable) => void;
+  /**
+   * Also receives every stderr chunk (an author's terminal with `--stderr`); stderr is
+   * otherwise only counted, and never goes into a result. Default none.
+   */
+  onStderr?: (chunk: Uint8Array) => void;
 }
 
 /** Everything a protocol needs to normalize a finished call. stderr is only counted. */
@@ -222,6 +227,7 @@ function collectStreams(
   overflow: (why: StopReason) => void,
 ): Streams {
   opts.onStdout?.(stdout);
+  if (opts.onStderr) stderr.on("data", opts.onStderr);
   return {
     stdout: collectBounded(stdout, {
       maxBytes: out.maxStdoutBytes,

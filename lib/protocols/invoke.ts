@@ -47,6 +47,8 @@ export interface CommandCallBase {
   guard?: RunGuard;
   /** Confinement (lib/sandbox); the call's output and tmp dirs are writable inside. */
   confine?: Confine;
+  /** Receives copies of the tool's stderr (never a result). Default none. */
+  onStderr?: (chunk: Uint8Array) => void;
 }
 
 /** A consumer of a plain call's whole stdout (lib/spill: `overflow = "artifact"`). */
@@ -114,6 +116,7 @@ function runOptions(call: CommandCallBase, dirs: CallDirs) {
     guard: call.guard,
     confine: call.confine,
     sandboxWritable: [dirs.outputDir, dirs.tmpDir],
+    onStderr: call.onStderr,
   };
 }
 

@@ -60,6 +60,12 @@ export interface RegistryOptions {
    * (for code that builds the lock itself).
    */
   lock?: boolean | "ignore";
+  /**
+   * Receives copies of what command tools and session harnesses print to stderr, for an
+   * author's terminal (`tools call --stderr`). stderr never goes into a result. Default:
+   * discarded.
+   */
+  stderr?: (chunk: Uint8Array) => void;
 }
 
 /** The error of a call made after `close()` began. */
@@ -128,6 +134,8 @@ export class Registry implements CallHost {
   readonly plugins: PluginHost;
   // Created on first use; creates no directory and runs nothing itself.
   #sessions: SessionSupervisor | undefined;
+  /** Where copies of tool and harness stderr go ({@link RegistryOptions.stderr}). */
+  stderr: ((chunk: Uint8Array) => void) | undefined;
   #lock: RegistryLock | undefined;
   #guard: PinGuard | undefined;
 
@@ -185,6 +193,7 @@ export class Registry implements CallHost {
     const pins = guard.pins;
     const plugins = await openPluginHost(ws, selection, { stateDir, env, plugins: opts.plugins });
     const reg = new Registry(ws, selection, { stateDir, env }, guard, plugins);
+    reg.stderr = opts.stderr;
     try { // compare what this registry exposes and runs with toolhost.lock
       const source = { workspace: ws, selection, listing: reg.list(), pins, env };
       reg.#lock = await openRegistryLock(ws, () => lockInputs(source), opts.lock);
@@ -307,7 +316,10 @@ export class Registry implements CallHost {
       ? (artifactId: string, session: string) =>
         guard.keyUnchanged(sessionPinKey(session, artifactId, "stop"))
       : undefined;
-    return (this.#sessions ??= new SessionSupervisor(beforeStop ? { beforeStop } : {}));
+    return (this.#sessions ??= new SessionSupervisor({
+      ...(beforeStop ? { beforeStop } : {}),
+      stderr: this.stderr,
+    }));
   }
 
   /** Whether {@link Registry.close} was called. */

@@ -48,6 +48,8 @@ export interface CallHost {
   readonly artifactDir: string;
   /** Tool sessions. */
   readonly sessions: SessionSupervisor;
+  /** Receives copies of command tools' stderr (`--stderr`; never a result), if set. */
+  readonly stderr?: (chunk: Uint8Array) => void;
   /**
    * Verify, just before a tool's process starts, that what it runs is still what was
    * pinned (execution paths, and with a lock its programs): an error result naming the

@@ -194,6 +194,7 @@ async function callCommand(
     signal: opts.signal,
     protect: reg.plugins.redactor,
     successExitCodes: decl.successExitCodes,
+    onStderr: reg.stderr,
     ...trustOptions(reg, artifact.id, decl), // limits, overflow spill
     ...confinementOf(decl, reg.stateDir, [reg.artifactDir]),
   };

@@ -72,6 +72,8 @@ export interface CommandSpec {
   successExitCodes?: readonly number[];
   /** Confinement (lib/sandbox), when the declaration's policy is not `host`. Default none. */
   confinement?: Confinement;
+  /** Receives copies of the tool's stderr (`--stderr`; never a result). Default none. */
+  onStderr?: (chunk: Uint8Array) => void;
 }
 
 /**
@@ -155,6 +157,7 @@ async function runResolved(
     onSettled: spec.onSettled,
     guard: spec.guard,
     confine: spec.confine,
+    onStderr: spec.onStderr,
   };
   if (spec.protocol === "json") {
     return await invokeJsonCommand({

@@ -29,12 +29,18 @@ export interface SupervisorOptions {
    * ended as usual. Default: always run it.
    */
   beforeStop?: (artifactId: string, session: string) => Promise<boolean>;
+  /** Receives copies of harness (start and stop) stderr. Default: discarded. */
+  stderr?: (chunk: Uint8Array) => void;
 }
 
 /** Options with every default applied. */
 export type ResolvedOptions =
-  & Required<Omit<SupervisorOptions, "sweep" | "beforeStop">>
-  & { sweep: SweepOptions; beforeStop?: SupervisorOptions["beforeStop"] };
+  & Required<Omit<SupervisorOptions, "sweep" | "beforeStop" | "stderr">>
+  & {
+    sweep: SweepOptions;
+    beforeStop?: SupervisorOptions["beforeStop"];
+    stderr?: SupervisorOptions["stderr"];
+  };
 
 /**
  * Apply the defaults of {@linkcode SupervisorOptions}; rejects non-integer or negative
@@ -57,6 +63,7 @@ export function resolveOptions(options: SupervisorOptions = {}): ResolvedOptions
   }
   const out: ResolvedOptions = { stopTimeoutMs, graceMs, sweep: { graceMs, ...options.sweep } };
   if (options.beforeStop) out.beforeStop = options.beforeStop;
+  if (options.stderr) out.stderr = options.stderr;
   return out;
 }
 

@@ -226,7 +226,8 @@ export class ToolSession implements NetMember {
     if (refused !== undefined) return await this.#fail(refused);
     const abort = this.#startupAbort.signal;
     const guard = this.#limits.guard;
-    const spawned = await spawnStart(prep.invocation, this.#journal, abort, guard, sandbox);
+    const copy = { stderr: this.#opts.stderr };
+    const spawned = await spawnStart(prep.invocation, this.#journal, abort, guard, sandbox, copy);
     if (!spawned.ok) return await cannot(spawned.reason);
     this.#start = spawned.handle;
     this.#stopNeeded = true;
@@ -371,6 +372,7 @@ export class ToolSession implements NetMember {
       timeoutMs: this.#opts.stopTimeoutMs,
       graceMs: this.#opts.graceMs,
       confinement: this.#joined(),
+      onStderr: this.#opts.stderr,
     });
   }
 

@@ -160,6 +160,7 @@ export async function spawnStart(
   signal: AbortSignal,
   guard?: RunGuard,
   sandbox?: StartSandbox,
+  copy: { stderr?: (chunk: Uint8Array) => void } = {},
 ): Promise<SpawnStartResult> {
   let handle: GroupHandle;
   // Confinement wraps the start command; the session's resource limits wrap both.
@@ -174,9 +175,11 @@ export async function spawnStart(
       cwd: inv.cwd,
       env: inv.env,
       stdin: inv.stdin,
-      stderr: "ignore", // discarded anyway: /dev/null costs nothing and holds no pipe
+      // Discarded unless copied (`--stderr`): /dev/null costs nothing and holds no pipe.
+      stderr: copy.stderr ? "pipe" : "ignore",
       onSpawn: (record) => journal.admit("start", record),
     });
+    if (copy.stderr) handle.stderr.on("data", copy.stderr); // drained by watchReadiness
   } catch (e) {
     if (e instanceof SpawnError) {
       return { ok: false, reason: `its start command could not be started (${e.reason})` };
@@ -186,6 +189,13 @@ export async function spawnStart(
   // Listen before yielding to the event loop, or an early exit could discard output.
   return { ok: true, handle, readiness: watchReadiness(handle, signal) };
 }
+
+/** What a harness's reserved exit statuses usually mean (its stderr is never shown). */
+const STATUS_HINTS: Record<number, string> = {
+  126: "usually a program that is not executable; `tools call --stderr` shows its error output",
+  127:
+    "usually a command or `#!` interpreter not found on PATH; `tools call --stderr` shows its error output",
+};
 
 /**
  * The value-free startup error for a readiness outcome other than `ready`/`aborted`.
@@ -203,7 +213,8 @@ export function readinessFailure(r: Readiness, maxBytes: number = READY_LINE_MAX
       const how = r.status.signal !== null
         ? `killed by signal ${r.status.signal}`
         : `exit status ${r.status.exitCode}`;
-      return `its start command exited before it was ready (${how})`;
+      const hint = r.status.exitCode === null ? undefined : STATUS_HINTS[r.status.exitCode];
+      return `its start command exited before it was ready (${how}${hint ? `: ${hint}` : ""})`;
     }
     case "overflow":
       return `its start command printed more than ${maxBytes} bytes without a newline before it was ready`;

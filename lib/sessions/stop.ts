@@ -34,6 +34,8 @@ export interface StopRequest {
   graceMs: number;
   /** The session's confinement (lib/sandbox), when it is confined. Default none. */
   confinement?: Confinement;
+  /** Receives copies of the stop command's stderr. Default: discarded. */
+  onStderr?: (chunk: Uint8Array) => void;
 }
 
 /**
@@ -74,6 +76,7 @@ export async function runStop(req: StopRequest): Promise<StopOutcome> {
       onSpawn: (r) => req.journal.admit("stop", r),
       confine: sandbox?.confine,
       sandboxWritable: [dirs.outputDir, dirs.tmpDir],
+      onStderr: req.onStderr,
     }).catch(() => undefined);
     if (run?.record !== undefined && run.cleanupConfirmed) req.journal.retire(run.record);
     if (run === undefined || run.spawnError !== undefined) return "failed";

@@ -15,7 +15,7 @@ import {
   withCommon,
 } from "../common_options.ts";
 import { type CliIo, EXIT } from "../exit.ts";
-import { withRegistry } from "../run_with_registry.ts";
+import { STDERR_HELP, stderrCopy, withRegistry } from "../run_with_registry.ts";
 import { warnLockDisabled } from "../../lock/open_lock.ts";
 
 /**
@@ -31,26 +31,30 @@ import { warnLockDisabled } from "../../lock/open_lock.ts";
 export function toolsCallCommand(io: CliIo, done: (code: number) => void): Command {
   const cmd = new Command("call")
     .description(
-      "Call one tool of an agent eval and print its result as JSON:\n" +
+      "Call one tool of an agent eval and print its result as JSON: " +
         '{"content":[...],"isError":false}. Exit 0 success, 1 error result, 2 bad invocation.',
     )
     .argument("<tool>", "published tool name, e.g. read_app")
     .option("--eval <eval>", "the agent eval, e.g. app/review (required)")
     .option("--args <json>", "JSON object of arguments (default {})")
     .option("--no-lock", "skip toolhost.lock verification (development only; warns loudly)")
+    .option("--stderr", STDERR_HELP)
     .addHelpText(
       "after",
       `\nExample:\n  toolhost tools call read_app --eval app/review --args '{"path":"README.md"}'\n`,
     );
   withCommon(cmd).action(
-    async (tool: string, o: CommonOptions & { eval?: string; args?: string; lock?: boolean }) => {
+    async (
+      tool: string,
+      o: CommonOptions & { eval?: string; args?: string; lock?: boolean; stderr?: boolean },
+    ) => {
       if (o.eval === undefined) {
         throw new InvocationError("--eval is required, e.g. --eval app/review");
       }
       const args = parseArgsOption(o.args);
       const { ws, stateDir } = await openWorkspace(o);
       if (o.lock === false) warnLockDisabled((l) => io.err(l));
-      const opts = { stateDir, lock: o.lock !== false };
+      const opts = { stateDir, lock: o.lock !== false, stderr: stderrCopy(io, o.stderr) };
       const result = await withRegistry(ws, { eval: o.eval }, opts, (reg, signal) => {
         reg.tool(tool);
         return reg.call(tool, args, { signal });

@@ -15,6 +15,7 @@ import { type CommonOptions, openWorkspace, withCommon } from "../common_options
 import { type CliIo, EXIT, processIo } from "../exit.ts";
 import { colorEnabled, paint } from "../color.ts";
 import { renderCheckReport } from "../../check/human_report.ts";
+import { STDERR_HELP, stderrCopy } from "../run_with_registry.ts";
 import { lockSectionFor } from "../../lock_build/check_lock.ts";
 import { warnLockDisabled } from "../../lock/open_lock.ts";
 
@@ -36,6 +37,8 @@ export interface CheckOptions extends CommonOptions {
   lock?: boolean;
   /** Print the JSON report instead of the table. */
   json?: boolean;
+  /** With --execute: copy tool and harness stderr to this stderr. */
+  stderr?: boolean;
 }
 
 /**
@@ -70,6 +73,7 @@ export function checkSelection(
   if (o.execute && o.tool === undefined) throw new InvocationError("--execute requires --tool");
   if (!o.execute && o.tool !== undefined) throw new InvocationError("--tool requires --execute");
   if (!o.execute && o.args !== undefined) throw new InvocationError("--args requires --execute");
+  if (!o.execute && o.stderr) throw new InvocationError("--stderr requires --execute");
   if (o.execute && evalId === undefined && o.artifact === undefined) {
     throw new InvocationError("--execute requires an eval selector or --artifact with --audience");
   }
@@ -119,9 +123,9 @@ async function attachLockSections(
 export function toolsCheckCommand(io: CliIo, done: (code: number) => void): Command {
   const cmd = new Command("check")
     .description(
-      "Validate declarations and report each tool, session and extension as ready or not\n" +
-        "ready, with the reason, its TOML key path and line, and the fix (--json: the full\n" +
-        "report with scopes and schemas). Static by default: runs no program and writes\n" +
+      "Validate declarations and report each tool, session and extension as ready or not " +
+        "ready, with the reason, its TOML key path and line, and the fix (--json: the full " +
+        "report with scopes and schemas). Static by default: runs no program and writes " +
         "nothing. --execute runs one tool and prints its result as JSON.",
     )
     .argument("[eval]", "eval to check, e.g. app/review (same as --eval)")
@@ -133,6 +137,7 @@ export function toolsCheckCommand(io: CliIo, done: (code: number) => void): Comm
     .option("--args <json>", "JSON object of arguments for --execute (agent tools only)")
     .option("--json", "print the JSON report (scopes, schemas, every check) instead of the table")
     .option("--no-lock", "skip toolhost.lock verification (development only; warns loudly)")
+    .option("--stderr", `with --execute: ${STDERR_HELP}`)
     .addHelpText(
       "after",
       `
@@ -140,9 +145,12 @@ Examples:
   toolhost tools check                          # every eval's scope
   toolhost tools check app/review               # one eval
   toolhost tools check --artifact app --audience agent
-  toolhost tools check --execute --eval app/review --tool read_app --args '{"path":"README.md"}'
+  toolhost tools check app/review --json        # scopes, schemas, every check
+  toolhost tools check --execute --eval app/review --tool read_app \\
+    --args '{"path":"README.md"}' --stderr
 
-Exit codes: 0 ready/success, 1 declaration/preflight/tool/cleanup failure, 2 invalid invocation.`,
+Exit codes: 0 ready/success, 1 declaration/preflight/tool/cleanup failure,
+2 invalid invocation.`,
     );
   withCommon(cmd).action(async (positional: string | undefined, o: CheckOptions) => {
     const spec = checkSelection(positional, o);
@@ -151,7 +159,8 @@ Exit codes: 0 ready/success, 1 declaration/preflight/tool/cleanup failure, 2 inv
     if (o.execute) {
       // Loaded only for --execute: it brings the registry and the MCP client.
       const { executeCheck } = await import("./tools_check_execute.ts");
-      const r = await executeCheck(ws, spec!, o.tool!, o.args, stateDir, o.lock !== false);
+      const copy = stderrCopy(io, o.stderr);
+      const r = await executeCheck(ws, spec!, o.tool!, o.args, stateDir, o.lock !== false, copy);
       io.out(`${JSON.stringify(r.report, null, 2)}\n`);
       return done(r.ok ? EXIT.ok : EXIT.failure);
     }

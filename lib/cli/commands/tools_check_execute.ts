@@ -49,6 +49,7 @@ export async function executeCheck(
   rawArgs: string | undefined,
   stateDir: string,
   lock = true,
+  stderr?: (chunk: Uint8Array) => void,
 ): Promise<ExecuteOutcome> {
   const sel = selectTools(ws, spec);
   if (sel.audience === "human" && rawArgs !== undefined) {
@@ -61,7 +62,7 @@ export async function executeCheck(
   const result = await withRegistry(
     ws,
     spec,
-    { stateDir, audience: sel.audience, lock },
+    { stateDir, audience: sel.audience, lock, stderr },
     (reg, signal) => reg.call(tool.name, args, { signal }),
   );
   // Extensions are checked against the eval's toolhost.lock entry too.
