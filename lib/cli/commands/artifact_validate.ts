@@ -52,8 +52,8 @@ export function artifactCommand(io: CliIo, done: (code: number) => void): Comman
     .addHelpText("after", "\nExample:\n  toolhost artifact validate --root ./out envelope.json\n");
   const validate = new Command("validate")
     .description(
-      "Validate an odek.tool-result/v1 envelope (FILE, or - / nothing for stdin) against\n" +
-        "artifact roots and print the model-facing text: never a path or file content.\n" +
+      "Validate an odek.tool-result/v1 envelope (FILE, or - / nothing for stdin) against " +
+        "artifact roots and print the model-facing text: never a path or file content. " +
         "Plain text that is not an envelope is printed unchanged.",
     )
     .argument("[file]", "envelope file, or - for stdin (default)")

@@ -19,25 +19,31 @@ import { type CliIo, EXIT } from "../exit.ts";
 
 const HELP_AFTER = `
 Kinds:
-  json-tool    a json-protocol tool in Node.js (NAME.mjs): one request on stdin, one result out
-  plain-tool   a plain-protocol tool in POSIX sh (NAME.sh): argv in, stdout as text
-  harness      a tool session (NAME.mjs start|stop) with two bound json tools, NAME_set and
-               NAME_get, that share state through the running harness
+  json-tool    a json-protocol tool in Node.js (NAME.mjs): one request on stdin,
+               one result out
+  plain-tool   a plain-protocol tool in POSIX sh (NAME.sh): argv in, stdout as
+               text
+  harness      a tool session (NAME.mjs start|stop) with two bound json tools,
+               NAME_set and NAME_get, that share state through the running
+               harness
 
-Each kind gets NAME.test.mjs, a test for \`node --test\` (set TOOLHOST_BIN to the toolhost
-executable to also run the tool through toolhost). The programs need only Node.js (or sh).
+Each kind gets NAME.test.mjs, a test for \`node --test\` (set TOOLHOST_BIN to
+the toolhost executable to also run the tool through toolhost). The programs
+need only Node.js (or sh).
 
-Without toolhost.toml in the workspace folder, init creates one with a folder Artifact
-(--artifact, default "tools") and the agent eval <artifact>/agent. With one, the
-declarations are appended to it (your comments and formatting stay) and the workspace is
-validated; if it no longer validates, everything is rolled back. Existing files are never
-overwritten.
+Without toolhost.toml in the workspace folder, init creates one with a folder
+Artifact (--artifact, default "tools") and the agent eval <artifact>/agent. With
+one, the declarations are appended to it (your comments and formatting stay) and
+the workspace is validated; if it no longer validates, everything is rolled
+back. Existing files are never overwritten. init also adds \`.toolhost/\` (the
+state directory) to the workspace's .gitignore, creating it if needed.
 
 Examples:
   toolhost init json-tool greet
   toolhost init harness notes --repo my-tools --artifact tools
 
-Exit codes: 0 created, 1 a file exists or the manifest would become invalid, 2 bad invocation.
+Exit codes: 0 created, 1 a file exists or the manifest would become invalid,
+2 bad invocation.
 `;
 
 /** Options of `init`. */
@@ -59,7 +65,7 @@ interface InitOptions extends CommonOptions {
 export function initCommand(io: CliIo, done: (code: number) => void): Command {
   const cmd = new Command("init")
     .description(
-      "Scaffold a working tool or tool-session harness: its program, a passing test and\n" +
+      "Scaffold a working tool or tool-session harness: its program, a passing test and " +
         "its toolhost.toml declarations.",
     )
     .argument("<kind>", INIT_KINDS.join(" | "))

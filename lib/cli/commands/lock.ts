@@ -36,15 +36,15 @@ interface LockOptions extends CommonOptions {
 export function lockCommand(io: CliIo, done: (code: number) => void): Command {
   const cmd = new Command("lock")
     .description(
-      "Write toolhost.lock: what each eval may expose and run (each tool's whole declaration,\n" +
-        "description and schema hashes, execution-path pins, programs with their SHA-256,\n" +
-        "sessions, hooks, extensions and their tools). Tools that later differ from it are\n" +
+      "Write toolhost.lock: what each eval may expose and run (each tool's whole declaration, " +
+        "description and schema hashes, execution-path pins, programs with their SHA-256, " +
+        "sessions, hooks, extensions and their tools). Tools that later differ from it are " +
         "refused with LOCK_MISMATCH until you review and lock again.",
     )
     .option("--eval <eval...>", "only these evals (other entries are kept)")
     .option(
       "--check",
-      "do not write: exit 1 and list differences if the lock is out of date\n" +
+      "do not write: exit 1 and list differences if the lock is out of date " +
         "(starts no extension that differs from the lock)",
     )
     .option("--json", "print a JSON summary")

@@ -46,11 +46,11 @@ interface ServeOptions extends CommonOptions {
 export function serveCommand(io: CliIo, done: (code: number) => void): Command {
   const cmd = new Command("serve")
     .description(
-      "Serve an agent eval's tools over MCP: stdio by default, Streamable HTTP with --http.\n" +
-        "One connection (or HTTP session) owns one registry; its tool sessions and extension\n" +
+      "Serve an agent eval's tools over MCP: stdio by default, Streamable HTTP with --http. " +
+        "One connection (or HTTP session) owns one registry; its tool sessions and extension " +
         "servers stop with full cleanup when it ends, and on SIGINT/SIGTERM/SIGHUP.\n" +
-        "With --http, SIGTERM drains first: /readyz turns 503, new sessions are refused and\n" +
-        "open requests may finish (up to --drain-timeout). GET /healthz and /readyz are for\n" +
+        "With --http, SIGTERM drains first: /readyz turns 503, new sessions are refused and " +
+        "open requests may finish (up to --drain-timeout). GET /healthz and /readyz are for " +
         "load balancers and need no token.",
     )
     .option("--eval <eval>", "the agent eval, e.g. app/review (required)")
@@ -82,8 +82,10 @@ export function serveCommand(io: CliIo, done: (code: number) => void): Command {
     .addHelpText(
       "after",
       "\nExamples:\n  toolhost serve --eval app/review\n" +
-        "  toolhost serve --eval app/review --http 127.0.0.1:8765 --token-env TOOLHOST_MCP_TOKEN\n" +
-        "  toolhost serve --eval app/review --http 127.0.0.1:8765 --max-sessions 16 --session-idle-timeout 5m\n" +
+        "  toolhost serve --eval app/review --http 127.0.0.1:8765 \\\n" +
+        "    --token-env TOOLHOST_MCP_TOKEN\n" +
+        "  toolhost serve --eval app/review --http 127.0.0.1:8765 \\\n" +
+        "    --max-sessions 16 --session-idle-timeout 5m\n" +
         "  toolhost serve --eval app/review --http 127.0.0.1:8765 --drain-timeout 20s\n",
     );
   withCommon(cmd).action(async (o: ServeOptions) => {

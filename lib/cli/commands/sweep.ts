@@ -25,13 +25,14 @@ import { withProgress } from "../progress.ts";
 export function sweepCommand(io: CliIo, done: (code: number) => void): Command {
   const cmd = new Command("sweep")
     .description(
-      "Clean stale tool-session and call directories left by a toolhost that was killed or crashed.\n" +
+      "Clean stale tool-session and call directories left by a toolhost that was killed or crashed. " +
         "Kills their recorded process groups (only while pid, start time and boot id still match).",
     )
     .option("--json", "print the report as JSON")
     .addHelpText(
       "after",
-      "\nExample:\n  toolhost sweep --repo examples\n\nExit codes: 0 clean, 1 some directory could not be cleaned (its journal is kept).",
+      "\nExample:\n  toolhost sweep --repo examples\n\n" +
+        "Exit codes: 0 clean, 1 some directory could not be cleaned (its journal is\nkept).",
     );
   withCommon(cmd).action(async (o: CommonOptions) => {
     const { stateDir } = await openWorkspace(o);
