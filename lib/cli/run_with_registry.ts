@@ -10,7 +10,6 @@ import type { SelectionSpec } from "../registry/selection.ts";
 import type { Workspace } from "../workspace/types.ts";
 import { withProgress } from "./progress.ts";
 import { Interrupted } from "./interrupt.ts";
-import type { CliIo } from "./exit.ts";
 
 /**
  * Open a registry, run `work` with an AbortSignal that fires on SIGINT/SIGTERM/SIGHUP, and always
@@ -59,30 +58,4 @@ export async function withRegistry<T>(
     if (!outcome.ok) throw outcome.error;
     return outcome.value;
   });
-}
-
-/** Help text of `--stderr` (`tools call`, `tools check --execute`). */
-export const STDERR_HELP =
-  "copy what the tool (and its session's harness) prints to stderr to this terminal's " +
-  "stderr, to see why it failed (never into the result, never over MCP)";
-
-/**
- * With `--stderr`, the registry's `stderr` option: copies tool and harness stderr to the
- * command's stderr (decoded as a stream, so split characters stay whole); else undefined.
- *
- * @example
- * ```ts
- * import { processIo } from "./exit.ts";
- * import { stderrCopy } from "./run_with_registry.ts";
- * const copy = stderrCopy(processIo, true);
- * copy?.(new TextEncoder().encode("deno: not found\n"));
- * ```
- */
-export function stderrCopy(
-  io: CliIo,
-  enabled: boolean | undefined,
-): ((chunk: Uint8Array) => void) | undefined {
-  if (!enabled) return undefined;
-  const decoder = new TextDecoder();
-  return (chunk) => io.err(decoder.decode(chunk, { stream: true }));
 }

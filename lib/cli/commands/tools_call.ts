@@ -15,7 +15,8 @@ import {
   withCommon,
 } from "../common_options.ts";
 import { type CliIo, EXIT } from "../exit.ts";
-import { STDERR_HELP, stderrCopy, withRegistry } from "../run_with_registry.ts";
+import { withRegistry } from "../run_with_registry.ts";
+import { STDERR_HELP, stderrCopy } from "../stderr_copy.ts";
 import { warnLockDisabled } from "../../lock/open_lock.ts";
 
 /**

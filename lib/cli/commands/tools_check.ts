@@ -15,7 +15,7 @@ import { type CommonOptions, openWorkspace, withCommon } from "../common_options
 import { type CliIo, EXIT, processIo } from "../exit.ts";
 import { colorEnabled, paint } from "../color.ts";
 import { renderCheckReport } from "../../check/human_report.ts";
-import { STDERR_HELP, stderrCopy } from "../run_with_registry.ts";
+import { STDERR_HELP, stderrCopy } from "../stderr_copy.ts";
 import { lockSectionFor } from "../../lock_build/check_lock.ts";
 import { warnLockDisabled } from "../../lock/open_lock.ts";
 
