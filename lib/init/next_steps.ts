@@ -48,6 +48,14 @@ export function formatScaffoldReport(r: ScaffoldReport, o: ReportOptions = {}): 
   const rows: [string, string][] = [
     [MANIFEST_NAME, manifestLine(r)],
     ...r.files.map((f): [string, string] => [f.path, f.role]),
+    ...(r.gitignore === "created" || r.gitignore === "added"
+      ? [
+        [".gitignore", `${r.gitignore}: .toolhost/ (toolhost's state directory)`] as [
+          string,
+          string,
+        ],
+      ]
+      : []),
   ];
   const width = Math.max(...rows.map(([p]) => p.length)) + 2;
   const test = shellQuote(r.files[1].path);

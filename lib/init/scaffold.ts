@@ -6,6 +6,7 @@
  * @module
  */
 
+import { type GitignoreOutcome, ignoreStateDir } from "./gitignore.ts";
 import { lstatSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { DeclarationError } from "../errors/errors.ts";
@@ -47,6 +48,8 @@ export interface ScaffoldReport {
   tools: string[];
   /** A tool to try and arguments for it. */
   example: { tool: string; args: Record<string, unknown> };
+  /** What init did to `.gitignore` so the state directory stays out of git. */
+  gitignore: GitignoreOutcome;
 }
 
 /**
@@ -118,10 +121,13 @@ export function scaffold(o: ScaffoldOptions): ScaffoldReport {
     log.rollback();
     throw e instanceof DeclarationError ? new ScaffoldRolledBack(e) : e;
   }
+  // After the workspace validated: a scaffold that was rolled back leaves .gitignore alone.
+  const gitignore = ignoreStateDir(root);
   return {
     kind,
     name: o.name,
     root,
+    gitignore,
     artifactId: target.artifactId,
     evalId: target.evalId,
     createdManifest: !target.manifestExists,

@@ -1,0 +1,45 @@
+/**
+ * `toolhost init` adds `.toolhost/` to the workspace's `.gitignore`: creating it, keeping
+ * its content, idempotent, never through a symlink (issue 17).
+ *
+ * @module
+ */
+
+import assert from "node:assert/strict";
+import { readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { ignoreStateDir } from "../../lib/init/gitignore.ts";
+import { init, tempDir } from "./_helpers.ts";
+
+Deno.test("init creates .gitignore with .toolhost/, and a second init leaves it as it is", async () => {
+  await using tmp = tempDir();
+  const ws = join(tmp.path, "ws");
+  const out = await init(["plain-tool", "find", "--repo", ws]);
+  assert.match(out, /\.gitignore +created: \.toolhost\//);
+  const first = readFileSync(join(ws, ".gitignore"), "utf8");
+  assert.match(first, /^\.toolhost\/$/m);
+  const again = await init(["plain-tool", "grab", "--repo", ws]);
+  assert.doesNotMatch(again, /\.gitignore/);
+  assert.equal(readFileSync(join(ws, ".gitignore"), "utf8"), first);
+});
+
+Deno.test("an existing .gitignore keeps its content; .toolhost/ is appended once", async () => {
+  await using tmp = tempDir();
+  const gi = join(tmp.path, ".gitignore");
+  writeFileSync(gi, "node_modules\n*.log"); // no final newline
+  assert.equal(ignoreStateDir(tmp.path), "added");
+  assert.equal(readFileSync(gi, "utf8"), "node_modules\n*.log\n.toolhost/\n");
+  assert.equal(ignoreStateDir(tmp.path), "present");
+  assert.equal(readFileSync(gi, "utf8"), "node_modules\n*.log\n.toolhost/\n");
+  writeFileSync(gi, "dist/\n/.toolhost\n");
+  assert.equal(ignoreStateDir(tmp.path), "present", "an equivalent entry counts");
+});
+
+Deno.test("a .gitignore that is a symlink is never written through", async () => {
+  await using tmp = tempDir();
+  const target = join(tmp.path, "elsewhere");
+  writeFileSync(target, "keep\n");
+  symlinkSync(target, join(tmp.path, ".gitignore"));
+  assert.equal(ignoreStateDir(tmp.path), "skipped");
+  assert.equal(readFileSync(target, "utf8"), "keep\n");
+});
