@@ -79,7 +79,7 @@ input_schema = { type = "object", properties = { who = { type = "string", minLen
 export const PLAIN_TOOL_DECLARATION: string = `
 # Added by \`toolhost init {{KIND}} {{NAME}}\`.
 [artifacts.{{ARTIFACT}}.views.agent_tools.{{NAME}}]
-description = "Find the lines of {artifactName}'s files that contain a fixed text."
+description = "Find the lines of the files in {artifactName} that contain a fixed text."
 protocol = "plain"
 command = {{COMMAND_TOML}}
 args = ["{text}"]
@@ -105,7 +105,7 @@ stop = { command = {{COMMAND_TOML}}, args = ["stop"], execution_paths = [{{EXEC_
 
 [artifacts.{{ARTIFACT}}.views.agent_tools.{{NAME}}_set]
 session = "{{NAME}}"
-description = "Store a text value under a key in {artifactName}'s {{NAME}} session."
+description = "Store a text value under a key in the {{NAME}} session of {artifactName}."
 protocol = "json"
 command = {{COMMAND_TOML}}
 args = ["set"]
@@ -114,7 +114,7 @@ input_schema = { type = "object", properties = { key = { type = "string", minLen
 
 [artifacts.{{ARTIFACT}}.views.agent_tools.{{NAME}}_get]
 session = "{{NAME}}"
-description = "Read the value stored under a key in {artifactName}'s {{NAME}} session."
+description = "Read the value stored under a key in the {{NAME}} session of {artifactName}."
 protocol = "json"
 command = {{COMMAND_TOML}}
 args = ["get"]

@@ -1,6 +1,7 @@
 /**
  * `toolhost init` adds `.toolhost/` to the workspace's `.gitignore`: creating it, keeping
- * its content, idempotent, never through a symlink (issue 17).
+ * its content, idempotent, never through a symlink; and its generated descriptions read
+ * well whatever the Artifact is called (issue 17).
  *
  * @module
  */
@@ -10,6 +11,7 @@ import { readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ignoreStateDir } from "../../lib/init/gitignore.ts";
 import { init, tempDir } from "./_helpers.ts";
+import { runCapture } from "../helpers/cli.ts";
 
 Deno.test("init creates .gitignore with .toolhost/, and a second init leaves it as it is", async () => {
   await using tmp = tempDir();
@@ -42,4 +44,17 @@ Deno.test("a .gitignore that is a symlink is never written through", async () =>
   symlinkSync(target, join(tmp.path, ".gitignore"));
   assert.equal(ignoreStateDir(tmp.path), "skipped");
   assert.equal(readFileSync(target, "utf8"), "keep\n");
+});
+
+Deno.test('generated descriptions read well for any Artifact name (no "tools\'s")', async () => {
+  await using tmp = tempDir();
+  const ws = join(tmp.path, "ws");
+  for (const kind of ["plain-tool", "json-tool", "harness"]) {
+    await init([kind, `k${kind.length}`, "--repo", ws]);
+  }
+  const manifest = readFileSync(join(ws, "toolhost.toml"), "utf8");
+  assert.doesNotMatch(manifest, /\{artifactName\}'s/);
+  const r = await runCapture(["tools", "list", "--eval", "tools/agent", "--repo", ws, "--json"]);
+  assert.equal(r.code, 0, r.err);
+  assert.doesNotMatch(r.out, /tools's/);
 });
