@@ -1,8 +1,9 @@
 /**
  * `GET /metrics` of `serve --http`: Prometheus text exposition by `prom-client`, from a
  * registry of its own per server (never prom-client's global default, so a library user's
- * metrics are not polluted). Labels carry tool names only — names the session's source
- * listed, at most {@link MAX_TOOL_LABELS} distinct, anything else is `unknown` or `other` —
+ * metrics are not polluted). Labels carry tool names only — names the session's client was
+ * shown by `tools/list`, at most {@link MAX_TOOL_LABELS} distinct; anything else is
+ * `unknown` (never listed: possibly a made-up name) or `other` (past the cap) —
  * and call outcomes; never argument values, paths or protected values.
  *
  * @module
@@ -108,10 +109,13 @@ export class ServeMetrics {
         this.#cleanupFailures.inc();
         throw e;
       });
-    let known: Promise<Set<string>> | undefined;
-    const names = () =>
-      known ??= source.list().then((ts) => new Set(ts.map((t) => t.name)), () => new Set());
-    source.onToolsChanged?.(() => known = undefined);
+    // Names the client was shown by tools/list; listing here would start extension servers.
+    let listed = new Set<string>();
+    const list: ToolSource["list"] = async () => {
+      const tools = await source.list();
+      listed = new Set(tools.map((t) => t.name));
+      return tools;
+    };
     const call: ToolSource["call"] = async (name, args, opts) => {
       const started = performance.now();
       let outcome = "internal";
@@ -120,12 +124,12 @@ export class ServeMetrics {
         outcome = result.isError ? "error" : "ok";
         return result;
       } finally {
-        const tool = this.#label(name, await names());
+        const tool = this.#label(name, listed);
         this.#calls.inc({ tool, outcome });
         this.#duration.observe({ tool }, (performance.now() - started) / 1000);
       }
     };
-    return Object.assign(Object.create(source) as ToolSource, { call, close });
+    return Object.assign(Object.create(source) as ToolSource, { list, call, close });
   }
 
   #label(name: string, listed: Set<string>): string {

@@ -51,6 +51,7 @@ Deno.test("serve over HTTP: /metrics counts calls by tool and outcome, sessions;
     await refused.body?.cancel();
 
     const a = await client(served.url, auth);
+    await a.c.listTools(); // the names a client was shown become labels
     for (let i = 0; i < 2; i++) {
       await a.c.callTool({ name: "info_app", arguments: { name: "SECRETARG" } });
     }
