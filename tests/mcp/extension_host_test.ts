@@ -88,7 +88,7 @@ Deno.test("extension host: lists, admits, renders envelopes, stops the whole gro
     assert.equal(alive(grandchild), true);
     await host.close();
     assert.deepEqual(groupMembers(record.pgid), []);
-    assert.equal(await waitFor(() => !alive(grandchild), 5000), true);
+    assert.equal(await waitFor(() => !alive(grandchild)), true);
     await tmp.cleanup();
   }
 });

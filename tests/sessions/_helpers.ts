@@ -159,7 +159,7 @@ export function readPids(path: string): number[] {
 /** Wait until `check()` is true, polling; throws after `ms`. */
 export async function waitFor(
   check: () => boolean,
-  ms = 10_000,
+  ms = 60_000, // a cap on a condition wait, not a timing assertion
   what = "condition",
 ): Promise<void> {
   const deadline = Date.now() + ms;
