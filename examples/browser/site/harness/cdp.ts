@@ -101,8 +101,9 @@ export class Cdp {
       if (p === undefined) return;
       this.#pending.delete(msg.id);
       clearTimeout(p.timer);
-      if (msg.error) p.reject(new Error(`browser error: ${String(msg.error.message).slice(0, 200)}`));
-      else p.resolve(msg.result ?? {});
+      if (msg.error) {
+        p.reject(new Error(`browser error: ${String(msg.error.message).slice(0, 200)}`));
+      } else p.resolve(msg.result ?? {});
       return;
     }
     if (typeof msg.method === "string") {

@@ -7,6 +7,7 @@
  * @module
  */
 
+import { Buffer } from "node:buffer";
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
 import process from "node:process";
@@ -32,6 +33,8 @@ export interface LaunchOptions {
 }
 
 const MAX_STDERR = 64 * 1024;
+/** Length of `/org.chromium.Chromium.XXXXXX/SingletonSocket`. */
+const SINGLETON_SUFFIX = 46;
 
 /**
  * The argv of a session's Chromium. `--no-sandbox` only when running as root (Chromium
@@ -59,12 +62,28 @@ export function chromiumArgs(o: LaunchOptions): string[] {
     "--disable-component-update",
     "--disable-sync",
     "--disable-breakpad",
+    "--disable-crash-reporter",
     "--mute-audio",
     "--hide-scrollbars",
     `--window-size=${o.width ?? 800},${o.height ?? 600}`,
   ];
   if (process.getuid?.() === 0) args.push("--no-sandbox");
   return [...args, "about:blank"];
+}
+
+/**
+ * The TMPDIR for Chromium: its profile singleton socket (`<TMPDIR>/org.chromium.Chromium.XXXXXX/
+ * SingletonSocket`) must fit a Unix socket path (108 bytes), and the session's own tmp
+ * dir is often too deep. The session dir when short enough, else `/tmp`.
+ *
+ * @example
+ * ```ts
+ * import { socketTmpDir } from "./chromium.ts";
+ * socketTmpDir("/tmp/s"); // "/tmp/s"
+ * ```
+ */
+export function socketTmpDir(sessionDir: string): string {
+  return Buffer.byteLength(sessionDir) + SINGLETON_SUFFIX <= 107 ? sessionDir : "/tmp";
 }
 
 /**
@@ -78,7 +97,8 @@ export function chromiumArgs(o: LaunchOptions): string[] {
  */
 export function launchChromium(o: LaunchOptions): Promise<Browser> {
   const exe = o.executable ?? process.env.TOOLHOST_CHROMIUM ?? "chromium";
-  const child = spawn(exe, chromiumArgs(o), { stdio: ["ignore", "ignore", "pipe"] });
+  const env = { ...process.env, TMPDIR: socketTmpDir(o.sessionDir) };
+  const child = spawn(exe, chromiumArgs(o), { stdio: ["ignore", "ignore", "pipe"], env });
   return new Promise((resolve, reject) => {
     let buf = "";
     let done = false;
@@ -94,7 +114,9 @@ export function launchChromium(o: LaunchOptions): Promise<Browser> {
     child.stderr!.on("data", (chunk: string) => {
       if (done) return; // keep draining, never keep
       buf = (buf + chunk).slice(-MAX_STDERR);
-      const m = buf.match(/DevTools listening on (ws:\/\/127\.0\.0\.1:\d+\/devtools\/browser\/[\w-]+)/);
+      const m = buf.match(
+        /DevTools listening on (ws:\/\/127\.0\.0\.1:\d+\/devtools\/browser\/[\w-]+)/,
+      );
       if (m) {
         done = true;
         buf = "";

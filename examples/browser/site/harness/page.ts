@@ -123,7 +123,13 @@ export class Page {
         }
       });
     });
-    const r = await this.#send("Page.navigate", { url });
+    let r = await this.#send("Page.navigate", { url });
+    // The tab's first navigation (about:blank, from the command line) may still be
+    // committing: it aborts ours. Once more, after it settles.
+    for (let i = 0; i < 3 && r.errorText === "net::ERR_ABORTED"; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      r = await this.#send("Page.navigate", { url });
+    }
     if (typeof r.errorText === "string") throw new Error(`The page did not load (${r.errorText}).`);
     await loaded;
     const info = await this.#eval("({ url: location.href, title: document.title })");
@@ -143,7 +149,9 @@ export class Page {
   /** Click the first element matching `selector`; false when none matches. */
   async click(selector: string): Promise<boolean> {
     return await this.#eval(`(() => {
-      let el; try { el = document.querySelector(${JSON.stringify(selector)}); } catch { return false; }
+      let el; try { el = document.querySelector(${
+      JSON.stringify(selector)
+    }); } catch { return false; }
       if (!el) return false; el.scrollIntoView({ block: "center" }); el.click(); return true;
     })()`) === true;
   }
@@ -151,7 +159,9 @@ export class Page {
   /** Focus the element matching `selector` and type `text` as real input; false when none. */
   async type(selector: string, text: string): Promise<boolean> {
     const found = await this.#eval(`(() => {
-      let el; try { el = document.querySelector(${JSON.stringify(selector)}); } catch { return false; }
+      let el; try { el = document.querySelector(${
+      JSON.stringify(selector)
+    }); } catch { return false; }
       if (!el) return false; el.focus(); return document.activeElement === el;
     })()`);
     if (found !== true) return false;

@@ -1,0 +1,261 @@
+/**
+ * The browser example (examples/browser) through the real registry and through `serve`
+ * with the MCP SDK client: open the local page, click, type, snapshot, screenshot (a
+ * PNG of the viewport's size), console logs, refused URLs; and cleanup — a stop, a call
+ * error, a crash of Chromium and a kill -9 of toolhost each leave no process of the
+ * browser tree, and the next start works. SKIPs with the reason when Chromium is missing.
+ */
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Buffer } from "node:buffer";
+import { Client } from "@modelcontextprotocol/sdk/client";
+// @ts-types="@modelcontextprotocol/sdk/client/stdio"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { GROUP_TAG_VAR } from "../../lib/process/escape_reaper.ts";
+import { sweepSessions } from "../../lib/sessions/sweep.ts";
+import {
+  chromiumMain,
+  chromiumMissing,
+  markedProcesses,
+  openBrowserRegistry,
+  pgidOf,
+  pngSize,
+  procText,
+  toolEnv,
+  waitFor,
+  WORKSPACE,
+} from "./_helpers.ts";
+
+const missing = chromiumMissing();
+if (missing !== undefined) console.log(`SKIP tests/browser: ${missing}`);
+const ignore = missing !== undefined;
+
+type Block = { type: string; text?: string; data?: unknown; mimeType?: string };
+type Result = { content: Block[]; isError?: boolean };
+
+function textOf(r: Result): string {
+  return r.content.filter((b) => b.type === "text").map((b) => b.text).join("\n");
+}
+
+function pngOf(r: Result): Uint8Array {
+  const b = r.content.find((b) => b.type === "image");
+  assert.ok(b, "no image block");
+  assert.equal(b.mimeType, "image/png");
+  return Buffer.from(String(b.data), "base64");
+}
+
+/** A fresh state dir (the marker of this test's browser tree); removed after `body`. */
+async function withState(body: (state: string) => Promise<void>): Promise<void> {
+  const state = mkdtempSync(join(tmpdir(), "toolhost-browser-"));
+  try {
+    await body(state);
+    assert.ok(await waitFor(() => markedProcesses(state).length === 0), "browser tree survived");
+  } finally {
+    for (const pid of markedProcesses(state)) {
+      try {
+        Deno.kill(pid, "SIGKILL");
+      } catch { /* gone */ }
+    }
+    rmSync(state, { recursive: true, force: true });
+  }
+}
+
+Deno.test({
+  name: "browser: open, click, type, snapshot, screenshot, console; stop leaves nothing",
+  ignore,
+}, async () => {
+  await withState(async (state) => {
+    const reg = await openBrowserRegistry(state);
+    try {
+      const opened = await reg.call("open_url_site", { url: "/" }) as Result;
+      assert.notEqual(opened.isError, true, textOf(opened));
+      assert.match(textOf(opened), /Opened http:\/\/127\.0\.0\.1:\d+\/ \(title: "Counter"\)/);
+      const main = chromiumMain(state);
+      assert.ok(main !== undefined, "no Chromium main process carries the marker");
+      const tree = markedProcesses(state);
+      assert.ok(tree.length >= 3, "expected the harness, Chromium and its helpers");
+      const group = pgidOf(main);
+      // Chromium's crash handlers (chrome_crashpad_handler) setsid themselves; every other
+      // process keeps the session's group, and the escapees carry its tag.
+      for (const pid of tree) {
+        if ((pgidOf(pid) ?? group) === group) continue;
+        assert.match(procText(pid, "cmdline"), /chrome_crashpad_handler/, `${pid} left the group`);
+        assert.ok(procText(pid, "environ").includes(`${GROUP_TAG_VAR}=`), `${pid} lost the tag`);
+      }
+
+      for (let i = 0; i < 2; i++) {
+        assert.equal(
+          textOf(await reg.call("click_site", { selector: "#add" }) as Result),
+          "Clicked.",
+        );
+      }
+      const typed = await reg.call("type_text_site", { selector: "#name", text: "Ada" }) as Result;
+      assert.equal(textOf(typed), "Typed.");
+      const snap = textOf(await reg.call("snapshot_site", {}) as Result);
+      assert.match(snap, /span#count\n\s+"2"/);
+      assert.match(snap, /input#name value="Ada"/);
+      assert.match(snap, /"Hello, Ada!"/);
+
+      const shot = await reg.call("screenshot_site", {}) as Result;
+      const png = pngOf(shot);
+      assert.deepEqual(pngSize(png), { width: 800, height: 600 });
+      const out = Deno.env.get("TOOLHOST_BROWSER_SCREENSHOT");
+      if (out !== undefined) writeFileSync(out, png);
+
+      const logs = textOf(await reg.call("console_logs_site", {}) as Result);
+      assert.match(logs, /info: counter page ready/);
+      assert.match(logs, /log: count is 2/);
+
+      for (
+        const url of [
+          "https://example.com/",
+          "file:///etc/passwd",
+          "javascript:1",
+          "data:text/html,x",
+        ]
+      ) {
+        const r = await reg.call("open_url_site", { url }) as Result;
+        assert.equal(r.isError, true, `${url} was not refused`);
+        assert.match(textOf(r), /open_url: /);
+      }
+      const inScope = await reg.call("open_url_site", {
+        url: `file://${WORKSPACE}/site/index.html`,
+      }) as Result;
+      assert.notEqual(inScope.isError, true, textOf(inScope));
+    } finally {
+      await reg.close();
+    }
+  });
+});
+
+Deno.test({
+  name:
+    "browser: a call error keeps the session; a Chromium crash ends it, leaving nothing; the next start works",
+  ignore,
+}, async () => {
+  await withState(async (state) => {
+    const reg = await openBrowserRegistry(state);
+    try {
+      assert.notEqual((await reg.call("open_url_site", { url: "/" }) as Result).isError, true);
+      const miss = await reg.call("click_site", { selector: "#nothing" }) as Result;
+      assert.equal(miss.isError, true);
+      assert.match(textOf(miss), /No element matches/);
+      assert.equal(
+        textOf(await reg.call("click_site", { selector: "#add" }) as Result),
+        "Clicked.",
+      );
+
+      const main = chromiumMain(state);
+      assert.ok(main !== undefined);
+      Deno.kill(main, "SIGKILL");
+      assert.ok(
+        await waitFor(() => markedProcesses(state).length === 0),
+        "the crashed browser's tree (or its harness) survived",
+      );
+      const ended = await reg.call("open_url_site", { url: "/" }) as Result;
+      assert.equal(ended.isError, true);
+      assert.match(textOf(ended), /The tool session `browser` ended\./);
+    } finally {
+      await reg.close();
+    }
+    const next = await openBrowserRegistry(state);
+    try {
+      const again = await next.call("open_url_site", { url: "/" }) as Result;
+      assert.notEqual(again.isError, true, textOf(again));
+      const main = chromiumMain(state);
+      assert.ok(main !== undefined, "the next session has no browser");
+    } finally {
+      await next.close();
+    }
+  });
+});
+
+Deno.test({
+  name:
+    "browser: after kill -9 of toolhost, the sweep leaves no browser process; the next start works",
+  ignore,
+}, async () => {
+  await withState(async (state) => {
+    const owner = new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", new URL("./fixtures/owner.ts", import.meta.url).pathname, state],
+      stdout: "piped",
+      stderr: "inherit",
+    }).spawn();
+    const reader = owner.stdout.getReader();
+    let out = "";
+    while (!out.includes("ready\n")) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error("the owner exited before it was ready");
+      out += new TextDecoder().decode(value);
+    }
+    owner.kill("SIGKILL");
+    await owner.status;
+    reader.releaseLock();
+    await owner.stdout.cancel();
+    assert.ok(chromiumMain(state) !== undefined, "Chromium died with its owner: nothing to test");
+
+    await sweepSessions(state, { graceMs: 500 });
+    assert.ok(await waitFor(() => markedProcesses(state).length === 0), "browser tree survived");
+    const reg = await openBrowserRegistry(state);
+    try {
+      const r = await reg.call("open_url_site", { url: "/" }) as Result;
+      assert.notEqual(r.isError, true, textOf(r));
+    } finally {
+      await reg.close();
+    }
+  });
+});
+
+Deno.test({
+  name: "browser: through `serve` with the MCP SDK client, a screenshot is an MCP image",
+  ignore,
+}, async () => {
+  await withState(async (state) => {
+    const repo = new URL("../../", import.meta.url).pathname;
+    const transport = new StdioClientTransport({
+      command: Deno.execPath(),
+      args: [
+        "run",
+        "-A",
+        "--config",
+        `${repo}deno.json`,
+        `${repo}cli.ts`,
+        "serve",
+        "--repo",
+        WORKSPACE,
+        "--eval",
+        "site/review",
+        "--state-dir",
+        state,
+      ],
+      env: { ...Deno.env.toObject(), ...toolEnv() },
+      stderr: "ignore",
+    });
+    const client = new Client({ name: "browser-test", version: "1" });
+    await client.connect(transport);
+    try {
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      for (const n of ["open_url_site", "click_site", "type_text_site", "screenshot_site"]) {
+        assert.ok(names.includes(n), `${n} is not listed`);
+      }
+      const call = async (name: string, args: Record<string, unknown>) =>
+        await client.callTool({ name, arguments: args }) as Result;
+      assert.notEqual((await call("open_url_site", { url: "/" })).isError, true);
+      assert.equal(textOf(await call("click_site", { selector: "#add" })), "Clicked.");
+      assert.equal(
+        textOf(await call("type_text_site", { selector: "#name", text: "Bo" })),
+        "Typed.",
+      );
+      assert.match(
+        textOf(await call("snapshot_site", {})),
+        /span#count\n\s+"1"[\s\S]*"Hello, Bo!"/,
+      );
+      const shot = await call("screenshot_site", {});
+      assert.deepEqual(pngSize(pngOf(shot)), { width: 800, height: 600 });
+    } finally {
+      await client.close();
+    }
+  });
+});
