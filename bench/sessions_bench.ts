@@ -198,6 +198,7 @@ async function viaRegistry(root: string, rounds: number): Promise<string[]> {
 export async function benchSessions(): Promise<string[]> {
   const rounds = Deno.env.get("BENCH_QUICK") === "1" ? 5 : 15;
   const root = Deno.realPathSync(await Deno.makeTempDir({ prefix: "toolhost_bench_sessions_" }));
+  const path = Deno.env.get("PATH");
   try {
     const app = join(root, "app");
     Deno.mkdirSync(app);
@@ -205,9 +206,17 @@ export async function benchSessions(): Promise<string[]> {
     Deno.writeTextFileSync(join(app, "kit_tool.ts"), KIT_TOOL);
     Deno.writeTextFileSync(join(app, "plain_ready.ts"), PLAIN_READY);
     Deno.writeTextFileSync(join(app, "sh_harness.sh"), SH_HARNESS, { mode: 0o755 });
-    Deno.writeTextFileSync(join(root, "toolhost.toml"), MANIFEST(Deno.execPath()));
+    // A manifest names a program on PATH (never an absolute path): `deno` must be this
+    // Deno, so a folder holding only a `deno` link to it goes first on PATH for the run.
+    const bin = join(root, "bin");
+    Deno.mkdirSync(bin);
+    Deno.symlinkSync(Deno.execPath(), join(bin, "deno"));
+    Deno.writeTextFileSync(join(root, "toolhost.toml"), MANIFEST("deno"));
+    Deno.env.set("PATH", `${bin}:${path ?? "/usr/bin:/bin"}`);
     return [...await rawReady(app, rounds), ...await viaRegistry(root, rounds)];
   } finally {
+    if (path === undefined) Deno.env.delete("PATH");
+    else Deno.env.set("PATH", path);
     await Deno.remove(root, { recursive: true });
   }
 }
