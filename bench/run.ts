@@ -31,6 +31,7 @@ export const SECTIONS: readonly Section[] = [
   { name: "cold-start", file: "cold_start_bench.ts", fn: "benchColdStart" },
   { name: "trust", file: "trust_bench.ts", fn: "benchTrust" }, // issue 10
   { name: "lazy-extensions", file: "lazy_extensions_bench.ts", fn: "benchLazyExtensions" }, // 18
+  { name: "scale-out", file: "scale_out_bench.ts", fn: "benchScaleOut" }, // issue 20
 ];
 
 /** Command-line options of the runner. */
