@@ -26,7 +26,7 @@ interface DenoJson {
 
 /** Map deno.json's `npm:` import map onto package.json dependencies (build-only ones skipped). */
 function dependenciesOf(deno: DenoJson): Record<string, string> {
-  const buildOnly = new Set(["typescript", "hash-wasm", "postject", "yaml"]);
+  const buildOnly = new Set(["typescript", "hash-wasm", "postject", "yaml", "kubernetes-models"]);
   const deps: Record<string, string> = {};
   for (const spec of Object.values(deno.imports)) {
     const m = /^npm:\/?((?:@[^/@]+\/)?[^/@]+)@([^/]+)/.exec(spec);
