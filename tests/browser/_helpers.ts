@@ -8,8 +8,8 @@
  */
 
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { Registry } from "../../lib/registry/registry.ts";
 import { loadWorkspace } from "../../lib/workspace/load_workspace.ts";
 
@@ -106,4 +106,48 @@ export function pngSize(bytes: Uint8Array): { width: number; height: number } {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (new TextDecoder().decode(bytes.subarray(12, 16)) !== "IHDR") throw new Error("no IHDR");
   return { width: view.getUint32(16), height: view.getUint32(20) };
+}
+
+/**
+ * A copy of examples/browser in `dir` whose session is confined: `sandbox = "write"` (no
+ * network but the session's own loopback) with read access to what the harness needs
+ * outside the workspace on this machine (harness-kit, lib/, deno and its cache, Chromium's
+ * /etc files) — paths the checked-in example cannot name portably.
+ */
+export function confinedCopy(dir: string): string {
+  const repo = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
+  cpSync(WORKSPACE, dir, { recursive: true });
+  const harness = join(dir, "site/harness/browser_harness.ts");
+  const src = readFileSync(harness, "utf8");
+  writeFileSync(
+    harness,
+    src.replace("../../../../harness-kit/mod.ts", `${repo}/harness-kit/mod.ts`),
+  );
+  const home = Deno.env.get("HOME") ?? "/root";
+  const read = [
+    `${repo}/harness-kit`,
+    `${repo}/lib`,
+    dirname(Deno.execPath()),
+    Deno.env.get("DENO_DIR") ?? join(home, ".cache/deno"),
+    "/etc/chromium.d",
+    "/etc/chromium",
+    "/etc/fonts",
+  ].filter((p) => existsSync(p));
+  const toml = join(dir, "toolhost.toml");
+  const keys = `sandbox = "write"\nsandbox_read = ${JSON.stringify(read)}\n`;
+  const text = readFileSync(toml, "utf8").replace(
+    /(\[artifacts\.site\.views\.agent_sessions\.browser\]\n(?:.*\n){2})/,
+    `$1${keys}`,
+  );
+  if (!text.includes(keys)) throw new Error("the session table was not found");
+  writeFileSync(toml, text);
+  return dir;
+}
+
+/** Open `site/review` of the workspace at `root` with `stateDir`. */
+export async function openRegistryAt(root: string, stateDir: string): Promise<Registry> {
+  return await Registry.open(await loadWorkspace(root), "site/review", {
+    stateDir,
+    env: toolEnv(),
+  });
 }

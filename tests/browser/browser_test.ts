@@ -14,12 +14,15 @@ import { Client } from "@modelcontextprotocol/sdk/client";
 // @ts-types="@modelcontextprotocol/sdk/client/stdio"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { GROUP_TAG_VAR } from "../../lib/process/escape_reaper.ts";
+import { sandboxSupport } from "../../lib/sandbox/detect.ts";
 import { sweepSessions } from "../../lib/sessions/sweep.ts";
 import {
   chromiumMain,
   chromiumMissing,
+  confinedCopy,
   markedProcesses,
   openBrowserRegistry,
+  openRegistryAt,
   pgidOf,
   pngSize,
   procText,
@@ -259,3 +262,44 @@ Deno.test({
     }
   });
 });
+
+const noSandbox = ignore ? undefined : sandboxMissing();
+if (noSandbox !== undefined) console.log(`SKIP tests/browser confined session: ${noSandbox}`);
+
+Deno.test({
+  name:
+    'browser: confined with sandbox = "write", the session works on its loopback, off the host\'s network',
+  ignore: ignore || noSandbox !== undefined,
+}, async () => {
+  const root = mkdtempSync(join(tmpdir(), "toolhost-browser-ws-"));
+  try {
+    await withState(async (state) => {
+      const reg = await openRegistryAt(confinedCopy(join(root, "ws")), state);
+      try {
+        const opened = await reg.call("open_url_site", { url: "/" }) as Result;
+        assert.notEqual(opened.isError, true, textOf(opened));
+        assert.equal(
+          textOf(await reg.call("click_site", { selector: "#add" }) as Result),
+          "Clicked.",
+        );
+        assert.deepEqual(pngSize(pngOf(await reg.call("screenshot_site", {}) as Result)), {
+          width: 800,
+          height: 600,
+        });
+        const main = chromiumMain(state);
+        assert.ok(main !== undefined);
+        const ns = (pid: number | "self") => Deno.readLinkSync(`/proc/${pid}/ns/net`);
+        assert.notEqual(ns(main), ns("self"), "Chromium shares the host's network namespace");
+      } finally {
+        await reg.close();
+      }
+    });
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+function sandboxMissing(): string | undefined {
+  const s = sandboxSupport();
+  return s.ok ? undefined : s.reason;
+}

@@ -107,6 +107,8 @@ export function launchChromium(o: LaunchOptions): Promise<Browser> {
       reject(new Error(`could not start ${exe}: is Chromium installed?`));
     });
     child.once("exit", () => {
+      // The author's diagnostics: stderr is theirs (toolhost never forwards it).
+      if (!done) console.error(buf.slice(-4096));
       if (!done) reject(new Error("Chromium exited while starting"));
       done = true;
     });
