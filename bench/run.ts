@@ -32,6 +32,7 @@ export const SECTIONS: readonly Section[] = [
   { name: "trust", file: "trust_bench.ts", fn: "benchTrust" }, // issue 10
   { name: "lazy-extensions", file: "lazy_extensions_bench.ts", fn: "benchLazyExtensions" }, // 18
   { name: "scale-out", file: "scale_out_bench.ts", fn: "benchScaleOut" }, // issue 20
+  { name: "confine", file: "confine_bench.ts", fn: "benchConfine" }, // issue 15
 ];
 
 /** Command-line options of the runner. */
