@@ -106,7 +106,7 @@ export function buildSelectionReport(
       : commandChecks(ws, a, t.decl, scopeSet, env);
     const limits = t.decl.type === "command" ? t.decl.limits : undefined;
     if (limits) checks.push(limitsCheck());
-    const policy = t.decl.type === "command" ? t.decl.sandbox : undefined;
+    const policy = t.decl.type === "command" ? toolPolicy(a, t.decl) : undefined;
     const confined = confinementCheck(policy);
     if (confined) checks.push(confined);
     return {
@@ -235,4 +235,10 @@ function processReports(ws: Workspace, sel: Selection): {
     : evalExtensions(ws, sel.evalId).map((d) => ({ name: d.name, ...entry(d.sandbox) }));
   const hooks = pluginsOf(ws).hooks.map((h) => ({ keyPath: h.keyPath, ...entry(h.sandbox) }));
   return { extensions, hooks };
+}
+
+/** A tool's policy in effect: a bound tool runs under its session's when that is confined. */
+function toolPolicy(a: Artifact, decl: CommandToolDecl): CommandToolDecl["sandbox"] {
+  const session = decl.session === undefined ? undefined : a.sessions[decl.session]?.sandbox;
+  return session !== undefined && session.mode !== "host" ? session : decl.sandbox;
 }

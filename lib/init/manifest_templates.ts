@@ -64,6 +64,9 @@ protocol = "json"
 command = {{COMMAND_TOML}}
 args = []
 execution_paths = [{{EXEC_PATH_TOML}}]
+# Confined (bubblewrap): reads this eval's Artifacts only, no network, nothing outside.
+# An interpreter outside /usr (nvm, asdf, ...) needs its folder in sandbox_read = [...].
+sandbox = "read"
 input_schema = { type = "object", properties = { who = { type = "string", minLength = 1, maxLength = 100 } }, required = ["who"], additionalProperties = false }
 `;
 
@@ -84,6 +87,9 @@ protocol = "plain"
 command = {{COMMAND_TOML}}
 args = ["{text}"]
 execution_paths = [{{EXEC_PATH_TOML}}]
+# Confined (bubblewrap): reads this eval's Artifacts only, no network, nothing outside.
+# An interpreter outside /usr (nvm, asdf, ...) needs its folder in sandbox_read = [...].
+sandbox = "read"
 input_schema = { type = "object", properties = { text = { type = "string", minLength = 1, maxLength = 200 } }, required = ["text"], additionalProperties = false }
 `;
 
@@ -102,6 +108,10 @@ export const HARNESS_DECLARATION: string = `
 [artifacts.{{ARTIFACT}}.views.agent_sessions.{{NAME}}]
 start = { command = {{COMMAND_TOML}}, args = ["start"], execution_paths = [{{EXEC_PATH_TOML}}] }
 stop = { command = {{COMMAND_TOML}}, args = ["stop"], execution_paths = [{{EXEC_PATH_TOML}}] }
+# Confined (bubblewrap) — start, bound calls and stop: this eval's Artifacts read-only,
+# the session dir writable, no network; bound calls reach the harness's loopback ports.
+# An interpreter outside /usr (nvm, asdf, ...) needs its folder in sandbox_read = [...].
+sandbox = "read"
 
 [artifacts.{{ARTIFACT}}.views.agent_tools.{{NAME}}_set]
 session = "{{NAME}}"

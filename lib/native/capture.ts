@@ -9,6 +9,7 @@
 
 import { type BoundedCollector, collectBounded } from "../process/bounded_collect.ts";
 import { type GroupHandle, spawnGroup } from "../process/spawn_group.ts";
+import type { Confine } from "../process/sandbox_init.ts";
 import type { CallDirs } from "../process/call_dirs.ts";
 import { SpawnError, type SpawnFailure } from "../process/spawn_error.ts";
 import { LIMITS } from "../results/types.ts";
@@ -33,6 +34,10 @@ export interface CaptureOptions {
   graceMs?: number;
   /** The call's directories: the group is journaled there before it runs (see sweep). */
   callDirs?: Pick<CallDirs, "admit">;
+  /** Confinement (lib/sandbox) of the declaring tool. Default none. */
+  confine?: Confine;
+  /** Paths writable inside the sandbox (the call's output and tmp dirs). */
+  sandboxWritable?: readonly string[];
 }
 
 /** How it ended. */
@@ -105,9 +110,11 @@ export async function runCaptured(o: CaptureOptions): Promise<CaptureOutcome> {
   if (o.signal?.aborted) return { ...empty(started), cancelled: true };
   let h: GroupHandle;
   try {
+    const argv = o.confine?.wrap(o.command, o.args, o.cwd, o.sandboxWritable ?? []) ??
+      { command: o.command, args: o.args };
     h = await spawnGroup({
-      command: o.command,
-      args: o.args,
+      ...argv,
+      sandboxed: o.confine !== undefined,
       cwd: o.cwd,
       env: o.env,
       onSpawn: o.callDirs ? (record) => o.callDirs!.admit(record) : undefined,

@@ -16,7 +16,10 @@ export interface NativeEnv extends BuiltinEnv {
   baseEnv: Readonly<Record<string, string>>;
   /** Variables granted by plugins for this call (protected bindings). */
   grantedEnv: Readonly<Record<string, string>>;
+  /** Confinement of the tool's processes (`shell_exec`, git), when declared. */
+  confine?: Confine;
 }
+import type { Confine } from "../process/sandbox_init.ts";
 
 export { str } from "../builtins/common.ts";
 

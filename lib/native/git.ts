@@ -52,6 +52,8 @@ async function git(env: NativeEnv, args: string[], protect?: Protector): Promise
       retainBytes: NATIVE_LIMITS.gitMaxOutputBytes,
       signal: env.signal,
       callDirs: dirs,
+      confine: env.confine,
+      sandboxWritable: [dirs.outputDir, dirs.tmpDir],
     });
     if (run.spawnFailure) throw new ToolhostError("TOOL_ERROR", "git could not be started.");
     if (run.cancelled) throw new CancelledError();

@@ -256,6 +256,8 @@ export async function runShellExec(
       retainBytes: max,
       signal: env.signal,
       callDirs: dirs,
+      confine: env.confine,
+      sandboxWritable: [dirs.outputDir, dirs.tmpDir],
     });
     return report(run, a.cwd ?? ".", env.declaring.id, max, maxResultBytes, env.protect);
   } finally {

@@ -6,6 +6,7 @@
  * @module
  */
 
+import type { Confine } from "../process/sandbox_init.ts";
 import type { BuiltinEnv } from "../builtins/context.ts";
 import { isNativeName } from "../native/specs.ts";
 import { runNative } from "../native/run.ts";
@@ -30,6 +31,8 @@ export interface BuiltinLikeCall {
   files: BuiltinEnv;
   /** The hooks' grant. */
   grant: CallGrant;
+  /** Confinement of a native tool's processes (`shell_exec`, git). Default none. */
+  confine?: Confine;
 }
 
 /**
@@ -61,6 +64,7 @@ export function callBuiltinLike(decl: BuiltinToolDecl, c: BuiltinLikeCall): Prom
       stateDir: c.stateDir,
       baseEnv: c.env,
       grantedEnv: c.grant.env,
+      ...(c.confine ? { confine: c.confine } : {}),
     });
   }
   const active = c.plugins.tool(decl.builtin);

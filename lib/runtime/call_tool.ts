@@ -28,6 +28,8 @@ import type { CallGrant } from "../plugins/host.ts";
 import { trustOptions } from "../spill/command_options.ts";
 import { publishedName } from "../workspace/names.ts";
 import { confinementOf } from "../sandbox/confinement_of.ts";
+import { openConfine, unconfinableMessage } from "../sandbox/confine.ts";
+import type { Confine } from "../process/sandbox_init.ts";
 
 const HELP_TIMEOUT_MS = 30_000;
 
@@ -100,7 +102,10 @@ async function callBuiltin(
 ): Promise<ToolResult> {
   if (isBuiltinLike(decl)) {
     const files = builtinEnv(reg, artifact, opts.signal);
+    const confined = nativeConfine(reg, artifact, decl);
+    if (typeof confined === "string") return errorResult(confined);
     return await callBuiltinLike(decl, {
+      ...(confined ? { confine: confined } : {}),
       plugins: reg.plugins,
       stateDir: reg.stateDir,
       env: reg.env,
@@ -244,4 +249,21 @@ export function enforceResultSize(r: ToolResult): ToolResult {
 export function closeRegistry(reg: CallHost): Promise<void> {
   // Stop and clean up every started tool session (no-op when none).
   return reg.sessions.close();
+}
+
+/** The confinement of a native tool's processes, or the refusal text. */
+function nativeConfine(
+  reg: CallHost,
+  artifact: Artifact,
+  decl: BuiltinToolDecl,
+): Confine | string | undefined {
+  const { confinement } = confinementOf(decl, reg.stateDir);
+  if (confinement === undefined) return undefined;
+  const c = openConfine(confinement, {
+    ws: reg.workspace,
+    scope: reg.selection.scope,
+    owner: artifact.id,
+    executionPaths: [],
+  });
+  return c.ok ? c.confine : `The tool was refused. ${unconfinableMessage(c.reason)}`;
 }

@@ -7,10 +7,21 @@
 
 import { type ExtensionDecl, extensionsOf } from "../workspace/parse_extensions.ts";
 import { type HookCommandDecl, pluginsOf } from "../workspace/parse_plugins.ts";
-import type { CommandToolDecl, SessionDecl, Workspace } from "../workspace/types.ts";
+import type {
+  BuiltinToolDecl,
+  CommandToolDecl,
+  SessionDecl,
+  Workspace,
+} from "../workspace/types.ts";
+import { PROCESS_BUILTINS } from "../workspace/parse_views.ts";
 
 /** A declaration that starts processes. */
-export type ConfinableDecl = CommandToolDecl | SessionDecl | ExtensionDecl | HookCommandDecl;
+export type ConfinableDecl =
+  | CommandToolDecl
+  | BuiltinToolDecl
+  | SessionDecl
+  | ExtensionDecl
+  | HookCommandDecl;
 
 /**
  * The process-starting declarations of `ws`, in manifest order per kind.
@@ -26,7 +37,7 @@ export function confinableDecls(ws: Workspace): ConfinableDecl[] {
   const out: ConfinableDecl[] = [];
   for (const a of ws.artifacts.values()) {
     for (const t of [...Object.values(a.agentTools), ...Object.values(a.humanTools)]) {
-      if (t.type === "command") out.push(t);
+      if (t.type === "command" || PROCESS_BUILTINS.includes(t.builtin)) out.push(t);
     }
     out.push(...Object.values(a.sessions));
   }

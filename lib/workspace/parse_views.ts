@@ -108,7 +108,7 @@ function parseBuiltin(
   pluginTools?: ReadonlyMap<string, PluginToolRef>,
 ): BuiltinToolDecl | undefined {
   // `session` gets its own, clearer problem below rather than "unknown key" as well.
-  checkKeys(p, at, t, [...BUILTIN_KEYS, "session"]);
+  checkKeys(p, at, t, [...BUILTIN_KEYS, "session", ...SANDBOX_KEYS]);
   if ("session" in t) p.add(`${at}.session`, "built-in tools cannot be bound to a session");
   const builtin = readString(p, at, t, "builtin", true);
   if (builtin === undefined) return undefined;
@@ -136,8 +136,17 @@ function parseBuiltin(
   const description = template === undefined
     ? spec.description
     : describe(p, at, template, artifactId);
+  const sandbox = readBuiltinSandbox(p, at, t, builtin);
   if (!argsOk || description === undefined) return undefined;
-  return { type: "builtin", name, builtin: builtin as BuiltinName, args, description, keyPath: at };
+  const decl: BuiltinToolDecl = {
+    type: "builtin",
+    name,
+    builtin: builtin as BuiltinName,
+    args,
+    description,
+    keyPath: at,
+  };
+  return noteDeclaredSandbox(decl, sandbox);
 }
 
 function checkBuiltinArgs(
@@ -336,4 +345,21 @@ function parseSessionCommand(p: Problems, at: string, t: unknown): SessionComman
   const executionPaths = readExecutionPaths(p, at, t);
   if (p.list.length > before) return undefined;
   return { command: command!, args: args!, executionPaths, keyPath: at };
+}
+
+/** Built-ins that start processes, and so take the confinement keys. */
+export const PROCESS_BUILTINS: readonly string[] = ["shell_exec", "git_status", "git_diff"];
+
+function readBuiltinSandbox(p: Problems, at: string, t: Table, builtin: string) {
+  const own = readDeclaredSandbox(p, at, t);
+  if (own !== undefined && !PROCESS_BUILTINS.includes(builtin)) {
+    p.add(
+      `${at}.${SANDBOX_KEYS.find((k) => k in t)}`,
+      `applies only to built-ins that start processes (${
+        PROCESS_BUILTINS.join(", ")
+      }); the others run inside toolhost's own path sandbox`,
+    );
+    return undefined;
+  }
+  return own;
 }

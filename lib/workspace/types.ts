@@ -61,6 +61,8 @@ export interface BuiltinToolDecl {
    * plugin and the tool's input schema. `builtin` then holds the plugin tool's name.
    */
   plugin?: { name: string; inputSchema: Record<string, unknown> };
+  /** `shell_exec`, `git_status`, `git_diff`: confinement of their processes (lib/sandbox). */
+  sandbox?: SandboxPolicy;
 }
 
 /** A command tool declaration (json or plain protocol). */

@@ -53,7 +53,7 @@ Deno.test("tools check: a table with reasons, key paths, lines and fixes; exit 1
     assert.match(out, /^eval app\/review \(agent\): not ready$/m);
     assert.match(out, /^ {2}TOOL +STATUS$/m);
     assert.match(out, /^ {2}read_app +ready +builtin:read$/m);
-    assert.match(out, /^ {2}stats_app +ready +json\b/m);
+    assert.match(out, /^ {2}stats_app +ready +json, host \(unconfined\)$/m);
     assert.match(out, /^ {2}lookup_app +not ready$/m);
     assert.match(out, /executable: the command was not found on PATH\n/);
     assert.match(

@@ -2,6 +2,7 @@
  * `toolhost tools check`: the JSON report, exit codes and flag combinations (in-process).
  */
 
+import { sandboxSupport } from "../../lib/sandbox/detect.ts";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { EXAMPLES, fixture, runCapture } from "../helpers/cli.ts";
@@ -24,6 +25,7 @@ interface ToolReport {
   inputSchema: Record<string, unknown>;
   checks: Check[];
   ready: boolean;
+  confinement?: { effect: string };
 }
 interface Report {
   eval?: string;
@@ -48,13 +50,17 @@ Deno.test("tools check app/review on examples: JSON scopes, schemas, checks; exi
   assert.equal(report.scope.notes.kind, "file");
   const stats = report.tools.find((t) => t.name === "stats_app")!;
   assert.equal(stats.inputSchema.type, "object");
+  // stats_app is confined (sandbox = "read"): ready only where bubblewrap works.
+  const confinable = sandboxSupport().ok;
   assert.deepEqual(stats.checks.map((c) => [c.check, c.ok]), [
     ["executable", true],
     ["operands", true],
     ["execution_path", true],
+    ["confinement", confinable],
   ]);
-  assert.ok(report.tools.every((t) => t.ready && t.checks.length > 0));
-  assert.equal(report.ready, true);
+  if (confinable) assert.equal(stats.confinement?.effect, "bubblewrap fs=read net=off");
+  assert.ok(report.tools.every((t) => t.checks.length > 0));
+  assert.equal(report.ready, confinable);
 });
 
 Deno.test("tools check with --eval equals the positional selector", async () => {

@@ -148,7 +148,8 @@ export function processesMentioning(needle: string): number[] {
     if (!/^\d+$/.test(name)) continue;
     try {
       const cmd = readFileSync(`/proc/${name}/cmdline`, "utf8");
-      if (cmd.includes(needle)) out.push(Number(name));
+      // A confined harness's bubblewrap (and its namespace init) carry its argv too.
+      if (cmd.includes(needle) && !/^(\S*\/)?(bwrap|nsenter)\0/.test(cmd)) out.push(Number(name));
     } catch {
       // exited meanwhile
     }
