@@ -96,6 +96,7 @@ export async function runCommand(spec: CommandSpec): Promise<ToolResult> {
       owner: spec.artifact.id,
       executionPaths: spec.executionPaths,
       program: program.path,
+      path: spec.env.PATH,
     });
     if (!c.ok) return errorResult(`The tool was refused. ${unconfinableMessage(c.reason)}`);
     confine = c.confine;

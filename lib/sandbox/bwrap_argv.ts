@@ -25,6 +25,11 @@ export interface SandboxPlan {
   writable: string[];
   /** Hidden: folders get an empty read-only tmpfs, files `/dev/null`. */
   hidden: { path: string; folder: boolean }[];
+  /**
+   * The `PATH` the process gets, with the system program folders appended where missing
+   * (a folder of `PATH` outside them is not visible inside). Default: left as it is.
+   */
+  path?: string;
 }
 
 /** What one run adds to its plan. */
@@ -168,6 +173,7 @@ export function sandboxCommand(
     ...systemMounts(),
   ];
   if (plan.policy.network) { for (const e of ETC_NETWORK) args.push("--ro-bind-try", e, e); }
+  if (plan.path !== undefined) args.push("--setenv", "PATH", withSystemPath(plan.path));
   const mounts = planMounts(plan, run);
   for (const m of mounts) args.push(...m.args);
   const cwdShown = mounts.some((m) => m.order > 0 && isWithin(run.cwd, m.path));
@@ -190,4 +196,19 @@ export function sandboxCommand(
       ...args,
     ],
   };
+}
+
+/**
+ * `path` with `/usr/local/bin`, `/usr/bin` and `/bin` appended where missing.
+ *
+ * @example
+ * ```ts
+ * import { withSystemPath } from "./bwrap_argv.ts";
+ * withSystemPath("/opt/x/bin:/usr/bin"); // "/opt/x/bin:/usr/bin:/usr/local/bin:/bin"
+ * ```
+ */
+export function withSystemPath(path: string): string {
+  const parts = path.split(":").filter((p) => p !== "");
+  for (const d of ["/usr/local/bin", "/usr/bin", "/bin"]) if (!parts.includes(d)) parts.push(d);
+  return parts.join(":");
 }

@@ -14,6 +14,8 @@ import { isAbsolute, join, resolve } from "node:path";
 import type { Workspace } from "../workspace/types.ts";
 import type { SandboxPlan } from "./bwrap_argv.ts";
 import type { SandboxPolicy } from "./policy.ts";
+import { interpreterPath } from "./interpreter_path.ts";
+import process from "node:process";
 
 /** What a plan needs besides the policy. */
 export interface PlanContext {
@@ -29,6 +31,8 @@ export interface PlanContext {
   program?: string;
   /** The state directory (always hidden). */
   stateDir: string;
+  /** `PATH` the program's `#!/usr/bin/env NAME` interpreter is looked up on. Default toolhost's. */
+  path?: string;
 }
 
 const SYSTEM_PREFIXES = ["/usr/", "/bin/", "/sbin/", "/lib/", "/lib64/", "/lib32/"];
@@ -64,9 +68,12 @@ export function sandboxPlan(policy: SandboxPolicy, ctx: PlanContext): SandboxPla
   const readable: string[] = ctx.executionPaths.map((p) => join(ws.root, p));
   const writable: string[] = [];
   const program = ctx.program;
-  if (program !== undefined && !SYSTEM_PREFIXES.some((p) => program.startsWith(p))) {
-    readable.push(program);
-  }
+  const outside = (p: string) => !SYSTEM_PREFIXES.some((s) => p.startsWith(s));
+  if (program !== undefined && outside(program)) readable.push(program);
+  const interpreter = program === undefined
+    ? undefined
+    : interpreterPath(program, ctx.path ?? process.env.PATH);
+  if (interpreter !== undefined && outside(interpreter)) readable.push(interpreter);
   if (policy.mode === "read" || policy.mode === "write") {
     for (const id of ctx.scope) {
       const a = ws.artifacts.get(id);
@@ -90,5 +97,5 @@ export function sandboxPlan(policy: SandboxPolicy, ctx: PlanContext): SandboxPla
   for (const a of ws.artifacts.values()) {
     if (!inScope.has(a.id) || policy.mode === "none") hide(a.physicalPath);
   }
-  return { policy, readable, writable, hidden };
+  return { policy, readable, writable, hidden, path: ctx.path ?? process.env.PATH };
 }

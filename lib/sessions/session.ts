@@ -253,6 +253,7 @@ export class ToolSession implements NetMember {
       owner: s.artifact.id,
       executionPaths: this.#decl.start.executionPaths,
       program,
+      path: s.env.PATH,
     });
     if (!c.ok) {
       return `The tool session \`${this.name}\` was refused. ${unconfinableMessage(c.reason)}`;

@@ -63,6 +63,7 @@ export async function runStop(req: StopRequest): Promise<StopOutcome> {
       owner: req.scope.artifact.id,
       executionPaths: req.command.executionPaths,
       program: prep.invocation.command,
+      path: req.scope.env.PATH,
     });
     if (sandbox !== undefined && !sandbox.ok) return "failed"; // fail closed: never unconfined
     const own = new AbortController(); // stop's own cancellation token
