@@ -10,7 +10,8 @@
  *
  * Bounded: clients, calls and a wall-clock cap per run (`SCALE_MAX_MS`, default 150 s).
  * Loopback only. Usage: `deno run -A bench/scale_out_bench.ts` or `deno task bench --only
- * scale-out`. Env: `SCALE_CLIENTS` (200), `SCALE_CALLS` (20); BENCH_QUICK=1 → 40 × 10.
+ * scale-out`. Env: `SCALE_CLIENTS` (200), `SCALE_CALLS` (20); BENCH_QUICK=1 → 40 × 10;
+ * `SCALE_RATIO=0` skips the 1-vs-3 runs.
  * Standalone, it exits 1 when a client did not finish, a call returned an error result, or
  * a process was left.
  *
@@ -28,6 +29,7 @@ const QUICK = Deno.env.get("BENCH_QUICK") === "1";
 const CLIENTS = Number(Deno.env.get("SCALE_CLIENTS") ?? (QUICK ? 40 : 200));
 const CALLS = Number(Deno.env.get("SCALE_CALLS") ?? (QUICK ? 10 : 20));
 const MAX_MS = Number(Deno.env.get("SCALE_MAX_MS") ?? 150_000);
+const RATIO = Deno.env.get("SCALE_RATIO") !== "0";
 
 const TOML = `[artifacts.app]
 path = "app"
@@ -299,6 +301,15 @@ export async function benchScaleOut(): Promise<string[]> {
   }
   const left = leftover(root);
   lines.push(`  /proc scan          ${left.length} process(es) left after the run and the sweep`);
+  if (!RATIO) {
+    lines.push("  scale-out ratio     not measured (SCALE_RATIO=0)");
+    lines.push(
+      `  verdict             ${
+        main.unfinished + main.errorResults + left.length ? "FAILED" : "ok"
+      }`,
+    );
+    return lines;
+  }
   const ratioClients = Math.min(CLIENTS, QUICK ? 40 : 100);
   const one = await run(root, 1, ratioClients, false);
   const three = await run(root, 3, ratioClients, false);
