@@ -6,7 +6,8 @@
  * @module
  */
 
-import { opendirSync, readdirSync, readFileSync } from "node:fs";
+import { opendirSync, readFileSync } from "node:fs";
+import { childPids } from "../process/sandbox_init.ts";
 
 /**
  * Most `/proc` entries one listing returns (Linux's own `PID_MAX_LIMIT` is 2^22; a
@@ -94,20 +95,7 @@ export function readStatm(pid: number): { rss: number; data: number } {
  * ```
  */
 export function childrenOf(pid: number): number[] {
-  const out: number[] = [];
-  let tasks: string[];
-  try {
-    tasks = readdirSync(`/proc/${pid}/task`);
-  } catch {
-    return out;
-  }
-  for (const tid of tasks) {
-    try {
-      const text = readFileSync(`/proc/${pid}/task/${tid}/children`, "latin1").trim();
-      if (text !== "") { for (const c of text.split(" ")) out.push(Number(c)); }
-    } catch { /* thread ended */ }
-  }
-  return out;
+  return childPids(pid);
 }
 
 /**
