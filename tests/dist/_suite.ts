@@ -361,9 +361,13 @@ async function initCases(t: Deno.TestContext, ws: DistWorkspace, r: Runner): Pro
         const res = await init(kind, name);
         assert.equal(res.code, 0, res.err);
       }
-      const check = await run(ws, r, ["tools", "check", "--json", "tools/agent", "--repo", dir]);
-      assert.equal(JSON.parse(check.out).ready, true, check.out);
+      // Their programs start with `#!/usr/bin/env node`: tools check finds that interpreter
+      // on PATH, so it needs node there, as the tools themselves do.
       const withNode = `${node!.slice(0, node!.lastIndexOf("/"))}:${ws.path}`;
+      const check = await run(ws, r, ["tools", "check", "--json", "tools/agent", "--repo", dir], {
+        env: { PATH: withNode },
+      });
+      assert.equal(JSON.parse(check.out).ready, true, check.out);
       await scaffoldTest(ws, r, "tools/greet.test.mjs", withNode);
       await scaffoldTest(ws, r, "tools/notes.test.mjs", withNode);
     },
