@@ -9,6 +9,24 @@ import { Client } from "@modelcontextprotocol/sdk/client";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { E2E_EVAL, serveArgs, waitFor } from "./_helpers.ts";
 
+/** A raw JSON-RPC `initialize` body, for tests that speak HTTP without the SDK client. */
+export const INIT_BODY: string = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: {
+    protocolVersion: "2025-06-18",
+    capabilities: {},
+    clientInfo: { name: "t", version: "1" },
+  },
+});
+
+/** The headers a Streamable HTTP POST carries. */
+export const MCP_POST_HEADERS: Record<string, string> = {
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+};
+
 /** A running `toolhost serve --http`. */
 export interface Served {
   url: string;

@@ -16,7 +16,7 @@ import {
   serveArgs,
   waitFor,
 } from "./_helpers.ts";
-import { client, serveHttp } from "./_http_serve.ts";
+import { client, INIT_BODY, MCP_POST_HEADERS, serveHttp } from "./_http_serve.ts";
 
 type Text = { type: string; text: string };
 
@@ -28,21 +28,6 @@ function gateToml(root: string): string {
     `\n[artifacts.app.views.agent_tools.gate]\ndescription = "Wait for the gate."\n` +
     `protocol = "plain"\ncommand = "sh"\nargs = ["-c", ${JSON.stringify(script)}]\n`;
 }
-
-const INIT = JSON.stringify({
-  jsonrpc: "2.0",
-  id: 1,
-  method: "initialize",
-  params: {
-    protocolVersion: "2025-06-18",
-    capabilities: {},
-    clientInfo: { name: "t", version: "1" },
-  },
-});
-const MCP_HEADERS = {
-  "content-type": "application/json",
-  accept: "application/json, text/event-stream",
-};
 
 async function get(url: string, init: RequestInit = {}): Promise<{ status: number; text: string }> {
   const r = await fetch(url, init);
@@ -65,7 +50,11 @@ Deno.test("serve over HTTP: /healthz and /readyz need no token and reveal nothin
     const post = await get(`${base}/healthz`, { method: "POST", body: "{}" });
     assert.equal(post.status, 405);
     // The MCP endpoint itself stays behind the token.
-    const mcp = await get(served.url, { method: "POST", headers: MCP_HEADERS, body: INIT });
+    const mcp = await get(served.url, {
+      method: "POST",
+      headers: MCP_POST_HEADERS,
+      body: INIT_BODY,
+    });
     assert.equal(mcp.status, 401);
   } finally {
     const status = await served.stop();
@@ -91,7 +80,11 @@ Deno.test("serve over HTTP: SIGTERM drains — readyz 503, no new session, the c
     assert.equal(await waitFor(() => /draining/.test(served.stderr()), 60_000), true);
     assert.equal((await get(`${base}/readyz`)).status, 503);
     assert.deepEqual(await get(`${base}/healthz`), { status: 200, text: "ok\n" });
-    const refused = await fetch(served.url, { method: "POST", headers: MCP_HEADERS, body: INIT });
+    const refused = await fetch(served.url, {
+      method: "POST",
+      headers: MCP_POST_HEADERS,
+      body: INIT_BODY,
+    });
     assert.equal(refused.status, 503);
     assert.ok(refused.headers.get("retry-after"));
     await refused.body?.cancel();
@@ -113,7 +106,7 @@ Deno.test("serve over HTTP: SIGTERM drains — readyz 503, no new session, the c
     const sid = a.transport.sessionId!;
     const lost = await fetch(other.url, {
       method: "POST",
-      headers: { ...MCP_HEADERS, "mcp-session-id": sid, "mcp-protocol-version": "2025-06-18" },
+      headers: { ...MCP_POST_HEADERS, "mcp-session-id": sid, "mcp-protocol-version": "2025-06-18" },
       body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
     });
     assert.equal(lost.status, 404);

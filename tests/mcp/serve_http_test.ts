@@ -15,7 +15,7 @@ import {
   serveArgs,
   waitFor,
 } from "./_helpers.ts";
-import { client, rawStatus, serveHttp } from "./_http_serve.ts";
+import { client, INIT_BODY, MCP_POST_HEADERS, rawStatus, serveHttp } from "./_http_serve.ts";
 
 type Text = { type: string; text: string };
 
@@ -244,26 +244,11 @@ Deno.test("serve over HTTP: --allow-remote without a token, or a token with spac
   assert.doesNotMatch(new TextDecoder().decode(spaced.stderr), /two words/);
 });
 
-const INIT = JSON.stringify({
-  jsonrpc: "2.0",
-  id: 1,
-  method: "initialize",
-  params: {
-    protocolVersion: "2025-06-18",
-    capabilities: {},
-    clientInfo: { name: "x", version: "1" },
-  },
-});
-const JSON_HEADERS = {
-  "content-type": "application/json",
-  accept: "application/json, text/event-stream",
-};
-
 /** POST `tools/list` in session `id`; resolves to the status. */
 async function listStatus(url: string, id: string): Promise<number> {
   const r = await fetch(url, {
     method: "POST",
-    headers: { ...JSON_HEADERS, "mcp-session-id": id, "mcp-protocol-version": "2025-06-18" },
+    headers: { ...MCP_POST_HEADERS, "mcp-session-id": id, "mcp-protocol-version": "2025-06-18" },
     body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/list" }),
   });
   await r.body?.cancel();
@@ -330,7 +315,11 @@ Deno.test("serve over HTTP: a session with a call in flight is never evicted; al
       await readPid(`${tmp.root}/slow.pid`); // this call runs
       Deno.removeSync(`${tmp.root}/slow.pid`);
     }
-    const busy = await fetch(served.url, { method: "POST", headers: JSON_HEADERS, body: INIT });
+    const busy = await fetch(served.url, {
+      method: "POST",
+      headers: MCP_POST_HEADERS,
+      body: INIT_BODY,
+    });
     assert.equal(busy.status, 503);
     assert.equal(busy.headers.get("retry-after"), "5");
     assert.match(await busy.text(), /Too many sessions/);
@@ -362,7 +351,11 @@ Deno.test("serve over HTTP: --session-idle-timeout closes an idle session (404 a
   Deno.writeTextFileSync(`${tmp.root}/toolhost.toml`, e2eToml(tmp.root));
   const served = await serveHttp(tmp.root, ["--session-idle-timeout", "1s"]);
   try {
-    const init = await fetch(served.url, { method: "POST", headers: JSON_HEADERS, body: INIT });
+    const init = await fetch(served.url, {
+      method: "POST",
+      headers: MCP_POST_HEADERS,
+      body: INIT_BODY,
+    });
     assert.equal(init.status, 200);
     const id = init.headers.get("mcp-session-id")!;
     await init.body?.cancel();
