@@ -20,6 +20,7 @@ import {
 } from "./kill_group.ts";
 import { SpawnError, spawnFailureFromCode } from "./spawn_error.ts";
 import { killSandboxInit } from "./sandbox_init.ts";
+import { armDeadMan, bindDeadMan, disarmDeadMan } from "./dead_man.ts";
 import {
   GROUP_TAG_VAR,
   newGroupTag,
@@ -127,6 +128,12 @@ export function killLiveGroupsSync(): number {
   return n;
 }
 
+/** The group is gone for good: forget it, and strike it off the dead man's switch. */
+function settled(handle: GroupHandleImpl): void {
+  unconfirmed.delete(handle);
+  if (handle.sandboxed) disarmDeadMan(handle.tag);
+}
+
 class GroupHandleImpl implements GroupHandle {
   readonly record: ProcessRecord;
   readonly stdout: Readable;
@@ -153,7 +160,10 @@ class GroupHandleImpl implements GroupHandle {
     this.stderr = stderr;
     this.exited = exited.then((s) => {
       this.exitStatus = s;
-      if (this.#confirmed) unconfirmed.delete(this);
+      // The leader (bwrap) is gone: its init has died or dies by its own death signal,
+      // armed long before. A listed pid could now be reused by someone else's group.
+      if (sandboxed) disarmDeadMan(tag);
+      if (this.#confirmed) settled(this);
       return s;
     });
   }
@@ -174,7 +184,7 @@ class GroupHandleImpl implements GroupHandle {
         startTime: this.record.startTime,
       });
       this.#confirmed = report.confirmed && reaped;
-      if (report.confirmed && this.exitStatus !== null) unconfirmed.delete(this);
+      if (report.confirmed && this.exitStatus !== null) settled(this);
       return report;
     });
     this.#chain = next.catch(() => undefined);
@@ -199,6 +209,9 @@ class GroupHandleImpl implements GroupHandle {
  */
 export async function spawnGroup(options: SpawnGroupOptions): Promise<GroupHandle> {
   const tag = newGroupTag();
+  // bwrap's --die-with-parent has windows after clone; the dead man's switch has none.
+  const sandboxed = options.sandboxed === true;
+  if (sandboxed) armDeadMan(tag);
   const child = spawn(options.command, options.args ?? [], {
     cwd: options.cwd,
     env: { ...options.env, [GROUP_TAG_VAR]: tag },
@@ -207,12 +220,14 @@ export async function spawnGroup(options: SpawnGroupOptions): Promise<GroupHandl
     windowsHide: true,
   });
   if (child.pid === undefined) {
+    if (sandboxed) disarmDeadMan(tag);
     const code = await new Promise<string | undefined>((resolve) => {
       child.once("error", (e: Error & { code?: string }) => resolve(e.code));
     });
     throw new SpawnError(spawnFailureFromCode(code));
   }
   // Synchronously, before the event loop can reap the child.
+  if (sandboxed) bindDeadMan(tag, child.pid);
   const record: ProcessRecord = { ...recordProcess(child.pid), tag };
   child.on("error", () => {});
   const exited = new Promise<ExitStatus>((resolve) => {
@@ -225,7 +240,7 @@ export async function spawnGroup(options: SpawnGroupOptions): Promise<GroupHandl
     stderr,
     exited,
     tag,
-    options.sandboxed === true,
+    sandboxed,
   );
   installExitHook();
   unconfirmed.add(handle);

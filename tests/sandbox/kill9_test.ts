@@ -2,7 +2,10 @@
  * `kill -9` of toolhost mid-call: a confined tool (and a confined session with a bound
  * call in flight) whose processes left the group with setsid — nothing survives toolhost
  * (`--die-with-parent` ends each sandbox, and with it its PID namespace). A `/proc`
- * scan for the marker finds 0 processes afterwards.
+ * scan for the marker finds 0 processes afterwards. Also `kill -9` at the first sight
+ * of the sandbox, while bwrap is still setting it up: `--die-with-parent` is not armed
+ * yet then (bubblewrap #633), and the dead man's switch (lib/process/dead_man.ts) must
+ * end it.
  */
 
 import assert from "node:assert/strict";
@@ -49,7 +52,24 @@ const FILES = {
   "app/tools/web_harness.mjs": { text: HARNESS, mode: 0o755 },
 };
 
-async function killMidCall(tool: string, args: Record<string, string>, mark: string, want: number) {
+/** Processes of the tool itself: the marked ones that are not bwrap's own. */
+function toolProcesses(mark: string): number[] {
+  return markerProcesses(mark).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/comm`, "latin1").trim() !== "bwrap";
+    } catch {
+      return false;
+    }
+  });
+}
+
+async function killMidCall(
+  tool: string,
+  args: Record<string, string>,
+  mark: string,
+  want: number,
+  count: (mark: string) => number[] = toolProcesses,
+) {
   await using ws = await tempWorkspace(TOML, FILES);
   const child = cliCommand(
     [
@@ -66,7 +86,8 @@ async function killMidCall(tool: string, args: Record<string, string>, mark: str
     { env: { PATH: "/usr/bin:/bin", ATTACK_MARK: mark }, stdout: "null", stderr: "null" },
   ).spawn();
   // Wait for the condition (the marked processes run), not for a clock.
-  while (markerProcesses(mark).length < want) {
+  // toolhost's own command line carries the mark too (in --args): not one of them.
+  while (count(mark).filter((pid) => pid !== child.pid).length < want) {
     const done = await Promise.race([
       child.status.then(() => true),
       new Promise<false>((r) => setTimeout(() => r(false), 50)),
@@ -91,4 +112,13 @@ Deno.test("kill -9 of toolhost mid-call: a confined session and its bound call e
   const mark = `THMARK${crypto.randomUUID().replaceAll("-", "")}`;
   // The harness's setsid'd sleeper, and the bound call's sleeper.
   await killMidCall("slow_app", {}, mark, 2);
+});
+
+Deno.test("kill -9 of toolhost at the first sight of its sandbox: nothing outlives it", async () => {
+  if (skip) return printSkip("kill -9 (sandbox set-up)", skip);
+  // Three times: each lands somewhere else in bwrap's set-up.
+  for (let i = 0; i < 3; i++) {
+    const mark = `THMARK${crypto.randomUUID().replaceAll("-", "")}`;
+    await killMidCall("contain_app", { case: "sleeper", mark }, mark, 1, markerProcesses);
+  }
 });

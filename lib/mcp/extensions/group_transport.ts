@@ -30,6 +30,7 @@ import { SpawnError, spawnFailureFromCode } from "../../process/spawn_error.ts";
 import { GROUP_TAG_VAR, newGroupTag, reapEscapesConfirmed } from "../../process/escape_reaper.ts";
 import type { GuardLimit, RunGuard } from "../../process/run_guard.ts";
 import { type Confine, killSandboxInit } from "../../process/sandbox_init.ts";
+import { armDeadMan, bindDeadMan, disarmDeadMan } from "../../process/dead_man.ts";
 
 /** Options of {@link ProcessGroupTransport}. */
 export interface GroupTransportOptions {
@@ -123,6 +124,9 @@ export class ProcessGroupTransport implements Transport {
     const inner = o.confine?.wrap(o.command, o.args ?? [], o.cwd, []) ??
       { command: o.command, args: o.args ?? [] };
     const argv = o.guard?.wrap(inner.command, inner.args) ?? inner;
+    // bwrap's --die-with-parent has windows after clone; the dead man's switch has none.
+    const confined = o.confine !== undefined;
+    if (confined) armDeadMan(this.#tag);
     const child = spawn(argv.command, argv.args, {
       cwd: this.#opts.cwd,
       env: { ...this.#opts.env, [GROUP_TAG_VAR]: this.#tag },
@@ -132,17 +136,20 @@ export class ProcessGroupTransport implements Transport {
     });
     this.#child = child;
     if (child.pid === undefined) {
+      if (confined) disarmDeadMan(this.#tag);
       const code = await new Promise<string | undefined>((resolve) => {
         child.once("error", (e: Error & { code?: string }) => resolve(e.code));
       });
       await this.#opts.guard?.settle({ exitCode: null, signal: null });
       throw new SpawnError(spawnFailureFromCode(code));
     }
+    if (confined) bindDeadMan(this.#tag, child.pid);
     this.record = recordProcess(child.pid);
     live.add(this.record);
     installExitHook();
     child.on("error", () => {});
     this.#exited = new Promise((resolve) => child.once("exit", () => resolve()));
+    if (confined) child.once("exit", () => disarmDeadMan(this.#tag));
     // A leader that exits while a descendant holds stdout open still ends the connection.
     child.once("exit", () => setTimeout(() => void this.close(), 200).unref?.());
     this.#opts.guard?.watch(this.record, (kind) => {

@@ -1,0 +1,205 @@
+/**
+ * A dead man's switch for sandboxes: one small `/bin/sh` watcher per toolhost process,
+ * in a session of its own, that holds the read end of a pipe toolhost alone writes to.
+ * Each confined group's id is written to it when the group is spawned and struck off when
+ * the group is gone. When toolhost dies — `kill -9` included — the kernel closes the
+ * write end, the watcher reads end-of-file and SIGKILLs every group still listed; killing
+ * a sandbox's group kills its PID namespace's init, and with it every process inside.
+ *
+ * Why: `bwrap --die-with-parent` arms `PR_SET_PDEATHSIG` only after `clone`, in the outer
+ * process and (later, after the mounts are set up) in the namespace's init. A toolhost
+ * killed inside that window leaves the sandbox running (bubblewrap issue #633). The pipe
+ * has no window: end-of-file comes whenever toolhost dies, before or after the watcher
+ * starts reading.
+ *
+ * @module
+ */
+
+import { type ChildProcess, spawn } from "node:child_process";
+import { closeSync, openSync, readdirSync, readlinkSync, writeSync } from "node:fs";
+import { GROUP_TAG_VAR } from "./escape_reaper.ts";
+
+/**
+ * The watcher. Lines: `+ TAG` (a group is about to be spawned), `= TAG PID` (it was,
+ * as group PID), `- TAG` (it is gone). On end-of-file: SIGKILL each listed group; one
+ * that never got its PID is found by its tag in `/proc/<pid>/environ` (its leader's
+ * environment carries `_TOOLHOST_GROUP_TAG`), so even a toolhost killed between the
+ * spawn and the `=` line leaves nothing.
+ */
+const WATCHER = `trap '' HUP INT TERM PIPE
+live=' '
+while read -r op t p; do
+  case "$t" in ''|*[!0-9a-f]*) continue ;; esac
+  case "$op" in
+    +) live="$live$t:0 " ;;
+    =) case "$p" in ''|*[!0-9]*) continue ;; esac
+       case "$live" in *" $t:0 "*) live="\${live%% $t:0 *} \${live#* $t:0 }$t:$p " ;; esac ;;
+    -) case "$live" in *" $t:"*) e="\${live#* $t:}"; e="\${e%% *}"
+       live="\${live%% $t:$e *} \${live#* $t:$e }" ;; esac ;;
+  esac
+done
+for e in $live; do
+  t="\${e%%:*}"; p="\${e#*:}"
+  if [ "$p" = 0 ]; then
+    p=$(grep -l -a -F -e "$1=$t" /proc/[0-9]*/environ 2>/dev/null | sed -n 's|^/proc/\\([0-9]*\\)/environ$|\\1|p')
+  fi
+  for q in $p; do kill -9 -"$q" 2>/dev/null; kill -9 "$q" 2>/dev/null; done
+done
+`;
+
+interface Watcher {
+  child: ChildProcess;
+  /** A synchronous writer of one line, or undefined when the pipe broke. */
+  write: (line: string) => boolean;
+}
+
+let watcher: Watcher | undefined;
+/** Armed groups: tag → leader PID (0 until bound). */
+const armed = new Map<string, number>();
+
+/** An fd of this process open on the same pipe as the child's stdin, reopened for writing. */
+function reopenPipe(childPid: number): number | undefined {
+  let target: string;
+  try {
+    target = readlinkSync(`/proc/${childPid}/fd/0`);
+  } catch {
+    return undefined;
+  }
+  if (!target.startsWith("pipe:")) return undefined; // Node gives a socketpair
+  let n = 0;
+  for (const name of readdirSync("/proc/self/fd")) {
+    if (++n > 65_536) break;
+    try {
+      if (readlinkSync(`/proc/self/fd/${name}`) === target) {
+        return openSync(`/proc/self/fd/${name}`, "w"); // O_CLOEXEC: no child inherits it
+      }
+    } catch { /* closed meanwhile */ }
+  }
+  return undefined;
+}
+
+function startWatcher(): Watcher | undefined {
+  let child: ChildProcess;
+  try {
+    child = spawn("/bin/sh", ["-c", WATCHER, "toolhost-dead-man", GROUP_TAG_VAR], {
+      detached: true,
+      stdio: ["pipe", "ignore", "ignore"],
+      env: { PATH: "/usr/bin:/bin" },
+      windowsHide: true,
+    });
+  } catch {
+    return undefined;
+  }
+  if (child.pid === undefined) return undefined;
+  child.on("error", () => {});
+  const stdin = child.stdin!;
+  stdin.on("error", () => {});
+  const fd = reopenPipe(child.pid);
+  let write: Watcher["write"];
+  if (fd !== undefined) {
+    // Deno: a pipe, reopened; writes reach the kernel before this call returns.
+    stdin.destroy();
+    write = (line) => {
+      try {
+        writeSync(fd, line);
+        return true;
+      } catch {
+        try {
+          closeSync(fd);
+        } catch { /* already */ }
+        return false;
+      }
+    };
+  } else {
+    // Node: a socketpair; libuv writes at once when nothing is queued.
+    (stdin as unknown as { unref?: () => void }).unref?.();
+    write = (line) => !stdin.destroyed && (stdin.write(line), true);
+  }
+  child.unref();
+  child.once("exit", () => {
+    if (watcher?.child === child) watcher = undefined;
+  });
+  return { child, write };
+}
+
+function send(line: string): void {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    if (watcher === undefined) {
+      watcher = startWatcher();
+      if (watcher === undefined) return;
+      // A new watcher knows nothing yet: tell it every group still armed, then stop.
+      const all = [...armed].map(([t, p]) => `+ ${t}\n` + (p === 0 ? "" : `= ${t} ${p}\n`));
+      if (watcher.write(all.join("") || "\n")) return;
+      watcher = undefined;
+      continue;
+    }
+    if (watcher.write(line)) return;
+    watcher = undefined;
+  }
+}
+
+const TAG = /^[0-9a-f]{1,64}$/;
+
+/**
+ * List the group tagged `tag` (its `_TOOLHOST_GROUP_TAG`) with the watcher, before it is
+ * spawned: if this process dies before {@link disarmDeadMan}, the group is SIGKILLed.
+ * Then {@link bindDeadMan} its leader's PID as soon as it is known.
+ *
+ * @example
+ * ```ts
+ * import { armDeadMan, bindDeadMan, disarmDeadMan } from "./dead_man.ts";
+ * import { spawn } from "node:child_process";
+ * armDeadMan("c0ffee");
+ * const c = spawn("/bin/sleep", ["5"], { detached: true, env: { _TOOLHOST_GROUP_TAG: "c0ffee" } });
+ * bindDeadMan("c0ffee", c.pid!);
+ * c.kill("SIGKILL");
+ * disarmDeadMan("c0ffee");
+ * ```
+ */
+export function armDeadMan(tag: string): void {
+  if (!TAG.test(tag) || armed.has(tag)) return;
+  armed.set(tag, 0);
+  send(`+ ${tag}\n`);
+}
+
+/**
+ * Tell the watcher the leader PID (= process group id) of the armed group `tag`.
+ *
+ * @example
+ * ```ts
+ * import { bindDeadMan } from "./dead_man.ts";
+ * bindDeadMan("c0ffee", 12345); // not armed: nothing happens
+ * ```
+ */
+export function bindDeadMan(tag: string, pgid: number): void {
+  if (armed.get(tag) !== 0 || !Number.isSafeInteger(pgid) || pgid <= 1) return;
+  armed.set(tag, pgid);
+  send(`= ${tag} ${pgid}\n`);
+}
+
+/**
+ * Strike group `tag` off the watcher's list (the group has ended).
+ *
+ * @example
+ * ```ts
+ * import { disarmDeadMan } from "./dead_man.ts";
+ * disarmDeadMan("c0ffee"); // a group that was never armed: nothing happens
+ * ```
+ */
+export function disarmDeadMan(tag: string): void {
+  if (!armed.delete(tag)) return;
+  if (watcher !== undefined) send(`- ${tag}\n`);
+}
+
+/**
+ * Host PID of the watcher, if one runs (tests).
+ *
+ * @example
+ * ```ts
+ * import { deadManPid } from "./dead_man.ts";
+ * deadManPid(); // undefined until a confined group was armed
+ * ```
+ */
+export function deadManPid(): number | undefined {
+  return watcher?.child.pid;
+}
