@@ -39,32 +39,49 @@ Deno.test("policy denies an extension tool call before it reaches the server", a
 
 Deno.test("a denied first call to an extension tool starts no server", async () => {
   // Issue 6: "No process, directory or session is touched for a denied call".
+  // The server is started through `sh`, whose first act is to note the start in a file:
+  // a denied call that started the server (even just spawned it) leaves that line behind
+  // before the call returns, with no clock to wait on. The allowed call after it proves
+  // the witness works in this very setup (one start, by the allowed call).
   const tmp = await tempWorkspace("", { "app/README.md": "# app\n" });
   try {
-    const pidFile = `${tmp.root}/fx.pid`;
+    const starts = `${tmp.root}/fx.starts`;
     const toml = `[artifacts.app]\npath = "app"\n\n[artifacts.app.evals.review]\n` +
       `audience = "agent"\nextensions = ["fx"]\n\n[plugins]\nenable = ["policy"]\n\n` +
-      `[plugins.policy]\ndefault = "deny"\n\n` +
+      `[plugins.policy]\ndefault = "allow"\n\n[[plugins.policy.rules]]\neffect = "deny"\n` +
+      `tools = ["echo_fx"]\nmatch = [{ pointer = "/text", pattern = "^blocked" }]\n` +
+      `reason = "blocked text"\n\n` +
       extensionToml("fx", {
-        command: "deno",
-        args: fixtureServerArgs(),
-        env: { FIXTURE_PIDFILE: pidFile },
+        command: "sh",
+        args: [
+          "-c",
+          'echo started >> "$FX_STARTS"; exec "$@"',
+          "sh",
+          "deno",
+          ...fixtureServerArgs(),
+        ],
+        env: { FX_STARTS: starts },
       });
     Deno.writeTextFileSync(`${tmp.root}/toolhost.toml`, toml);
     const ws = await loadWorkspace(tmp.root);
     const reg = await Registry.open(ws, "app/review", { stateDir: `${tmp.root}/.state` });
     const source = evalToolSource(reg);
-    try {
-      const denied = await source.call("echo_fx", { text: "hello" });
-      assert.equal(denied.isError, true);
-      await new Promise((r) => setTimeout(r, 300));
-      let started = true;
+    const startCount = () => {
       try {
-        Deno.statSync(pidFile);
-      } catch {
-        started = false;
+        return Deno.readTextFileSync(starts).split("\n").filter((l) => l === "started").length;
+      } catch (e) {
+        if (e instanceof Deno.errors.NotFound) return 0;
+        throw e;
       }
-      assert.equal(started, false, "the extension server was started for a denied call");
+    };
+    try {
+      const denied = await source.call("echo_fx", { text: "blocked1" });
+      assert.equal(denied.isError, true);
+      assert.match(JSON.stringify(denied), /blocked text/);
+      assert.equal(startCount(), 0, "the extension server was started for a denied call");
+      const allowed = await source.call("echo_fx", { text: "hello" });
+      assert.equal(allowed.isError, false, JSON.stringify(allowed));
+      assert.equal(startCount(), 1, "the allowed call started exactly one server");
     } finally {
       await source.close();
     }
