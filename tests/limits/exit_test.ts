@@ -33,8 +33,10 @@ const running = () => readdirSync("/proc").some((p) => {
   try { return readFileSync("/proc/" + p + "/cmdline", "latin1").includes(marker); } catch { return false; }
 });
 while (!running()) await new Promise((r) => setTimeout(r, 10));
-// The watchdog's interval is due before this timeout: it has walked the tree since.
-await new Promise((r) => setTimeout(r, 100));
+// Let the watchdog walk the tree: its 10 ms interval is due before each of these timeouts,
+// so it ticks in (nearly) every turn however late a busy machine runs them. Counted turns,
+// not a clock: a late wake-up still gives it its ticks.
+for (let i = 0; i < 50; i++) await new Promise((r) => setTimeout(r, 10));
 Deno.exit(0);
 `;
 

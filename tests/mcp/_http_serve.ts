@@ -57,7 +57,7 @@ export async function serveHttp(
       text += value;
     }
   })();
-  await waitFor(() => /on (http:\S+)/.test(text) || /toolhost: /.test(text), 20_000);
+  await waitFor(() => /on (http:\S+)/.test(text) || /toolhost: /.test(text), 60_000);
   const m = /on (http:\S+)/.exec(text);
   if (!m) {
     child.kill("SIGKILL");

@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
-import { CLI, REPO } from "./_helpers.ts";
+import { CLI, REPO, waitFor } from "./_helpers.ts";
 
 const TOML = `[artifacts.app]
 path = "app"
@@ -87,6 +87,10 @@ Deno.test("stdio on FIFOs: an 850 KiB response survives the client closing stdin
       stdout: "piped",
       stderr: "piped",
     }).spawn();
+    let stderr = "";
+    const stderrDone = (async () => {
+      for await (const t of child.stderr.pipeThrough(new TextDecoderStream())) stderr += t;
+    })();
     const w = child.stdin.getWriter();
     await w.write(new TextEncoder().encode(lines([...INIT, READ_BIG])));
     // Close stdin as soon as the response starts arriving: the rest is still queued.
@@ -100,12 +104,16 @@ Deno.test("stdio on FIFOs: an 850 KiB response survives the client closing stdin
       if (!closed && Buffer.concat(chunks).includes('"id":2')) {
         closed = true;
         await w.close();
-        // Stop reading for a while: the server ends the connection with output queued.
-        await new Promise((r) => setTimeout(r, 1000));
+        // Stop reading until the server has ended the connection and cleaned up with
+        // output still queued: what it wrote must still reach us whole.
+        assert.ok(
+          await waitFor(() => /cleanup confirmed/.test(stderr), 120_000),
+          `the server never ended the connection:\n${stderr}`,
+        );
       }
     }
     const status = await child.status;
-    const stderr = new TextDecoder().decode(await new Response(child.stderr).arrayBuffer());
+    await stderrDone;
     assert.equal(status.code, 0, stderr);
     assertBigRead(Buffer.concat(chunks).toString("utf8"));
     assert.match(stderr, /cleanup confirmed/);
