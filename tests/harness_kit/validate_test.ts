@@ -109,9 +109,9 @@ const CONTEXT = {
 
 Deno.test("pattern is never evaluated: no backtracking blow-up", () => {
   const schema = { type: "object", properties: { s: { type: "string", pattern: "(a+)+b" } } };
-  const t0 = performance.now();
+  // The string does not match: no error means the pattern was not evaluated (a timing
+  // bound here would be a clock assertion on a shared machine; the result says it all).
   assert.deepEqual(validateArgs(schema, { s: "a".repeat(40) + "c" }), []);
-  assert.ok(performance.now() - t0 < 1000);
 });
 
 Deno.test("an RE2-only pattern is no crash and no refusal", async () => {
