@@ -6,11 +6,9 @@
  */
 
 import type { ArtifactStore } from "../artifacts/store.ts";
-import { guardCall } from "../plugins/plugin_tools.ts";
+import { InvocationError } from "../errors/errors.ts";
 import type { CallOptions, Registry, ToolListing } from "../registry/registry.ts";
 import { errorResult, type ToolResult } from "../results/types.ts";
-import { ExtensionHost, type ExtensionHostOptions } from "./extensions/host.ts";
-import { registryHostOptions } from "./extensions/trust_options.ts";
 import { unknownToolMessage } from "../registry/selection.ts";
 
 /** A set of tools an MCP server publishes. */
@@ -30,11 +28,12 @@ export interface ToolSource {
 }
 
 /**
- * The tools of an open registry plus the extensions its eval admits. Registry tools are
- * called through `registry.call` exactly as `tools call` does; extension tools through
- * the {@link ExtensionHost}. Closing stops extension servers and then the registry
- * (its sessions and state); both are attempted even when one fails, and the first
- * failure is rethrown.
+ * The tools of an open registry, its extensions' included, as an MCP server publishes
+ * them. Every call goes through `registry.call` exactly as `tools call` does (extension
+ * tools through the registry's extension host, with the same plugin hooks). Listing is
+ * live: extension servers a current lock cannot stand in for are started to list them
+ * (with a lock, lazy ones stay unstarted until their first call). Closing closes the
+ * registry, which stops the extension servers too, and confirms cleanup.
  *
  * @example
  * ```ts
@@ -44,50 +43,29 @@ export interface ToolSource {
  * // await source.close();
  * ```
  */
-export function evalToolSource(reg: Registry, hostOpts: ExtensionHostOptions = {}): ToolSource {
-  const own = new Set(reg.list().map((t) => t.name));
-  const evalId = reg.selection.evalId;
-  const host = evalId === undefined
-    ? new ExtensionHost(reg.workspace, [], hostOpts)
-    : ExtensionHost.forEval(reg.workspace, evalId, {
-      env: reg.env,
-      ...registryHostOptions(reg), // lock and artifact spill
-      ...hostOpts,
-      reserved: own,
-    });
-  let closing: Promise<void> | undefined;
+export function evalToolSource(reg: Registry): ToolSource {
+  const host = reg.extensions;
+  const own = () => reg.list().filter((t) => t.extension === undefined);
+  const list = async () => [...own(), ...(await host?.list() ?? [])];
   return {
     artifacts: reg.artifacts,
     toolSessionsRunning: () =>
       reg.sessions.sessions().filter((s) => s.phase === "starting" || s.phase === "ready").length,
-    async list() {
-      return [...reg.list(), ...(await host.list())];
-    },
+    list,
     async call(name, args, opts = {}) {
-      if (own.has(name)) return await reg.call(name, args, opts);
-      // A published extension tool is `<tool>_<extension>`: the suffix says which server
-      // without starting it, so a call the plugins deny starts nothing (issue 6).
-      if (host.servers.some((s) => name.endsWith(`_${s.decl.name}`))) {
-        // Extension calls pass the same plugin hooks (policy, audit, redaction) as every call.
-        return await guardCall(reg.plugins, name, args, opts, () => host.call(name, args, opts));
+      try {
+        return await reg.call(name, args, opts);
+      } catch (e) {
+        if (!(e instanceof InvocationError)) throw e;
+        // Every published name, extensions' included, for the hint.
+        const names = (await list()).map((t) => t.name);
+        return errorResult(`${unknownToolMessage(name, names, "this eval")}.`);
       }
-      // Every published name, extensions' included, for the hint.
-      const names = [...own, ...(await host.list()).map((t) => t.name)];
-      return errorResult(`${unknownToolMessage(name, names, "this eval")}.`);
     },
-    close() {
-      closing ??= closeBoth(host, reg);
-      return closing;
-    },
+    close: () => reg.close(),
     // Only extension servers can change what is published.
-    ...(host.servers.length > 0
+    ...(host !== undefined && host.servers.length > 0
       ? { onToolsChanged: (listener: () => void) => host.onToolsChanged(listener) }
       : {}),
   };
-}
-
-async function closeBoth(host: ExtensionHost, reg: Registry): Promise<void> {
-  const results = await Promise.allSettled([host.close(), reg.close()]);
-  const failed = results.find((r) => r.status === "rejected");
-  if (failed) throw (failed as PromiseRejectedResult).reason;
 }

@@ -29,6 +29,8 @@ import { callListedTool, guardCall } from "../plugins/plugin_tools.ts";
 import { openRegistryLock } from "../lock/open_lock.ts";
 import { lockInputs, watchLockedPrograms } from "./lock_state.ts";
 import type { RegistryLock } from "../lock/registry_lock.ts";
+import type { ExtensionHost } from "../mcp/extensions/host.ts";
+import { openRegistryExtensions, type RegistryExtensionOptions } from "./registry_extensions.ts";
 import {
   findTool,
   type RegisteredTool,
@@ -39,6 +41,7 @@ import {
 
 export type { ToolListing } from "../results/tool_listing.ts";
 export type { CallOptions } from "../runtime/call_host.ts";
+export type { RegistryExtensionOptions } from "./registry_extensions.ts";
 
 /** Options for {@link Registry.open}. */
 export interface RegistryOptions {
@@ -66,6 +69,13 @@ export interface RegistryOptions {
    * discarded.
    */
   stderr?: (chunk: Uint8Array) => void;
+  /**
+   * The eval's extensions (`[extensions.NAME]`): where to report skipped tools and failed
+   * starts (`log`, default: nowhere), the stop grace (`graceMs`, default 2000) and the
+   * restart backoff of dead servers (`restart`). Servers start on the first call to one
+   * of their tools (or a live listing), never at open.
+   */
+  extensions?: RegistryExtensionOptions;
 }
 
 /** The error of a call made after `close()` began. */
@@ -138,6 +148,7 @@ export class Registry implements CallHost {
   stderr: ((chunk: Uint8Array) => void) | undefined;
   #lock: RegistryLock | undefined;
   #guard: PinGuard | undefined;
+  #extensions: ExtensionHost | undefined;
 
   /** Use {@link Registry.open}. */
   constructor(
@@ -199,6 +210,8 @@ export class Registry implements CallHost {
       reg.#lock = await openRegistryLock(ws, () => lockInputs(source), opts.lock);
       const locked = reg.#lock?.locked;
       if (locked) watchLockedPrograms(guard, { workspace: ws, selection, env, locked });
+      const own = new Set(reg.list().map((t) => t.name));
+      reg.#extensions = await openRegistryExtensions(reg, own, opts.extensions);
     } catch (e) {
       await reg.close().catch(() => {});
       throw e;
@@ -227,13 +240,26 @@ export class Registry implements CallHost {
   }
 
   /**
-   * The tools this eval publishes, then (agent evals) `get_artifact_field` and
-   * `search_artifact_content`. Creates nothing, runs nothing.
+   * The tools this eval publishes, then (agent evals) `get_artifact_field`,
+   * `search_artifact_content` and plugin tools, then its extensions' tools (each with
+   * `extension` set): with a current `toolhost.lock`, from the lock before their server
+   * has started and from its verified live list after; without a lock, only those of
+   * servers something listed live (`serve`'s `tools/list`). Creates nothing, runs
+   * nothing, starts no server.
    */
   list(): ToolListing[] {
     const listed = this.selection.audience === "agent" ? this.plugins.listedTools() : [];
     const all = [...listTools(this.selection), ...listed];
-    return this.#lock ? this.#lock.neutralize(all) : all;
+    const own = this.#lock ? this.#lock.neutralize(all) : all;
+    return [...own, ...(this.#extensions?.published() ?? [])];
+  }
+
+  /**
+   * The eval's extension servers (undefined: it admits none). Listing them live with
+   * `extensions.list()` starts the servers a lock cannot stand in for.
+   */
+  get extensions(): ExtensionHost | undefined {
+    return this.#extensions;
   }
 
   /** Execution-path provenance: `{ executionPaths: { TOOL: { PATH: sha256 } } }`. */
@@ -275,6 +301,12 @@ export class Registry implements CallHost {
     }
     if (this.selection.audience === "agent" && this.plugins.tool(name)?.tool.alwaysListed) {
       return (o) => callListedTool(this.plugins, name, args, o);
+    }
+    const host = this.#extensions;
+    if (host?.serves(name) && !this.selection.tools.some((t) => t.name === name)) {
+      // The `_<extension>` suffix says which server without starting it, so a call the
+      // plugins deny starts nothing; extension calls pass the same hooks as every call.
+      return (o) => guardCall(this.plugins, name, args, o, () => host.call(name, args, o));
     }
     const tool = this.tool(name);
     return (o) => callTool(this, tool, args, o);
@@ -341,7 +373,13 @@ export class Registry implements CallHost {
     for (const ctl of this.#inflight.keys()) ctl.abort(CLOSED);
     await Promise.allSettled(this.#inflight.values());
     try {
-      await closeRegistry(this);
+      // Extension servers and tool sessions both stop; the first failure is rethrown.
+      const results = await Promise.allSettled([
+        this.#extensions?.close(),
+        closeRegistry(this),
+      ]);
+      const failed = results.find((r) => r.status === "rejected");
+      if (failed) throw (failed as PromiseRejectedResult).reason;
     } finally {
       await removeSessionSubtree(join(this.stateDir, "artifacts"), this.id);
       await this.plugins.close();

@@ -21,4 +21,6 @@ export interface ToolListing {
   description: string;
   /** Input JSON Schema (root type object). */
   inputSchema: Record<string, unknown>;
+  /** The extension an extension tool comes from (`[extensions.NAME]`); absent for others. */
+  extension?: string;
 }

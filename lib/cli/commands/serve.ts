@@ -111,7 +111,9 @@ export function serveCommand(io: CliIo, done: (code: number) => void): Command {
     if (o.lock === false) warnLockDisabled((l) => io.err(l));
     const lock = o.lock !== false;
     const open = async (): Promise<ToolSource> =>
-      evalToolSource(await Registry.open(ws, evalId, { stateDir, lock }), { log });
+      evalToolSource(
+        await Registry.open(ws, evalId, { stateDir, lock, extensions: { log } }),
+      );
     if (o.http !== undefined) await serveHttp(evalId, o, open, log);
     else await serveOnStdio(evalId, open, log);
     done(EXIT.ok);

@@ -122,6 +122,8 @@ export class ExtensionHost {
   /** Servers that must be listed live from now on (a call or a readiness check). */
   readonly #live = new Set<ExtensionServer>();
   readonly #activating = new Map<ExtensionServer, Promise<void>>();
+  /** What the latest listing published (or {@link ExtensionHost.prelist} found). */
+  #published?: ToolListing[];
 
   /** Create a host for `decls`; nothing runs until the first list or call. */
   constructor(ws: Workspace, decls: ExtensionDecl[], opts: ExtensionHostOptions = {}) {
@@ -161,6 +163,30 @@ export class ExtensionHost {
   /** Published tools of every admitted extension; a server that fails contributes none. */
   async list(): Promise<ToolListing[]> {
     return [...(await this.#tools()).values()].map((t) => t.listing);
+  }
+
+  /**
+   * The tools as last published, listing and starting nothing: the latest listing's,
+   * else what {@link ExtensionHost.prelist} found, else none.
+   */
+  published(): ToolListing[] {
+    return [...(this.#published ?? [])];
+  }
+
+  /**
+   * Publish what needs no server started — with a lock, the locked listings of the
+   * extensions that may start (lazy) and the locked names of those held back — for
+   * {@link ExtensionHost.published}. Without a lock it finds nothing. Starts nothing.
+   */
+  async prelist(): Promise<void> {
+    if (this.#published !== undefined || this.#opts.lock === undefined) return;
+    const found = [...(await this.#collect(true)).values()].map((t) => t.listing);
+    this.#published ??= found;
+  }
+
+  /** Whether `name` is named like a tool of one of these extensions (`<tool>_<NAME>`). */
+  serves(name: string): boolean {
+    return this.servers.some((s) => name.endsWith(`_${s.decl.name}`));
   }
 
   /** Differences from the lock found by the latest listing (starts servers to find out). */
@@ -215,6 +241,7 @@ export class ExtensionHost {
   async #serverTools(
     s: ExtensionServer,
     drift: Drift[],
+    noStart: boolean,
   ): Promise<Tool[] | { held: Drift[] } | undefined> {
     const held = (await this.#opts.lock?.serverDrift(s.decl)) ?? [];
     if (held.length > 0) {
@@ -233,7 +260,7 @@ export class ExtensionHost {
         return locked as Tool[];
       }
     }
-    if (this.#opts.listOnly) return undefined;
+    if (this.#opts.listOnly || noStart) return undefined;
     try {
       return await s.listTools();
     } catch (e) {
@@ -242,10 +269,11 @@ export class ExtensionHost {
     }
   }
 
-  async #collect(): Promise<Map<string, PublishedTool>> {
+  /** Every server's published tools; `noStart`: only what the lock lists (kept apart). */
+  async #collect(noStart = false): Promise<Map<string, PublishedTool>> {
     const drift: Drift[] = [];
     const lists = await Promise.all(
-      this.servers.map(async (s) => ({ s, tools: await this.#serverTools(s, drift) })),
+      this.servers.map(async (s) => ({ s, tools: await this.#serverTools(s, drift, noStart) })),
     );
     const out = new Map<string, PublishedTool>();
     for (const { s, tools } of lists) {
@@ -263,7 +291,9 @@ export class ExtensionHost {
         );
       }
     }
+    if (noStart) return out;
     this.#drift = drift;
+    this.#published = [...out.values()].map((t) => t.listing);
     return out;
   }
 
@@ -322,9 +352,10 @@ export class ExtensionHost {
     const description = cleaned !== ""
       ? cutUnits(cleaned, LIMITS.maxDescriptionUnits)
       : `Tool \`${remote}\` of extension \`${server.decl.name}\`.`;
+    const extension = server.decl.name;
     const listing = blocked
-      ? { name, description: BLOCKED_DESCRIPTION, inputSchema: { type: "object" } }
-      : { name, description, inputSchema: t.inputSchema as Record<string, unknown> };
+      ? { name, description: BLOCKED_DESCRIPTION, inputSchema: { type: "object" }, extension }
+      : { name, description, inputSchema: t.inputSchema as Record<string, unknown>, extension };
     const fingerprint = toolFingerprint(t);
     return { listing, server, remoteName: remote, schema, fingerprint, blocked };
   }

@@ -6,12 +6,32 @@
  * @module
  */
 
+import type { ArtifactStore } from "../../artifacts/store.ts";
 import { ExtensionLockCheck } from "../../lock/extension_lock.ts";
-import type { Registry } from "../../registry/registry.ts";
+import type { RegistryLock } from "../../lock/registry_lock.ts";
+import type { Workspace } from "../../workspace/types.ts";
 import type { ExtensionHostOptions } from "./host.ts";
 
+/** What {@link registryHostOptions} reads of an open registry. */
+export interface RegistryTrust {
+  /** The workspace. */
+  readonly workspace: Workspace;
+  /** The eval served (undefined: an Artifact selection, which has no extensions). */
+  readonly selection: { readonly evalId?: string };
+  /** The author's environment. */
+  readonly env: Record<string, string>;
+  /** The state directory (hidden from confined servers). */
+  readonly stateDir: string;
+  /** Where oversized results become artifacts. */
+  readonly artifactDir: string;
+  /** The registry's artifact store. */
+  readonly artifacts: ArtifactStore;
+  /** The verified lock, if one applies. */
+  readonly lock: RegistryLock | undefined;
+}
+
 /**
- * `{ artifacts, lock }` for `ExtensionHost.forEval` from an open registry.
+ * `{ artifacts, stateDir, lock }` for `ExtensionHost.forEval` from an open registry.
  *
  * @example
  * ```ts
@@ -19,7 +39,7 @@ import type { ExtensionHostOptions } from "./host.ts";
  * // ExtensionHost.forEval(reg.workspace, evalId, { ...registryHostOptions(reg) });
  * ```
  */
-export function registryHostOptions(reg: Registry): ExtensionHostOptions {
+export function registryHostOptions(reg: RegistryTrust): ExtensionHostOptions {
   const out: ExtensionHostOptions = {
     artifacts: { dir: reg.artifactDir, store: reg.artifacts },
     stateDir: reg.stateDir, // hidden from confined servers

@@ -1,0 +1,45 @@
+/**
+ * The extensions an open registry serves (issue 18): one {@link ExtensionHost} per
+ * registry, created with the registry's lock and artifact home. With a current
+ * `toolhost.lock` their tools are published from the lock at open — no server is
+ * started — so `Registry.list()` shows them; the first call starts the server and
+ * verifies its live tool list against the lock. Without a lock nothing is listed until
+ * something lists them live (`serve`'s `tools/list`), as before.
+ *
+ * @module
+ */
+
+import { ExtensionHost, type ExtensionHostOptions } from "../mcp/extensions/host.ts";
+import { registryHostOptions, type RegistryTrust } from "../mcp/extensions/trust_options.ts";
+import { evalExtensions } from "../workspace/parse_extensions.ts";
+
+/** Options of the extensions a registry serves (see `RegistryOptions.extensions`). */
+export type RegistryExtensionOptions = Pick<ExtensionHostOptions, "log" | "graceMs" | "restart">;
+
+/**
+ * The extension host of an open registry, or undefined when its eval admits none.
+ * `reserved`: the names the registry itself publishes (extension tools never shadow them).
+ * Starts no server.
+ *
+ * @example
+ * ```ts
+ * import { openRegistryExtensions } from "./registry_extensions.ts";
+ * // const host = await openRegistryExtensions(reg, new Set(reg.list().map((t) => t.name)));
+ * ```
+ */
+export async function openRegistryExtensions(
+  reg: RegistryTrust,
+  reserved: ReadonlySet<string>,
+  opts: RegistryExtensionOptions = {},
+): Promise<ExtensionHost | undefined> {
+  const evalId = reg.selection.evalId;
+  if (evalId === undefined || evalExtensions(reg.workspace, evalId).length === 0) return undefined;
+  const host = ExtensionHost.forEval(reg.workspace, evalId, {
+    env: reg.env,
+    ...registryHostOptions(reg),
+    ...opts,
+    reserved,
+  });
+  await host.prelist();
+  return host;
+}
