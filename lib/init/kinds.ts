@@ -16,6 +16,15 @@ export type InitKind = typeof INIT_KINDS[number];
 /** Longest NAME of a harness: its bound tools `NAME_set` / `NAME_get` must fit in 64. */
 export const MAX_HARNESS_NAME = 60;
 
+/** The templates of `toolhost init harness NAME --template T` (absent: the key-value one). */
+export const HARNESS_TEMPLATES = ["browser"] as const;
+
+/** One `--template` of `toolhost init harness`. */
+export type HarnessTemplate = typeof HARNESS_TEMPLATES[number];
+
+/** Longest NAME of a browser harness: its tool `NAME_console_logs` must fit in 64. */
+export const MAX_BROWSER_NAME = 64 - "_console_logs".length;
+
 /**
  * Is `s` a kind `toolhost init` scaffolds?
  *
@@ -31,9 +40,43 @@ export function isInitKind(s: string): s is InitKind {
 }
 
 /**
+ * Check `template` (only `harness` has templates): throws {@linkcode InvocationError}
+ * (exit 2) for a template of another kind or one that does not exist.
+ *
+ * @example
+ * ```ts
+ * import { checkTemplate } from "./kinds.ts";
+ * checkTemplate("harness", "browser"); // "browser"
+ * checkTemplate("json-tool", undefined); // undefined
+ * ```
+ */
+export function checkTemplate(
+  kind: InitKind,
+  template: string | undefined,
+): HarnessTemplate | undefined {
+  if (template === undefined) return undefined;
+  if (kind !== "harness") {
+    throw new InvocationError(
+      `--template is for a harness only (toolhost init harness NAME --template ${
+        HARNESS_TEMPLATES.join("|")
+      })`,
+    );
+  }
+  if (!(HARNESS_TEMPLATES as readonly string[]).includes(template)) {
+    throw new InvocationError(
+      `--template must be one of ${
+        HARNESS_TEMPLATES.join(", ")
+      } (or absent, for the key-value harness)`,
+    );
+  }
+  return template as HarnessTemplate;
+}
+
+/**
  * Check `kind` and `name`; throws {@linkcode InvocationError} (exit 2) when the kind is
  * unknown or the name breaks `[a-z0-9][a-z0-9_-]*` / at most 64 characters (60 for a
- * harness, whose bound tools are `NAME_set` and `NAME_get`).
+ * harness, whose bound tools are `NAME_set` and `NAME_get`; 51 for a browser harness,
+ * whose longest is `NAME_console_logs`).
  *
  * @example
  * ```ts
@@ -41,7 +84,11 @@ export function isInitKind(s: string): s is InitKind {
  * checkKindAndName("json-tool", "greet"); // "json-tool"
  * ```
  */
-export function checkKindAndName(kind: string, name: string): InitKind {
+export function checkKindAndName(
+  kind: string,
+  name: string,
+  template?: HarnessTemplate,
+): InitKind {
   if (!isInitKind(kind)) {
     throw new InvocationError(`the kind must be one of ${INIT_KINDS.join(", ")}`);
   }
@@ -53,6 +100,11 @@ export function checkKindAndName(kind: string, name: string): InitKind {
   if (kind === "harness" && name.length > MAX_HARNESS_NAME) {
     throw new InvocationError(
       `a harness NAME is at most ${MAX_HARNESS_NAME} characters, so that its tools NAME_set and NAME_get fit in 64`,
+    );
+  }
+  if (template === "browser" && name.length > MAX_BROWSER_NAME) {
+    throw new InvocationError(
+      `a browser harness NAME is at most ${MAX_BROWSER_NAME} characters, so that its tool NAME_console_logs fits in 64`,
     );
   }
   return kind;

@@ -131,3 +131,81 @@ args = ["get"]
 execution_paths = [{{EXEC_PATH_TOML}}]
 input_schema = { type = "object", properties = { key = { type = "string", minLength = 1, maxLength = 100 } }, required = ["key"], additionalProperties = false }
 `;
+
+/**
+ * The declarations of a browser tool session (`--template browser`) and its six bound
+ * json tools. Confined: the session reads the eval's Artifacts and Chromium's `/etc`
+ * files, writes only its session directory (the Chromium profile), and has no network
+ * but its own loopback (the harness's web app); Chromium is driven over a pipe.
+ *
+ * @example
+ * ```ts
+ * import { BROWSER_DECLARATION } from "./manifest_templates.ts";
+ * console.log(BROWSER_DECLARATION.includes("_screenshot]")); // true
+ * ```
+ */
+export const BROWSER_DECLARATION: string = `
+# Added by \`toolhost init {{KIND}} {{NAME}} --template browser\`: a browser tool session
+# (headless Chromium, open between calls) and the tools bound to it. It starts on the first
+# call of a bound tool and is stopped, with every Chromium process, when the eval ends.
+[artifacts.{{ARTIFACT}}.views.agent_sessions.{{NAME}}]
+start = { command = {{COMMAND_TOML}}, args = ["start"], execution_paths = [{{EXEC_PATHS_TOML}}] }
+stop = { command = {{COMMAND_TOML}}, args = ["stop"], execution_paths = [{{EXEC_PATHS_TOML}}] }
+# Confined (bubblewrap) — start, bound calls and stop: this eval's Artifacts read-only,
+# the session dir (Chromium's profile) writable, no network but the session's own
+# loopback, where the harness serves its page. Chromium reads its /etc files.
+# An interpreter outside /usr (nvm, asdf, ...) needs its folder in sandbox_read too.
+sandbox = "read"
+sandbox_read = ["/etc/chromium.d", "/etc/chromium", "/etc/fonts"]
+
+[artifacts.{{ARTIFACT}}.views.agent_tools.{{NAME}}_open_url]
+session = "{{NAME}}"
+description = "Open a URL in the {{NAME}} browser of {artifactName}: its local app (a path such as /, or http://127.0.0.1:PORT/...) or a file: URL inside the scope."
+protocol = "json"
+command = {{COMMAND_TOML}}
+args = ["open_url"]
+execution_paths = [{{EXEC_PATHS_TOML}}]
+input_schema = { type = "object", properties = { url = { type = "string", minLength = 1, maxLength = 2000 } }, required = ["url"], additionalProperties = false }
+
+[artifacts.{{ARTIFACT}}.views.agent_tools.{{NAME}}_click]
+session = "{{NAME}}"
+description = "Click the first element matching a CSS selector in the {{NAME}} browser tab."
+protocol = "json"
+command = {{COMMAND_TOML}}
+args = ["click"]
+execution_paths = [{{EXEC_PATHS_TOML}}]
+input_schema = { type = "object", properties = { selector = { type = "string", minLength = 1, maxLength = 500 } }, required = ["selector"], additionalProperties = false }
+
+[artifacts.{{ARTIFACT}}.views.agent_tools.{{NAME}}_type_text]
+session = "{{NAME}}"
+description = "Focus the element matching a CSS selector in the {{NAME}} browser tab and type text into it."
+protocol = "json"
+command = {{COMMAND_TOML}}
+args = ["type_text"]
+execution_paths = [{{EXEC_PATHS_TOML}}]
+input_schema = { type = "object", properties = { selector = { type = "string", minLength = 1, maxLength = 500 }, text = { type = "string", maxLength = 10000 } }, required = ["selector", "text"], additionalProperties = false }
+
+[artifacts.{{ARTIFACT}}.views.agent_tools.{{NAME}}_snapshot]
+session = "{{NAME}}"
+description = "A text outline of the {{NAME}} browser tab's page (at most 64 KiB, marked when cut)."
+protocol = "json"
+command = {{COMMAND_TOML}}
+args = ["snapshot"]
+execution_paths = [{{EXEC_PATHS_TOML}}]
+
+[artifacts.{{ARTIFACT}}.views.agent_tools.{{NAME}}_screenshot]
+session = "{{NAME}}"
+description = "A PNG screenshot of the {{NAME}} browser tab's viewport (at most 4 MiB, downscaled when larger)."
+protocol = "json"
+command = {{COMMAND_TOML}}
+args = ["screenshot"]
+execution_paths = [{{EXEC_PATHS_TOML}}]
+
+[artifacts.{{ARTIFACT}}.views.agent_tools.{{NAME}}_console_logs]
+session = "{{NAME}}"
+description = "The {{NAME}} browser tab's console output since the last call (bounded)."
+protocol = "json"
+command = {{COMMAND_TOML}}
+args = ["console_logs"]
+execution_paths = [{{EXEC_PATHS_TOML}}]
+`;

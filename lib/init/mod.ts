@@ -15,9 +15,13 @@
 
 export {
   checkKindAndName,
+  checkTemplate,
+  HARNESS_TEMPLATES,
+  type HarnessTemplate,
   INIT_KINDS,
   type InitKind,
   isInitKind,
+  MAX_BROWSER_NAME,
   MAX_HARNESS_NAME,
 } from "./kinds.ts";
 export { fillTemplate } from "./fill.ts";

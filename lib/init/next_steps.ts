@@ -61,7 +61,9 @@ export function formatScaffoldReport(r: ScaffoldReport, o: ReportOptions = {}): 
   const test = shellQuote(r.files[1].path);
   const args = shellQuote(JSON.stringify(r.example.args));
   const lines = [
-    `Created ${r.kind} \`${r.name}\` in Artifact \`${r.artifactId}\`:`,
+    `Created ${
+      r.template === undefined ? "" : `${r.template} `
+    }${r.kind} \`${r.name}\` in Artifact \`${r.artifactId}\`:`,
     ...rows.map(([p, what]) => `  ${p.padEnd(width)}${what}`),
     `Agents see ${r.tools.join(", ")} in eval ${r.evalId}.`,
     "",
@@ -76,6 +78,12 @@ export function formatScaffoldReport(r: ScaffoldReport, o: ReportOptions = {}): 
     `  toolhost tools call ${r.example.tool} --eval ${r.evalId} --args ${args}`,
     `  toolhost serve --eval ${r.evalId}`,
   ];
+  if (r.template === "browser") {
+    lines.push(
+      "The browser needs Chromium (Debian: apt-get install chromium; elsewhere set CHROMIUM);",
+      "the test SKIPs, saying so, without it.",
+    );
+  }
   if (r.kind === "harness") {
     lines.push(
       "Each `tools call` runs in its own session (started, then stopped and cleaned);",

@@ -9,10 +9,15 @@
 import { publishedName } from "../workspace/names.ts";
 import { posix } from "node:path";
 import { fillTemplate } from "./fill.ts";
+import { BROWSER_DRIVER } from "./browser_driver_template.ts";
+import { BROWSER_FILES, BROWSER_PAGE } from "./browser_files_template.ts";
+import { BROWSER_PROGRAM } from "./browser_program_template.ts";
+import { BROWSER_TEST } from "./browser_test_template.ts";
 import { HARNESS_PROGRAM, HARNESS_TEST } from "./harness_templates.ts";
 import { JSON_TOOL_PROGRAM, JSON_TOOL_TEST } from "./json_tool_templates.ts";
-import type { InitKind } from "./kinds.ts";
+import type { HarnessTemplate, InitKind } from "./kinds.ts";
 import {
+  BROWSER_DECLARATION,
   EVAL_DECLARATION,
   HARNESS_DECLARATION,
   JSON_TOOL_DECLARATION,
@@ -36,7 +41,7 @@ export interface PlannedFile {
 
 /** Everything one scaffold writes. */
 export interface ScaffoldPlan {
-  /** Files to create, program first. */
+  /** Files to create: the program, its test, then the files the program loads. */
   files: PlannedFile[];
   /** The whole text of a new manifest, or undefined when it exists. */
   newManifest?: string;
@@ -48,6 +53,13 @@ export interface ScaffoldPlan {
   example: { tool: string; args: Record<string, unknown> };
 }
 
+/** A file besides the program and its test: `NAME<suffix>` in the Artifact folder. */
+interface ExtraFile {
+  suffix: string;
+  text: string;
+  role: string;
+}
+
 interface KindTemplates {
   program: string;
   extension: string;
@@ -56,6 +68,8 @@ interface KindTemplates {
   role: string;
   tools: (name: string) => string[];
   exampleArgs: (name: string) => Record<string, unknown>;
+  /** Modules and data the program loads (mode 0o644), in its execution paths too. */
+  extras?: ExtraFile[];
 }
 
 const KINDS: Record<InitKind, KindTemplates> = {
@@ -88,6 +102,32 @@ const KINDS: Record<InitKind, KindTemplates> = {
   },
 };
 
+const BROWSER_ACTIONS = [
+  "open_url",
+  "click",
+  "type_text",
+  "snapshot",
+  "screenshot",
+  "console_logs",
+];
+
+const TEMPLATES: Record<HarnessTemplate, KindTemplates> = {
+  browser: {
+    program: BROWSER_PROGRAM,
+    extension: ".mjs",
+    test: BROWSER_TEST,
+    declaration: BROWSER_DECLARATION,
+    role: "the browser session harness: start, stop and its six tools (Node.js)",
+    tools: (name) => BROWSER_ACTIONS.map((a) => `${name}_${a}`),
+    exampleArgs: () => ({ url: "/" }),
+    extras: [
+      { suffix: "_browser.mjs", text: BROWSER_DRIVER, role: "Chromium over the DevTools pipe" },
+      { suffix: "_files.mjs", text: BROWSER_FILES, role: "its web app server and URL policy" },
+      { suffix: ".html", text: BROWSER_PAGE, role: "the page its app serves" },
+    ],
+  },
+};
+
 /** The relative URL from a folder `depth` levels below the root back to it. */
 function rootUrl(artifactPath: string): string {
   const depth = artifactPath.split("/").filter((s) => s !== "" && s !== ".").length;
@@ -95,7 +135,7 @@ function rootUrl(artifactPath: string): string {
 }
 
 /**
- * Plan the scaffold of `kind` `name` into `target`.
+ * Plan the scaffold of `kind` `name` into `target` (a harness from `template` when given).
  *
  * @example
  * ```ts
@@ -107,12 +147,21 @@ function rootUrl(artifactPath: string): string {
  * console.log(plan.files.map((f) => f.path)); // ["tools/greet.mjs", "tools/greet.test.mjs"]
  * ```
  */
-export function planScaffold(kind: InitKind, name: string, target: InitTarget): ScaffoldPlan {
-  const k = KINDS[kind];
+export function planScaffold(
+  kind: InitKind,
+  name: string,
+  target: InitTarget,
+  template?: HarnessTemplate,
+): ScaffoldPlan {
+  const k = template === undefined ? KINDS[kind] : TEMPLATES[template];
   const art = target.artifactId;
   const programFile = `${name}${k.extension}`;
   const programPath = posix.join(target.artifactPath, programFile);
   const testPath = posix.join(target.artifactPath, `${name}.test.mjs`);
+  const extras = (k.extras ?? []).map((e) => ({
+    ...e,
+    path: posix.join(target.artifactPath, `${name}${e.suffix}`),
+  }));
   const tools = k.tools(name).map((t) => publishedName(t, art));
   const vars: Record<string, string> = {
     NAME: name,
@@ -129,6 +178,8 @@ export function planScaffold(kind: InitKind, name: string, target: InitTarget): 
     ARTIFACT_PATH_TOML: JSON.stringify(target.artifactPath),
     COMMAND_TOML: JSON.stringify(`./${programFile}`),
     EXEC_PATH_TOML: JSON.stringify(programPath),
+    EXEC_PATHS_TOML: [programPath, ...extras.map((e) => e.path)].map((p) => JSON.stringify(p))
+      .join(", "),
   };
   const declarations = (target.declareEval ? EVAL_DECLARATION : "") + k.declaration;
   const plan: ScaffoldPlan = {
@@ -140,6 +191,12 @@ export function planScaffold(kind: InitKind, name: string, target: InitTarget): 
         mode: 0o644,
         role: "its test (node --test)",
       },
+      ...extras.map((e) => ({
+        path: e.path,
+        text: fillTemplate(e.text, vars),
+        mode: 0o644,
+        role: e.role,
+      })),
     ],
     tools,
     example: { tool: tools[0], args: k.exampleArgs(name) },

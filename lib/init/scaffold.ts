@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { DeclarationError } from "../errors/errors.ts";
 import { loadWorkspaceSync } from "../workspace/load_workspace.ts";
 import { MANIFEST_NAME } from "../workspace/manifest_file.ts";
-import { checkKindAndName, type InitKind } from "./kinds.ts";
+import { checkKindAndName, checkTemplate, type HarnessTemplate, type InitKind } from "./kinds.ts";
 import { appendToManifest, createManifest } from "./manifest_edit.ts";
 import { type PlannedFile, planScaffold } from "./plan.ts";
 import { resolveTarget, type TargetOptions } from "./target.ts";
@@ -22,14 +22,18 @@ import { existsError, UndoLog } from "./undo_log.ts";
 export interface ScaffoldOptions extends TargetOptions {
   /** `json-tool`, `plain-tool` or `harness`. */
   kind: string;
-  /** NAME: `[a-z0-9][a-z0-9_-]*`, at most 64 characters (60 for a harness). */
+  /** NAME: `[a-z0-9][a-z0-9_-]*`, at most 64 characters (60 for a harness, 51 for a browser). */
   name: string;
+  /** A harness template: `browser` (headless Chromium). Default: the key-value harness. */
+  template?: string;
 }
 
 /** What a scaffold created. */
 export interface ScaffoldReport {
   /** The kind. */
   kind: InitKind;
+  /** The harness template, when one was asked for. */
+  template?: HarnessTemplate;
   /** NAME. */
   name: string;
   /** Canonical workspace root. */
@@ -99,9 +103,10 @@ function refuseExisting(root: string, files: PlannedFile[]): void {
  * ```
  */
 export function scaffold(o: ScaffoldOptions): ScaffoldReport {
-  const kind = checkKindAndName(o.kind, o.name);
+  const template = checkTemplate(checkKindAndName(o.kind, o.name), o.template);
+  const kind = checkKindAndName(o.kind, o.name, template);
   const target = resolveTarget(o);
-  const plan = planScaffold(kind, o.name, target);
+  const plan = planScaffold(kind, o.name, target, template);
   refuseExisting(target.root, plan.files);
   const log = new UndoLog(target.root);
   let root = target.root;
@@ -125,6 +130,7 @@ export function scaffold(o: ScaffoldOptions): ScaffoldReport {
   const gitignore = ignoreStateDir(root);
   return {
     kind,
+    ...(template === undefined ? {} : { template }),
     name: o.name,
     root,
     gitignore,

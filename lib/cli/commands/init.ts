@@ -27,6 +27,15 @@ Kinds:
                NAME_set and NAME_get, that share state through the running
                harness
 
+Templates (harness only):
+  --template browser
+               headless Chromium as the session (NAME.mjs with NAME_browser.mjs,
+               NAME_files.mjs and the page NAME.html it serves) and six tools:
+               NAME_open_url, NAME_click, NAME_type_text, NAME_snapshot,
+               NAME_screenshot (a PNG) and NAME_console_logs; confined, no
+               network but its own loopback. Needs Chromium (Debian: apt-get
+               install chromium; elsewhere set CHROMIUM to its path)
+
 Each kind gets NAME.test.mjs, a test for \`node --test\` (set TOOLHOST_BIN to
 the toolhost executable to also run the tool through toolhost). The programs
 need only Node.js (or sh).
@@ -50,6 +59,8 @@ Exit codes: 0 created, 1 a file exists or the manifest would become invalid,
 interface InitOptions extends CommonOptions {
   /** The folder Artifact receiving the files. */
   artifact?: string;
+  /** A harness template (`browser`). */
+  template?: string;
 }
 
 /**
@@ -74,12 +85,13 @@ export function initCommand(io: CliIo, done: (code: number) => void): Command {
       "--artifact <id>",
       'folder Artifact for the files (default: "tools" in a new workspace, else the first folder Artifact)',
     )
+    .option("--template <name>", "harness template: browser (headless Chromium)")
     .option("--json", "print the report as JSON")
     .addHelpText("after", HELP_AFTER);
   withCommon(cmd).action((kind: string, name: string, o: InitOptions) => {
     let report;
     try {
-      report = scaffold({ kind, name, repo: o.repo, artifact: o.artifact });
+      report = scaffold({ kind, name, repo: o.repo, artifact: o.artifact, template: o.template });
     } catch (e) {
       if (e instanceof ScaffoldRolledBack) {
         io.err(
