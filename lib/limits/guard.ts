@@ -8,6 +8,7 @@
  * @module
  */
 
+import { reportCallEvent } from "../events/call_events.ts";
 import type { GuardExit, GuardLimit, RunGuard } from "../process/run_guard.ts";
 import type { ProcessRecord } from "../process/proc_identity.ts";
 import { onLastResort } from "../process/last_resort.ts";
@@ -146,6 +147,7 @@ class RlimitGuard implements RunGuard {
     this.#settled ??= (async () => {
       const kind = this.#classify(exit);
       await endTree(this.#tree);
+      if (kind !== null) reportCallEvent({ kind: "limit_breach", limit: kind });
       return kind;
     })();
     return this.#settled;
@@ -225,6 +227,7 @@ class CgroupGuard implements RunGuard {
       const kind = this.#ticker.breached ?? this.#check();
       await endTree(this.#tree);
       await this.#group.remove();
+      if (kind !== null) reportCallEvent({ kind: "limit_breach", limit: kind });
       return kind;
     })();
     return this.#settled;

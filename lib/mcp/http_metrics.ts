@@ -4,18 +4,25 @@
  * metrics are not polluted). Labels carry tool names only — names the session's client was
  * shown by `tools/list`, at most {@link MAX_TOOL_LABELS} distinct; anything else is
  * `unknown` (never listed: possibly a made-up name) or `other` (past the cap) —
- * and call outcomes; never argument values, paths or protected values.
+ * and call outcomes; extension restarts by declared extension name (at most
+ * {@link MAX_EXTENSION_LABELS}), lock mismatches by what differed (`tool`, `program`,
+ * `extension`) and limit breaches by limit (`memory`, `cpu`, `processes`), heard through
+ * `withCallEvents` around every call, listing and close of an instrumented source; never
+ * argument values, paths or protected values.
  *
  * @module
  */
 
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { ToolSource } from "./tool_source.ts";
+import { type CallEvent, withCallEvents } from "../events/call_events.ts";
 
 /** Path of the exposition. */
 export const METRICS_PATH = "/metrics";
 /** Most distinct `tool` label values; further names count as `other`. */
 export const MAX_TOOL_LABELS = 256;
+/** Most distinct `extension` label values; further names count as `other`. */
+export const MAX_EXTENSION_LABELS = 64;
 
 /** What the metrics read from the server when scraped. */
 export interface MetricsProbes {
@@ -39,6 +46,11 @@ export class ServeMetrics {
   readonly #calls: Counter<"tool" | "outcome">;
   readonly #duration: Histogram<"tool">;
   readonly #cleanupFailures: Counter;
+  readonly #restarts: Counter<"extension">;
+  readonly #lockMismatches: Counter<"what">;
+  readonly #breaches: Counter<"limit">;
+  readonly #extensions = new Set<string>();
+  readonly #hear = (e: CallEvent) => this.#count(e);
   readonly #tools = new Set<string>();
   readonly #open = new Set<ToolSource>();
 
@@ -63,6 +75,28 @@ export class ServeMetrics {
       help: "MCP sessions whose cleanup (tool sessions, extension servers) was not confirmed.",
       registers,
     });
+    this.#restarts = new Counter({
+      name: "toolhost_extension_restarts_total",
+      help: "Extension servers restarted after they died, by extension.",
+      labelNames: ["extension"],
+      registers,
+    });
+    this.#lockMismatches = new Counter({
+      name: "toolhost_lock_mismatches_total",
+      help: "Calls refused (LOCK_MISMATCH) because a tool, a program or an extension " +
+        "differs from toolhost.lock, by what differed.",
+      labelNames: ["what"],
+      registers,
+    });
+    this.#breaches = new Counter({
+      name: "toolhost_limit_breaches_total",
+      help: "Calls and tool sessions ended by a resource limit, by limit.",
+      labelNames: ["limit"],
+      registers,
+    });
+    // Every bounded series exists from the start, at 0.
+    for (const what of ["tool", "program", "extension"]) this.#lockMismatches.inc({ what }, 0);
+    for (const limit of ["memory", "cpu", "processes"]) this.#breaches.inc({ limit }, 0);
     new Gauge({
       name: "toolhost_mcp_sessions",
       help: "Live MCP sessions.",
@@ -102,7 +136,7 @@ export class ServeMetrics {
     this.#open.add(source);
     let closing: Promise<void> | undefined;
     const close = () =>
-      closing ??= source.close().then(() => {
+      closing ??= withCallEvents(this.#hear, () => source.close()).then(() => {
         this.#open.delete(source);
       }, (e) => {
         this.#open.delete(source);
@@ -112,7 +146,7 @@ export class ServeMetrics {
     // Names the client was shown by tools/list; listing here would start extension servers.
     let listed = new Set<string>();
     const list: ToolSource["list"] = async () => {
-      const tools = await source.list();
+      const tools = await withCallEvents(this.#hear, () => source.list());
       listed = new Set(tools.map((t) => t.name));
       return tools;
     };
@@ -120,7 +154,7 @@ export class ServeMetrics {
       const started = performance.now();
       let outcome = "internal";
       try {
-        const result = await source.call(name, args, opts);
+        const result = await withCallEvents(this.#hear, () => source.call(name, args, opts));
         outcome = result.isError ? "error" : "ok";
         return result;
       } finally {
@@ -130,6 +164,16 @@ export class ServeMetrics {
       }
     };
     return Object.assign(Object.create(source) as ToolSource, { list, call, close });
+  }
+
+  #count(e: CallEvent): void {
+    if (e.kind === "limit_breach") this.#breaches.inc({ limit: e.limit });
+    else if (e.kind === "lock_mismatch") this.#lockMismatches.inc({ what: e.what });
+    else {
+      const known = this.#extensions.has(e.extension);
+      if (!known && this.#extensions.size < MAX_EXTENSION_LABELS) this.#extensions.add(e.extension);
+      this.#restarts.inc({ extension: this.#extensions.has(e.extension) ? e.extension : "other" });
+    }
   }
 
   #label(name: string, listed: Set<string>): string {

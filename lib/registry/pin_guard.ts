@@ -13,6 +13,7 @@
  * @module
  */
 
+import { reportCallEvent } from "../events/call_events.ts";
 import { PreparationFailed } from "../errors/errors.ts";
 import { programDrift } from "../lock/compare.ts";
 import type { ProgramPins } from "../lock/lock_file.ts";
@@ -182,6 +183,7 @@ export class PinGuard {
       if (drift.length > 0) {
         const d = drift[0];
         const whose = tool === "" ? "a hook command" : `the tool ${showPath(tool)}`;
+        reportCallEvent({ kind: "lock_mismatch", what: "program" });
         return `LOCK_MISMATCH: program ${showPath(d.key ?? "")} ${showPath(d.path ?? "")} of ` +
           `${whose} differs from toolhost.lock (${d.change} since the registry opened). ` +
           "Review the change, then run `toolhost lock` to accept it";

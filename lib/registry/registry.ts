@@ -30,6 +30,7 @@ import { openRegistryLock } from "../lock/open_lock.ts";
 import { lockInputs, watchLockedPrograms } from "./lock_state.ts";
 import type { RegistryLock } from "../lock/registry_lock.ts";
 import type { ExtensionHost } from "../mcp/extensions/host.ts";
+import { reportCallEvent } from "../events/call_events.ts";
 import { openRegistryExtensions, type RegistryExtensionOptions } from "./registry_extensions.ts";
 import {
   findTool,
@@ -280,7 +281,10 @@ export class Registry implements CallHost {
   call(name: string, args: unknown, opts: CallOptions = {}): Promise<ToolResult> {
     if (this.#closing !== undefined) return Promise.resolve(errorResult(CLOSED));
     const refused = this.#lock?.refusal(name); // LOCK_MISMATCH
-    if (refused) return Promise.resolve(refused);
+    if (refused) {
+      reportCallEvent({ kind: "lock_mismatch", what: "tool" });
+      return Promise.resolve(refused);
+    }
     const run = this.#runner(name, args);
     const guard = this.#guard;
     if (guard === undefined || !guard.watchesHooks) return this.#track(opts, run);

@@ -8,36 +8,7 @@ import { tempWorkspace } from "../helpers/workspace.ts";
 import { ServeMetrics } from "../../lib/mcp/http_metrics.ts";
 import { E2E_FILES, e2eToml } from "./_helpers.ts";
 import { client, serveHttp } from "./_http_serve.ts";
-
-/** One sample of the exposition. */
-interface Sample {
-  name: string;
-  labels: Record<string, string>;
-  value: number;
-}
-
-/** Parse the Prometheus text format (comments skipped; labels must be well formed). */
-function parseExposition(text: string): Sample[] {
-  const out: Sample[] = [];
-  for (const line of text.split("\n")) {
-    if (line === "" || line.startsWith("#")) continue;
-    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    assert.ok(m, `not an exposition line: ${line}`);
-    const labels: Record<string, string> = {};
-    for (const l of (m[2] ?? "").matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)",?/g)) {
-      labels[l[1]] = l[2];
-    }
-    out.push({ name: m[1], labels, value: Number(m[3]) });
-  }
-  return out;
-}
-
-function value(samples: Sample[], name: string, labels: Record<string, string> = {}): number {
-  const s = samples.find((x) =>
-    x.name === name && Object.entries(labels).every(([k, v]) => x.labels[k] === v)
-  );
-  return s?.value ?? NaN;
-}
+import { parseExposition, value } from "./_exposition.ts";
 
 Deno.test("serve over HTTP: /metrics counts calls by tool and outcome, sessions; token; no values", async () => {
   await using tmp = await tempWorkspace("", E2E_FILES);

@@ -16,6 +16,7 @@
  * @module
  */
 
+import { reportCallEvent } from "../../events/call_events.ts";
 import type { Client } from "@modelcontextprotocol/sdk/client";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
@@ -193,6 +194,7 @@ export class ExtensionServer {
     }
     this.#policy.record();
     this.readiness.restarts = (this.readiness.restarts ?? 0) + 1;
+    reportCallEvent({ kind: "extension_restart", extension: this.decl.name });
   }
 
   async #open(): Promise<ExtensionConnection> {

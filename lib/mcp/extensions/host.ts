@@ -45,6 +45,7 @@ import {
   toolFingerprint,
 } from "./extension_server.ts";
 import type { RestartOptions } from "./restart_policy.ts";
+import { reportCallEvent } from "../../events/call_events.ts";
 
 async function startRefusal(
   lock: ExtensionLockCheck,
@@ -52,6 +53,7 @@ async function startRefusal(
 ): Promise<string | undefined> {
   const held = await lock.serverDrift(decl);
   if (held.length === 0) return undefined;
+  reportCallEvent({ kind: "lock_mismatch", what: "extension" });
   return `LOCK_MISMATCH: the extension \`${decl.name}\` was not started because it differs ` +
     `from toolhost.lock (${held.map(describeDrift).join("; ")}). Review the change, then run ` +
     "`toolhost lock` to accept it.";
@@ -384,7 +386,10 @@ export class ExtensionHost {
       }
     }
     if (!tool) return errorResult(`No tool \`${name}\` is available from this eval's extensions.`);
-    if (tool.blocked) return errorResult(lockRefusalText(name, tool.blocked));
+    if (tool.blocked) {
+      reportCallEvent({ kind: "lock_mismatch", what: "extension" });
+      return errorResult(lockRefusalText(name, tool.blocked));
+    }
     const admission = admitOrRefuse(args, tool.schema);
     if (!admission.ok) return admission.result;
     const admitted = admission.args;
