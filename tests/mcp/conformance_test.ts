@@ -5,8 +5,8 @@
  * server are listed, with reasons, in expected-failures.yml; the suite fails on any other
  * failure and on a listed scenario that passes. The suite needs Node 22 APIs, so it runs
  * under Deno (`deno run npm:...`, no config, no lockfile) — in CI too, as part of
- * `deno task test`, which .ci/run calls. Embedded-resource and mixed-content results come
- * from an extension (rich_server.ts), which toolhost passes through.
+ * `deno task test`, which .ci/run calls. Image, audio, embedded-resource and mixed-content
+ * results come from extensions (rich_server.ts), which toolhost passes through.
  */
 import assert from "node:assert/strict";
 import { REPO, serveArgs, waitFor } from "./_helpers.ts";
@@ -66,6 +66,7 @@ Deno.test("MCP conformance: every applicable server scenario passes", async () =
         "tools-list",
         "tools-call-simple-text",
         "tools-call-image",
+        "tools-call-audio",
         "tools-call-error",
         "tools-call-with-progress",
         "resources-list",
