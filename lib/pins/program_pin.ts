@@ -56,6 +56,8 @@ function identityKey(st: BigIntStats): string {
 
 const memo = new Map<string, string>();
 const MEMO_MAX = 256;
+/** Hashes in progress, by the same key as `memo`. */
+const hashing = new Map<string, Promise<string | undefined>>();
 
 /**
  * SHA-256 of the regular file `path` leads to (symlinks followed), or undefined when it
@@ -80,15 +82,21 @@ export async function programDigest(path: string): Promise<string | undefined> {
   const key = `${real}\0${identityKey(st)}`;
   const known = memo.get(key);
   if (known !== undefined) return known;
-  let digest: string;
+  // Extensions listed together often share a program (`deno`, `node`, `npx`): one hash of
+  // the same file, by the same identity, serves every concurrent request for it.
+  const running = hashing.get(key);
+  if (running !== undefined) return await running;
+  const digest = hashRegularFile(real, st).catch(() => undefined);
+  hashing.set(key, digest);
   try {
-    digest = await hashRegularFile(real, st);
-  } catch {
-    return undefined;
+    const done = await digest;
+    if (done === undefined) return undefined;
+    if (memo.size >= MEMO_MAX) memo.delete(memo.keys().next().value!);
+    memo.set(key, done);
+    return done;
+  } finally {
+    hashing.delete(key);
   }
-  if (memo.size >= MEMO_MAX) memo.delete(memo.keys().next().value!);
-  memo.set(key, digest);
-  return digest;
 }
 
 /**
