@@ -109,7 +109,7 @@ export function pngSize(bytes: Uint8Array): { width: number; height: number } {
 }
 
 /**
- * A copy of examples/browser in `dir` whose session is confined: `sandbox = "write"` (no
+ * A copy of examples/browser in `dir` whose session is confined: `sandbox = "read"` (no
  * network but the session's own loopback) with read access to what the harness needs
  * outside the workspace on this machine (harness-kit, lib/, deno and its cache, Chromium's
  * /etc files) — paths the checked-in example cannot name portably.
@@ -134,7 +134,7 @@ export function confinedCopy(dir: string): string {
     "/etc/fonts",
   ].filter((p) => existsSync(p));
   const toml = join(dir, "toolhost.toml");
-  const keys = `sandbox = "write"\nsandbox_read = ${JSON.stringify(read)}\n`;
+  const keys = `sandbox = "read"\nsandbox_read = ${JSON.stringify(read)}\n`;
   const text = readFileSync(toml, "utf8").replace(
     /(\[artifacts\.site\.views\.agent_sessions\.browser\]\n(?:.*\n){2})/,
     `$1${keys}`,

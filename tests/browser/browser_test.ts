@@ -77,6 +77,9 @@ Deno.test({
       assert.match(textOf(opened), /Opened http:\/\/127\.0\.0\.1:\d+\/ \(title: "Counter"\)/);
       const main = chromiumMain(state);
       assert.ok(main !== undefined, "no Chromium main process carries the marker");
+      // DevTools over the pipe: no port another local process could drive the browser with.
+      assert.match(procText(main, "cmdline"), /--remote-debugging-pipe/);
+      assert.doesNotMatch(procText(main, "cmdline"), /--remote-debugging-port/);
       const tree = markedProcesses(state);
       assert.ok(tree.length >= 3, "expected the harness, Chromium and its helpers");
       const group = pgidOf(main);
@@ -127,6 +130,11 @@ Deno.test({
         url: `file://${WORKSPACE}/site/index.html`,
       }) as Result;
       assert.notEqual(inScope.isError, true, textOf(inScope));
+      // Served by the harness's app from a file it opened and checked, not opened by Chromium.
+      assert.match(
+        textOf(inScope),
+        /Opened http:\/\/127\.0\.0\.1:\d+\/files\/[0-9a-f]{32}\/index\.html /,
+      );
     } finally {
       await reg.close();
     }
@@ -268,7 +276,7 @@ if (noSandbox !== undefined) console.log(`SKIP tests/browser confined session: $
 
 Deno.test({
   name:
-    'browser: confined with sandbox = "write", the session works on its loopback, off the host\'s network',
+    'browser: confined with sandbox = "read", the session works on its loopback, off the host\'s network',
   ignore: ignore || noSandbox !== undefined,
 }, async () => {
   const root = mkdtempSync(join(tmpdir(), "toolhost-browser-ws-"));

@@ -16,9 +16,10 @@
 import process from "node:process";
 import { image, json, sessionHarness, text } from "../../../../harness-kit/mod.ts";
 import { type App, serveApp } from "./app_server.ts";
-import { Cdp } from "./cdp.ts";
+import type { Cdp } from "./cdp.ts";
 import { type Browser, launchChromium } from "./chromium.ts";
 import { boundText, MAX_SNAPSHOT_BYTES, Page } from "./page.ts";
+import { scopeRoots } from "./scoped_file.ts";
 import { allowedUrl } from "./url_policy.ts";
 
 /** The session state. */
@@ -43,7 +44,7 @@ async function start(sessionDir: string): Promise<Session> {
     console.error("toolhost browser harness: Chromium exited; ending the session");
     process.exit(1);
   });
-  s.cdp = await Cdp.connect(browser.wsUrl);
+  s.cdp = browser.cdp;
   s.page = await Page.attach(s.cdp, WIDTH, HEIGHT);
   return s;
 }
@@ -79,8 +80,7 @@ await sessionHarness<Session>({
         additionalProperties: false,
       },
       handler: async (args, { state, scope }) => {
-        const roots = Object.values(scope).map((e) => e.path);
-        const url = allowedUrl(String(args.url), state.app.origin, roots);
+        const url = allowedUrl(String(args.url), state.app, scopeRoots(scope));
         const r = await state.page.open(url);
         return [text(`Opened ${r.url} (title: ${JSON.stringify(r.title)}).`), json(r)];
       },

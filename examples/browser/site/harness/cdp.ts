@@ -1,11 +1,19 @@
 /**
- * A minimal Chrome DevTools Protocol client over the web `WebSocket` API (no
- * dependency): one browser connection, commands routed to a flattened target session,
- * events delivered to listeners. Every command has a deadline; closing the socket fails
- * the pending ones.
+ * A minimal Chrome DevTools Protocol client over Chromium's pipe
+ * (`--remote-debugging-pipe`: NUL-terminated JSON messages, commands on the browser's fd 3,
+ * replies and events on its fd 4): no dependency, no `WebSocket` (Node 20 has none by
+ * default) and no DevTools port another local process could connect to. Commands are
+ * routed to a flattened target session, events delivered to listeners; every command has
+ * a deadline; a closed pipe fails the pending ones; a message is at most 32 MiB.
  *
  * @module
  */
+
+import { Buffer } from "node:buffer";
+import type { Readable, Writable } from "node:stream";
+
+/** Largest DevTools message (a 4 MiB PNG is ~5.6 MB of base64). */
+export const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
 
 /** A CDP event listener. */
 export type CdpListener = (params: Record<string, unknown>, sessionId?: string) => void;
@@ -16,35 +24,54 @@ interface Pending {
   timer: ReturnType<typeof setTimeout>;
 }
 
-/** A connection to a browser's DevTools WebSocket. */
+/** A connection to a browser's DevTools pipe. */
 export class Cdp {
-  #ws: WebSocket;
+  #out: Writable;
+  #input: Readable;
   #next = 1;
   #pending = new Map<number, Pending>();
   #listeners = new Map<string, Set<CdpListener>>();
   #closed = false;
-
-  private constructor(ws: WebSocket) {
-    this.#ws = ws;
-    ws.onmessage = (e) => this.#receive(String(e.data));
-    ws.onclose = () => this.#fail("the browser closed the DevTools connection");
-  }
+  #chunks: Buffer[] = [];
+  #size = 0;
 
   /**
-   * Connect to a DevTools WebSocket URL (`ws://127.0.0.1:PORT/devtools/browser/ID`).
+   * Talk over `out` (the browser's fd 3) and `input` (its fd 4).
    *
    * @example
    * ```ts ignore
-   * const cdp = await Cdp.connect("ws://127.0.0.1:9222/devtools/browser/x");
+   * const child = spawn("chromium", ["--headless=new", "--remote-debugging-pipe"], {
+   *   stdio: ["ignore", "ignore", "ignore", "pipe", "pipe"],
+   * });
+   * const cdp = new Cdp(child.stdio[3] as Writable, child.stdio[4] as Readable);
    * await cdp.send("Browser.getVersion");
    * ```
    */
-  static connect(url: string): Promise<Cdp> {
-    return new Promise((resolve, reject) => {
-      const ws = new WebSocket(url);
-      ws.onopen = () => resolve(new Cdp(ws));
-      ws.onerror = () => reject(new Error("could not connect to the browser's DevTools port"));
-    });
+  constructor(out: Writable, input: Readable) {
+    this.#out = out;
+    this.#input = input;
+    out.on("error", () => this.#fail("the browser closed its DevTools pipe"));
+    input.on("data", (chunk: Buffer) => this.#data(chunk));
+    input.on("close", () => this.#fail("the browser closed its DevTools pipe"));
+    input.on("error", () => this.#fail("the browser closed its DevTools pipe"));
+  }
+
+  #data(chunk: Buffer): void {
+    let start = 0;
+    for (let end = chunk.indexOf(0); end !== -1; end = chunk.indexOf(0, start)) {
+      this.#chunks.push(chunk.subarray(start, end));
+      this.#receive(Buffer.concat(this.#chunks).toString("utf8"));
+      this.#chunks = [];
+      this.#size = 0;
+      start = end + 1;
+    }
+    if (start === chunk.length) return;
+    this.#chunks.push(chunk.subarray(start));
+    this.#size += chunk.length - start;
+    if (this.#size > MAX_MESSAGE_BYTES) {
+      this.#fail("the browser sent an oversized DevTools message");
+      this.#input.destroy();
+    }
   }
 
   /** Send a command (to `sessionId`'s target when given); rejects after `timeoutMs`. */
@@ -62,7 +89,8 @@ export class Cdp {
         reject(new Error(`the browser did not answer ${method} in time`));
       }, timeoutMs);
       this.#pending.set(id, { resolve, reject, timer });
-      this.#ws.send(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }));
+      const msg = JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) });
+      this.#out.write(msg + "\0");
     });
   }
 
@@ -77,9 +105,8 @@ export class Cdp {
   /** Close the connection (pending commands fail). */
   close(): void {
     this.#fail("the browser connection was closed");
-    try {
-      this.#ws.close();
-    } catch { /* already closed */ }
+    this.#out.destroy();
+    this.#input.destroy();
   }
 
   #receive(raw: string): void {

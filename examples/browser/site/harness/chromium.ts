@@ -1,8 +1,8 @@
 /**
  * Launch headless Chromium for a session: its profile lives in the session directory
  * (so the session dir is in every browser process's command line or environment), it
- * stays in the harness's process group (toolhost's session group), and its DevTools
- * endpoint is read from its stderr (bounded).
+ * stays in the harness's process group (toolhost's session group), and it speaks the
+ * DevTools protocol on a pipe; it is ready when it answers its first command.
  *
  * @module
  */
@@ -11,13 +11,15 @@ import { Buffer } from "node:buffer";
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
 import process from "node:process";
+import type { Readable, Writable } from "node:stream";
+import { Cdp } from "./cdp.ts";
 
 /** A running browser. */
 export interface Browser {
   /** The browser's main process. */
   child: ChildProcess;
-  /** Its DevTools WebSocket URL. */
-  wsUrl: string;
+  /** Its DevTools connection (over the pipe). */
+  cdp: Cdp;
 }
 
 /** Options of {@linkcode launchChromium}. */
@@ -32,7 +34,9 @@ export interface LaunchOptions {
   height?: number;
 }
 
-const MAX_STDERR = 64 * 1024;
+const MAX_STDERR = 4096;
+/** How long Chromium may take to answer its first command (a busy machine). */
+const START_TIMEOUT_MS = 60_000;
 /** Length of `/org.chromium.Chromium.XXXXXX/SingletonSocket`. */
 const SINGLETON_SUFFIX = 46;
 
@@ -50,8 +54,7 @@ const SINGLETON_SUFFIX = 46;
 export function chromiumArgs(o: LaunchOptions): string[] {
   const args = [
     "--headless=new",
-    "--remote-debugging-port=0",
-    "--remote-debugging-address=127.0.0.1",
+    "--remote-debugging-pipe",
     `--user-data-dir=${join(o.sessionDir, "chromium-profile")}`,
     "--no-first-run",
     "--no-default-browser-check",
@@ -87,43 +90,38 @@ export function socketTmpDir(sessionDir: string): string {
 }
 
 /**
- * Start Chromium and wait for its DevTools line; rejects if it exits first.
+ * Start Chromium and wait until it answers over its pipe; rejects if it exits (or fails
+ * to answer) first, after writing its last stderr to the harness's stderr — the author's
+ * diagnostics, which toolhost never puts in a result.
  *
  * @example
  * ```ts ignore
  * const b = await launchChromium({ sessionDir: "/tmp/s" });
- * console.log(b.wsUrl);
+ * console.log(await b.cdp.send("Browser.getVersion"));
  * ```
  */
-export function launchChromium(o: LaunchOptions): Promise<Browser> {
+export async function launchChromium(o: LaunchOptions): Promise<Browser> {
   const exe = o.executable ?? process.env.TOOLHOST_CHROMIUM ?? "chromium";
   const env = { ...process.env, TMPDIR: socketTmpDir(o.sessionDir) };
-  const child = spawn(exe, chromiumArgs(o), { stdio: ["ignore", "ignore", "pipe"], env });
-  return new Promise((resolve, reject) => {
-    let buf = "";
-    let done = false;
-    child.once("error", () => {
-      done = true;
-      reject(new Error(`could not start ${exe}: is Chromium installed?`));
-    });
-    child.once("exit", () => {
-      // The author's diagnostics: stderr is theirs (toolhost never forwards it).
-      if (!done) console.error(buf.slice(-4096));
-      if (!done) reject(new Error("Chromium exited while starting"));
-      done = true;
-    });
-    child.stderr!.setEncoding("utf8");
-    child.stderr!.on("data", (chunk: string) => {
-      if (done) return; // keep draining, never keep
-      buf = (buf + chunk).slice(-MAX_STDERR);
-      const m = buf.match(
-        /DevTools listening on (ws:\/\/127\.0\.0\.1:\d+\/devtools\/browser\/[\w-]+)/,
-      );
-      if (m) {
-        done = true;
-        buf = "";
-        resolve({ child, wsUrl: m[1] });
-      }
-    });
+  const child = spawn(exe, chromiumArgs(o), {
+    stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"],
+    env,
   });
+  let stderr = "";
+  child.stderr!.setEncoding("utf8");
+  child.stderr!.on("data", (s: string) => stderr = (stderr + s).slice(-MAX_STDERR));
+  const died = new Promise<never>((_resolve, reject) => {
+    child.once("error", () => reject(new Error(`could not start ${exe}: is Chromium installed?`)));
+    child.once("exit", () => reject(new Error("Chromium exited while starting")));
+  });
+  died.catch(() => {});
+  const cdp = new Cdp(child.stdio[3] as Writable, child.stdio[4] as Readable);
+  try {
+    await Promise.race([cdp.send("Browser.getVersion", {}, undefined, START_TIMEOUT_MS), died]);
+  } catch (e) {
+    child.kill("SIGKILL");
+    if (stderr !== "") console.error(stderr);
+    throw e;
+  }
+  return { child, cdp };
 }

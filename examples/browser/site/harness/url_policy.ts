@@ -1,14 +1,13 @@
 /**
  * Which URLs `open_url` may open: http(s) on the harness's own app origin, and `file:`
- * URLs whose real path lies inside an Artifact of the eval's scope. Everything else is
- * refused.
+ * URLs of regular files inside an Artifact of the eval's scope — which Chromium never
+ * opens itself: the app serves them (see app_server.ts). Everything else is refused.
  *
  * @module
  */
 
-import { realpathSync } from "node:fs";
-import { sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import { FileRefused, readScopedFile } from "./scoped_file.ts";
 
 /** Thrown for a URL outside the policy (its message never repeats the URL). */
 export class UrlRefused extends Error {
@@ -16,46 +15,55 @@ export class UrlRefused extends Error {
   readonly code = "URL_REFUSED";
 }
 
-function inside(path: string, root: string): boolean {
-  return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
+/** What the policy needs of the app: its origin and a way to share a scope file. */
+export interface AppOrigin {
+  /** `http://127.0.0.1:PORT`. */
+  origin: string;
+  /** Share the folder of the scope file at `real`; the file's URL path. */
+  share(real: string, roots: string[]): string;
 }
 
 /**
  * Resolve `raw` (an absolute URL, or a path such as `/` on the app) to the URL to open;
- * throws {@linkcode UrlRefused} when it is not allowed.
+ * a `file:` URL becomes the app's URL of that file. `roots` are the scope's real paths.
+ * Throws {@linkcode UrlRefused} when it is not allowed.
  *
  * @example
  * ```ts
  * import { allowedUrl } from "./url_policy.ts";
- * allowedUrl("/", "http://127.0.0.1:8000", []); // "http://127.0.0.1:8000/"
+ * const app = { origin: "http://127.0.0.1:8000", share: () => "/" };
+ * allowedUrl("/", app, []); // "http://127.0.0.1:8000/"
  * ```
  */
-export function allowedUrl(raw: string, origin: string, scopeRoots: string[]): string {
+export function allowedUrl(raw: string, app: AppOrigin, roots: string[]): string {
   let url: URL;
   try {
-    url = new URL(raw, origin + "/");
+    url = new URL(raw, app.origin + "/");
   } catch {
     throw new UrlRefused("open_url: the url is not a valid URL.");
   }
   if (url.protocol === "http:" || url.protocol === "https:") {
-    if (url.origin !== origin || url.username !== "" || url.password !== "") {
+    if (url.origin !== app.origin || url.username !== "" || url.password !== "") {
       throw new UrlRefused(
-        `open_url: only the session's own app (${origin}) may be opened over http(s).`,
+        `open_url: only the session's own app (${app.origin}) may be opened over http(s).`,
       );
     }
     return url.href;
   }
   if (url.protocol === "file:") {
-    let real: string;
+    let path: string;
     try {
-      real = realpathSync(fileURLToPath(url));
+      path = fileURLToPath(url);
     } catch {
-      throw new UrlRefused("open_url: the file does not exist or cannot be resolved.");
+      throw new UrlRefused("open_url: the file URL is not a local path.");
     }
-    if (!scopeRoots.some((root) => inside(real, root))) {
-      throw new UrlRefused("open_url: the file is outside the eval's scope.");
+    try {
+      const { real } = readScopedFile(path, roots);
+      return app.origin + app.share(real, roots) + url.hash;
+    } catch (e) {
+      if (e instanceof FileRefused) throw new UrlRefused(`open_url: ${e.message}`);
+      throw e;
     }
-    return url.href;
   }
   throw new UrlRefused("open_url: only http, https and file URLs are allowed.");
 }
