@@ -1,14 +1,13 @@
 /**
- * Ending a sandbox (lib/sandbox) by its PID namespace: the group leader is `bwrap`, its
- * child is the namespace's init, and when that init dies the kernel kills every process
- * in the namespace — `setsid`, double forks and pid-hopping included — before the init
- * can be reaped. So SIGKILL of the init, once the leader has reaped it, proves nothing
- * of the sandbox still runs. Also the interface by which a sandbox reaches a spawn.
+ * A sandbox (lib/sandbox) seen from its spawn: the group leader is `bwrap`, its child is
+ * the namespace's init, and when that init dies the kernel kills every process in the
+ * namespace — `setsid`, double forks and pid-hopping included — before the init can be
+ * reaped (sandbox_end.ts ends it so). Also the interface by which a sandbox reaches a
+ * spawn.
  *
  * @module
  */
 
-import process from "node:process";
 import { readdirSync, readFileSync } from "node:fs";
 import { isSameProcess, type ProcessRecord, readProcStat } from "./proc_identity.ts";
 
@@ -51,32 +50,6 @@ export function childPids(pid: number): number[] {
     } catch { /* thread ended */ }
   }
   return out;
-}
-
-/**
- * SIGKILL the PID-namespace init of the sandbox led by `leader` (its direct children,
- * checked to still be children of this very leader). Returns how many were signalled.
- *
- * @example
- * ```ts
- * import { killSandboxInit } from "./sandbox_init.ts";
- * import { recordProcess } from "./proc_identity.ts";
- * import process from "node:process";
- * // killSandboxInit(recordProcess(bwrapPid));
- * ```
- */
-export function killSandboxInit(leader: ProcessRecord): number {
-  if (!isSameProcess(leader)) return 0;
-  let n = 0;
-  for (const pid of childPids(leader.pid)) {
-    const st = readProcStat(pid);
-    if (st === null || st.ppid !== leader.pid || pid <= 1 || pid === process.pid) continue;
-    try {
-      process.kill(pid, "SIGKILL");
-      n++;
-    } catch { /* gone */ }
-  }
-  return n;
 }
 
 /**

@@ -19,7 +19,7 @@ import {
   type TerminateReport,
 } from "./kill_group.ts";
 import { SpawnError, spawnFailureFromCode } from "./spawn_error.ts";
-import { killSandboxInit } from "./sandbox_init.ts";
+import { endSandbox } from "./sandbox_end.ts";
 import { armDeadMan, bindDeadMan, disarmDeadMan } from "./dead_man.ts";
 import {
   GROUP_TAG_VAR,
@@ -60,8 +60,9 @@ export interface SpawnGroupOptions {
   onStreams?: (stdout: Readable, stderr: Readable) => void;
   /**
    * The command is a sandbox (`bwrap` with a new PID namespace, lib/sandbox): ending the
-   * group first SIGKILLs the namespace's init, so the kernel ends every process inside,
-   * including those that left the group. Default false.
+   * group first SIGTERMs every process inside the namespace, waits the grace, then
+   * SIGKILLs the namespace's init, so the kernel ends every process inside, including
+   * those that left the group. Default false.
    */
   sandboxed?: boolean;
 }
@@ -174,8 +175,10 @@ class GroupHandleImpl implements GroupHandle {
 
   terminate(options: TerminateOptions = {}): Promise<TerminateReport> {
     const next = this.#chain.then(async () => {
-      // The namespace's init first: the kernel then ends everything in the sandbox.
-      if (this.sandboxed) killSandboxInit(this.record);
+      // A sandbox first: SIGTERM inside it, the grace, then its init's SIGKILL ends
+      // everything in it (bwrap forwards no signal; its own group's SIGTERM would end
+      // the sandbox at once).
+      if (this.sandboxed) await endSandbox(this.record, options.graceMs ?? 2000);
       const report = await terminateGroup(this.record, options);
       // The group is gone; so must be anything of it that left with setsid.
       const reaped = await reapEscapesConfirmed({

@@ -29,7 +29,8 @@ import {
 import { SpawnError, spawnFailureFromCode } from "../../process/spawn_error.ts";
 import { GROUP_TAG_VAR, newGroupTag, reapEscapesConfirmed } from "../../process/escape_reaper.ts";
 import type { GuardLimit, RunGuard } from "../../process/run_guard.ts";
-import { type Confine, killSandboxInit } from "../../process/sandbox_init.ts";
+import type { Confine } from "../../process/sandbox_init.ts";
+import { endSandbox } from "../../process/sandbox_end.ts";
 import { armDeadMan, bindDeadMan, disarmDeadMan } from "../../process/dead_man.ts";
 
 /** Options of {@link ProcessGroupTransport}. */
@@ -207,8 +208,9 @@ export class ProcessGroupTransport implements Transport {
       ]);
       clearTimeout(timer);
       const graceMs = this.limitHit ? 0 : this.#opts.graceMs ?? 2000;
-      // A sandbox ends by its PID namespace: everything inside goes with its init.
-      if (this.#opts.confine !== undefined) killSandboxInit(this.record);
+      // A sandbox ends by its PID namespace: SIGTERM inside, the grace, then everything
+      // inside goes with its init.
+      if (this.#opts.confine !== undefined) await endSandbox(this.record, graceMs);
       const ended = await terminateGroup(this.record, { graceMs });
       // The group is gone; so must be anything of it that left with setsid.
       const { pid, startTime } = this.record;
