@@ -20,6 +20,7 @@ import {
 } from "./kill_group.ts";
 import { SpawnError, spawnFailureFromCode } from "./spawn_error.ts";
 import { endSandbox } from "./sandbox_end.ts";
+import { endInit, readSandboxInfo, SANDBOX_INFO_FD, type SandboxInfo } from "./sandbox_info.ts";
 import { armDeadMan, bindDeadMan, disarmDeadMan } from "./dead_man.ts";
 import {
   GROUP_TAG_VAR,
@@ -143,6 +144,8 @@ class GroupHandleImpl implements GroupHandle {
   exitStatus: ExitStatus | null = null;
   readonly tag: string;
   readonly sandboxed: boolean;
+  /** A sandbox's init, as bwrap reported it (undefined when it did not). */
+  readonly #init: Promise<SandboxInfo | undefined>;
   #chain: Promise<unknown> = Promise.resolve();
   #confirmed = false;
 
@@ -152,18 +155,19 @@ class GroupHandleImpl implements GroupHandle {
     stderr: Readable,
     exited: Promise<ExitStatus>,
     tag: string,
-    sandboxed: boolean,
+    init: Promise<SandboxInfo | undefined> | undefined,
   ) {
     this.record = record;
     this.tag = tag;
-    this.sandboxed = sandboxed;
+    this.sandboxed = init !== undefined;
+    this.#init = init ?? Promise.resolve(undefined);
     this.stdout = stdout;
     this.stderr = stderr;
     this.exited = exited.then((s) => {
       this.exitStatus = s;
       // The leader (bwrap) is gone: its init has died or dies by its own death signal,
       // armed long before. A listed pid could now be reused by someone else's group.
-      if (sandboxed) disarmDeadMan(tag);
+      if (this.sandboxed) disarmDeadMan(tag);
       if (this.#confirmed) settled(this);
       return s;
     });
@@ -175,13 +179,11 @@ class GroupHandleImpl implements GroupHandle {
 
   terminate(options: TerminateOptions = {}): Promise<TerminateReport> {
     const next = this.#chain.then(async () => {
-      // A sandbox first: SIGTERM inside it, the grace, then its init's SIGKILL ends
-      // everything in it (bwrap forwards no signal; its own group's SIGTERM would end
-      // the sandbox at once).
-      if (this.sandboxed) await endSandbox(this.record, options.graceMs ?? 2000);
-      const report = await terminateGroup(this.record, options);
-      // The group is gone; so must be anything of it that left with setsid.
-      const reaped = await reapEscapesConfirmed({
+      const ended = this.sandboxed ? await this.#endSandbox(options) : undefined;
+      const report = ended ?? await terminateGroup(this.record, options);
+      // The group is gone; so must be anything of it that left with setsid (a sandbox
+      // ended by its init has nothing left anywhere: its PID namespace held it all).
+      const reaped = ended !== undefined || await reapEscapesConfirmed({
         tag: this.tag,
         pid: this.record.pid,
         startTime: this.record.startTime,
@@ -192,6 +194,34 @@ class GroupHandleImpl implements GroupHandle {
     });
     this.#chain = next.catch(() => undefined);
     return next;
+  }
+
+  /**
+   * End a sandbox: SIGTERM inside it, the grace, then its init's SIGKILL ends everything
+   * in it (bwrap forwards no signal; its own group's SIGTERM would end the sandbox at
+   * once). Confirmed by two facts, without a `/proc` scan: the init bwrap reported has
+   * ended, and bwrap (the leader) has exited. Undefined when either cannot be told:
+   * the caller then ends the group the unconfined way.
+   */
+  async #endSandbox(options: TerminateOptions): Promise<TerminateReport | undefined> {
+    const warned = await endSandbox(this.record, options.graceMs ?? 2000);
+    const bound = options.killBoundMs ?? 5000;
+    const init = await within(this.#init, bound);
+    if (init == null || !(await endInit(init, bound))) return undefined;
+    // bwrap exits as soon as its init has ended.
+    const status = await within(this.exited, bound);
+    return status === null ? undefined : { confirmed: true, signalled: warned };
+  }
+}
+
+/** `p`, or null when it has not settled within `ms`. */
+async function within<T>(p: Promise<T>, ms: number): Promise<T | null> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<null>((r) => (timer = setTimeout(() => r(null), ms)));
+  try {
+    return await Promise.race([p, late]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -219,7 +249,13 @@ export async function spawnGroup(options: SpawnGroupOptions): Promise<GroupHandl
     cwd: options.cwd,
     env: { ...options.env, [GROUP_TAG_VAR]: tag },
     detached: true,
-    stdio: ["pipe", "pipe", options.stderr === "ignore" ? "ignore" : "pipe"],
+    // A sandbox's bwrap writes its init to fd 3 (SANDBOX_INFO_FD, `--info-fd`).
+    stdio: [
+      "pipe",
+      "pipe",
+      options.stderr === "ignore" ? "ignore" : "pipe",
+      ...(sandboxed ? ["pipe" as const] : []),
+    ],
     windowsHide: true,
   });
   if (child.pid === undefined) {
@@ -237,14 +273,9 @@ export async function spawnGroup(options: SpawnGroupOptions): Promise<GroupHandl
     child.once("exit", (exitCode, signal) => resolve({ exitCode, signal }));
   });
   const stderr = child.stderr ?? Readable.from([]);
-  const handle = new GroupHandleImpl(
-    record,
-    child.stdout!,
-    stderr,
-    exited,
-    tag,
-    sandboxed,
-  );
+  const info = child.stdio[SANDBOX_INFO_FD] as Readable | null | undefined;
+  const init = sandboxed ? (info ? readSandboxInfo(info) : Promise.resolve(undefined)) : undefined;
+  const handle = new GroupHandleImpl(record, child.stdout!, stderr, exited, tag, init);
   installExitHook();
   unconfirmed.add(handle);
   options.onStreams?.(handle.stdout, handle.stderr);

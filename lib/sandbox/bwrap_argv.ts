@@ -15,6 +15,7 @@
 import { lstatSync, readlinkSync } from "node:fs";
 import process from "node:process";
 import type { SandboxPolicy } from "./policy.ts";
+import { SANDBOX_INFO_FD } from "../process/sandbox_info.ts";
 
 /** The resolved paths of one confined declaration (all absolute). */
 export interface SandboxPlan {
@@ -143,7 +144,8 @@ function planMounts(plan: SandboxPlan, run: SandboxRun): Mount[] {
 }
 
 /**
- * The command line that runs `run` confined by `plan` through `bwrap`.
+ * The command line that runs `run` confined by `plan` through `bwrap`. Its spawn must
+ * open file descriptor 3 as a pipe: bwrap writes the sandbox's init there.
  *
  * @example
  * ```ts
@@ -169,6 +171,9 @@ export function sandboxCommand(
     "--unshare-cgroup-try",
     ...(shareNet ? [] : ["--unshare-net"]),
     "--die-with-parent",
+    // The spawn reads the init's pid and PID namespace there (lib/process/sandbox_info.ts).
+    "--info-fd",
+    String(SANDBOX_INFO_FD),
     "--cap-drop",
     "ALL",
     ...systemMounts(),

@@ -31,6 +31,8 @@ import { GROUP_TAG_VAR, newGroupTag, reapEscapesConfirmed } from "../../process/
 import type { GuardLimit, RunGuard } from "../../process/run_guard.ts";
 import type { Confine } from "../../process/sandbox_init.ts";
 import { endSandbox } from "../../process/sandbox_end.ts";
+import { SANDBOX_INFO_FD } from "../../process/sandbox_info.ts";
+import type { Readable } from "node:stream";
 import { armDeadMan, bindDeadMan, disarmDeadMan } from "../../process/dead_man.ts";
 
 /** Options of {@link ProcessGroupTransport}. */
@@ -132,10 +134,12 @@ export class ProcessGroupTransport implements Transport {
       cwd: this.#opts.cwd,
       env: { ...this.#opts.env, [GROUP_TAG_VAR]: this.#tag },
       detached: true,
-      stdio: ["pipe", "pipe", "pipe"],
+      // A sandbox's bwrap writes its init to fd 3 (`--info-fd`); read and dropped here.
+      stdio: ["pipe", "pipe", "pipe", ...(confined ? ["pipe" as const] : [])],
       windowsHide: true,
     });
     this.#child = child;
+    (child.stdio[SANDBOX_INFO_FD] as Readable | null | undefined)?.resume();
     if (child.pid === undefined) {
       if (confined) disarmDeadMan(this.#tag);
       const code = await new Promise<string | undefined>((resolve) => {
