@@ -10,6 +10,7 @@ import { parseRequest, readStdin, RequestError } from "./request.ts";
 import { errorFromThrown, errorOutput, toResult } from "./result.ts";
 import type { JsonSchema, ResultObject, ToolContext, ToolOutput } from "./types.ts";
 import { validateArgs } from "./validate.ts";
+import { prepareFs } from "./lazy_fs.ts";
 
 /** A tool's handler: typed arguments and context in, content out (or a thrown error). */
 export type ToolHandler<A> = (args: A, context: ToolContext) => ToolOutput | Promise<ToolOutput>;
@@ -54,7 +55,9 @@ export async function runHandler<A>(
     }
   }
   try {
-    return toResult(await options.handler(args as A, context), context.outputDir);
+    const output = await options.handler(args as A, context);
+    await prepareFs(); // path images are measured with node:fs (loaded only then)
+    return toResult(output, context.outputDir);
   } catch (e) {
     console.error(e); // stderr is for the author; toolhost never forwards it
     return errorFromThrown(e);

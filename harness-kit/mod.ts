@@ -69,6 +69,17 @@ export type {
 } from "./testing.ts";
 
 /**
+ * The test helpers' module, named by a variable: Deno reads the whole graph of a literal
+ * `import("...")` when the importing module loads, which would make every tool that only
+ * imports the runtime helpers read and parse the registry's ~250 modules at start-up.
+ */
+const TESTING_MODULE = "./testing.ts";
+
+async function testing(): Promise<typeof import("./testing.ts")> {
+  return await import(TESTING_MODULE);
+}
+
+/**
  * Declare one command tool in a temporary workspace and call it through the real
  * registry (see testing.ts).
  *
@@ -80,8 +91,7 @@ export type {
  * ```
  */
 export async function testTool(options: TestToolOptions): Promise<ToolUnderTest> {
-  const m = await import("./testing.ts");
-  return await m.testTool(options);
+  return await (await testing()).testTool(options);
 }
 
 /**
@@ -96,6 +106,5 @@ export async function testTool(options: TestToolOptions): Promise<ToolUnderTest>
  * ```
  */
 export async function testSession(options: TestSessionOptions): Promise<SessionUnderTest> {
-  const m = await import("./testing.ts");
-  return await m.testSession(options);
+  return await (await testing()).testSession(options);
 }

@@ -8,9 +8,9 @@
 
 import { utf8Head } from "../lib/protocols/text_clean.ts";
 import { Buffer } from "node:buffer";
-import { statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { LIMITS } from "../lib/results/types.ts";
+import { fsNow } from "./lazy_fs.ts";
 import type { Block, ResultObject, ToolOutput } from "./types.ts";
 
 const BLOCK_TYPES = new Set(["text", "json", "image"]);
@@ -67,9 +67,13 @@ export function errorFromThrown(e: unknown): ResultObject {
 }
 
 function imageFileBytes(path: string, outputDir: string | undefined): number {
+  // fsNow() is undefined only on a Node < 20.16 before runHandler's loadFs(): toolhost
+  // still checks the file's size when it embeds it.
   if (outputDir === undefined) return 0;
+  const fs = fsNow();
+  if (fs === undefined) return 0;
   try {
-    return statSync(isAbsolute(path) ? path : resolve(outputDir, path)).size;
+    return fs.statSync(isAbsolute(path) ? path : resolve(outputDir, path)).size;
   } catch {
     return 0; // toolhost reports a missing file itself
   }

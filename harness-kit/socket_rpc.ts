@@ -7,10 +7,10 @@
  */
 
 import { Buffer } from "node:buffer";
-import { existsSync, unlinkSync } from "node:fs";
 import { createConnection, createServer, type Server, type Socket } from "node:net";
 import { join, relative } from "node:path";
 import process from "node:process";
+import { loadFs } from "./lazy_fs.ts";
 
 /** The socket's file name inside the session directory. */
 export const SOCKET_NAME = "harness.sock";
@@ -91,7 +91,6 @@ export type LineHandler = (message: unknown) => Promise<{ reply: unknown; after?
  * ```
  */
 export async function serveLines(path: string, handle: LineHandler): Promise<LineServer> {
-  if (existsSync(path)) unlinkSync(path);
   const server: Server = createServer((socket) => {
     socket.on("error", () => {});
     readLine(socket, MAX_REQUEST_LINE)
@@ -101,21 +100,37 @@ export async function serveLines(path: string, handle: LineHandler): Promise<Lin
         socket.end(`${JSON.stringify(reply)}\n`, () => after?.());
       });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(path, () => resolve());
-  });
+  // A file left at `path` (a harness that died) is removed, then listening is retried; node:fs
+  // is loaded only then and on close, not on the way to readiness.
+  if (!await listen(server, path, true)) {
+    (await loadFs()).unlinkSync(path);
+    await listen(server, path, false);
+  }
   return {
-    close: () => {
+    close: async () => {
       server.close(); // stops accepting; connections being served finish normally
       try {
-        unlinkSync(path);
+        (await loadFs()).unlinkSync(path);
       } catch {
         // already gone
       }
-      return Promise.resolve();
     },
   };
+}
+
+/** Listen on `path`; false when something is already there and `inUseOk`. */
+function listen(server: Server, path: string, inUseOk: boolean): Promise<boolean> {
+  return new Promise<boolean>((resolve, reject) => {
+    const onError = (e: Error & { code?: string }) => {
+      if (inUseOk && e.code === "EADDRINUSE") resolve(false);
+      else reject(e);
+    };
+    server.once("error", onError);
+    server.listen(path, () => {
+      server.off("error", onError);
+      resolve(true);
+    });
+  });
 }
 
 /**

@@ -16,7 +16,9 @@ import { fileURLToPath } from "node:url";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const OUT = join(ROOT, "dist", "npm");
-const ENTRY_POINTS = ["mod.ts", "harness-kit/mod.ts", "lib/cli/main.ts"];
+// harness-kit/testing.ts is loaded by a computed specifier (harness-kit/mod.ts), so it is
+// named here to be emitted.
+const ENTRY_POINTS = ["mod.ts", "harness-kit/mod.ts", "harness-kit/testing.ts", "lib/cli/main.ts"];
 const NODE_TYPES = "20.19.43";
 
 interface DenoJson {

@@ -168,3 +168,22 @@ Deno.test("cutUtf8 never splits a character", () => {
     ).length <= 64 * KiB,
   );
 });
+
+Deno.test("path images are measured in the output directory (node:fs loaded on use)", () => {
+  const out = Deno.makeTempDirSync();
+  try {
+    Deno.writeFileSync(`${out}/ok.png`, new Uint8Array(4 * 1024 * KiB));
+    Deno.writeFileSync(`${out}/big.png`, new Uint8Array(4 * 1024 * KiB + 1));
+    assert.equal(toResult(image({ path: "ok.png" }), out).isError, undefined);
+    assert.match(
+      tooLarge(toResult(image({ path: "big.png" }), out)),
+      /image block 1 has 4194305 bytes/,
+    );
+    assert.match(
+      tooLarge(toResult(image({ path: `${out}/big.png` }), out)),
+      /image block 1 has 4194305 bytes/,
+    );
+  } finally {
+    Deno.removeSync(out, { recursive: true });
+  }
+});
