@@ -17,9 +17,9 @@
  * not found: toolhost cannot tell it from any other process of the same user without
  * a cgroup or a PID namespace (confinement).
  *
- * Every round is bounded: by {@link MAX_TRACKED} members and twice as many visits (past
- * either the round is `truncated` and the caller fails closed), by {@link MAX_PROC_ENTRIES} entries per
- * `/proc` listing, and in time — {@link DescendantTracker.step} works for at most a slice
+ * Every round is bounded: by {@link MAX_TRACKED} members and twice as many visits, by the
+ * entry and time budgets of each `/proc` listing (proc_budget.ts) — past any of them the
+ * round is `truncated` and the caller fails closed — and in time — {@link DescendantTracker.step} works for at most a slice
  * of milliseconds and resumes the round on the next call, so a fork storm cannot stall
  * the event loop or starve the sampling of other calls.
  *
@@ -29,7 +29,8 @@
 import process from "node:process";
 import { readProcStat } from "../process/proc_identity.ts";
 import { carriesGroupTag } from "../process/escape_reaper.ts";
-import { childrenOf, lastPid, listPids, MAX_PROC_ENTRIES, readStatm } from "./proc_scan.ts";
+import { childrenOf, lastPid, listPids, readStatm } from "./proc_scan.ts";
+import type { ScanBudget } from "../process/proc_budget.ts";
 import { systemPageSize } from "./page_size.ts";
 
 /**
@@ -83,6 +84,12 @@ export interface TrackerOptions {
    * only members outside the call's cgroup, which the kernel does not count. Default all.
    */
   counts?: (pid: number) => boolean;
+  /**
+   * Budget of each full `/proc` listing (proc_budget.ts defaults). A listing cut by it
+   * makes its round `truncated`: processes may have been missed, the sums are lower
+   * bounds only, and the guard fails closed.
+   */
+  scan?: ScanBudget;
 }
 
 interface Member {
@@ -94,6 +101,8 @@ interface Member {
 
 interface Round {
   scan: number[];
+  /** The `/proc` listing of this round was cut by its budget. */
+  cut: boolean;
   si: number;
   queue: [pid: number, parent: number][];
   qi: number;
@@ -104,9 +113,10 @@ interface Round {
 
 const USER_HZ = 100;
 
-function newRound(scan: number[], members: Iterable<number>): Round {
+function newRound(scan: number[], members: Iterable<number>, cut = false): Round {
   return {
     scan,
+    cut,
     si: 0,
     queue: [...members].map((p) => [p, -1]),
     qi: 0,
@@ -144,6 +154,7 @@ export class DescendantTracker {
   readonly #sliceMs: number;
   readonly #scanEvery: number;
   readonly #counts?: (pid: number) => boolean;
+  readonly #scan: ScanBudget;
   #retiredTicks = 0;
   #rounds = 0;
   #round?: Round;
@@ -155,6 +166,7 @@ export class DescendantTracker {
     this.#sliceMs = opts.sliceMs ?? 4;
     this.#scanEvery = Math.max(1, opts.scanEvery ?? 10);
     this.#counts = opts.counts;
+    this.#scan = opts.scan ?? {};
     this.#members.set(root.pid, { startTime: root.startTime, ppid: -1, ticks: 0 });
   }
 
@@ -169,6 +181,8 @@ export class DescendantTracker {
       this.#round = this.#begin(scan);
     }
     const r = this.#round;
+    // A listing that could not see every process cannot measure the tool: fail closed.
+    if (r.cut) r.sample.truncated = r.sample.complete = true;
     const deadline = performance.now() + this.#sliceMs;
     let ops = 0;
     while (!r.sample.complete) {
@@ -183,10 +197,12 @@ export class DescendantTracker {
 
   /**
    * One whole round with a full scan, ignoring the current one (bounded by the member and
-   * entry bounds, yielding to the event loop after every time slice): every known
-   * member, by pid and start time, zombies included. Used to kill them all.
+   * scan budgets, yielding to the event loop after every time slice): every known
+   * member, by pid and start time, zombies included — and whether the round saw
+   * everything (`complete` is false when the listing was cut or the member bound was
+   * passed: members may be missing). Used to kill them all.
    */
-  async collect(): Promise<{ pid: number; startTime: number }[]> {
+  async collect(): Promise<{ known: { pid: number; startTime: number }[]; complete: boolean }> {
     const r = this.#begin(true);
     this.#round = undefined;
     let deadline = performance.now() + this.#sliceMs;
@@ -196,7 +212,7 @@ export class DescendantTracker {
         deadline = performance.now() + this.#sliceMs;
       }
     }
-    return this.known();
+    return { known: this.known(), complete: !r.cut && !r.sample.truncated };
   }
 
   /** The members known now, by pid and start time (no `/proc` read). */
@@ -210,10 +226,11 @@ export class DescendantTracker {
     // since the leader started, only larger pids can be its descendants.
     const root = this.#root.pid;
     const wrapped = lastPid() < root;
-    const pids = listPids(MAX_PROC_ENTRIES).pids.filter((p) => wrapped || p > root);
+    const listing = listPids(this.#scan);
+    const pids = listing.pids.filter((p) => wrapped || p > root);
     const listed = new Set(pids);
     for (const pid of this.#foreign.keys()) if (!listed.has(pid)) this.#foreign.delete(pid);
-    return newRound(pids, this.#members.keys());
+    return newRound(pids, this.#members.keys(), listing.cut);
   }
 
   /** One unit of work; false when the round has nothing left to do. */

@@ -1,17 +1,19 @@
 /**
- * Bounded reads of `/proc` for the limits watchdog: the listing of process ids (never
- * more than {@link MAX_PROC_ENTRIES} entries, however many processes a fork storm made),
+ * Bounded reads of `/proc` for the limits watchdog: the listing of process ids (within
+ * the entry and time budgets of proc_budget.ts, however many processes a fork storm made),
  * one process's memory (`statm`) and its children (`task/<tid>/children`).
  *
  * @module
  */
 
-import { opendirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
+import { DEFAULT_SCAN_ENTRIES, type ScanBudget, scanPids } from "../process/proc_budget.ts";
 import { childPids } from "../process/sandbox_init.ts";
 
 /**
- * Most `/proc` entries one listing returns (Linux's own `PID_MAX_LIMIT` is 2^22; a
- * listing past this bound is cut, and the caller treats its view as incomplete).
+ * Most `/proc` entries one listing reads (the shared default of proc_budget.ts; Linux's
+ * own `PID_MAX_LIMIT` is 2^22): a listing past this bound is cut, and the caller treats
+ * its view as incomplete.
  *
  * @example
  * ```ts
@@ -19,19 +21,20 @@ import { childPids } from "../process/sandbox_init.ts";
  * MAX_PROC_ENTRIES; // 65536
  * ```
  */
-export const MAX_PROC_ENTRIES = 65_536;
+export const MAX_PROC_ENTRIES: number = DEFAULT_SCAN_ENTRIES;
 
-/** A listing of process ids and whether it was cut at the bound. */
+/** A listing of process ids and whether it was cut at a budget. */
 export interface PidListing {
   /** Process ids found, in directory order. */
   pids: number[];
-  /** True when the listing stopped at its bound. */
+  /** True when the listing stopped at its entry or time budget. */
   cut: boolean;
 }
 
 /**
- * List the process ids in `/proc`, at most `max` (default {@link MAX_PROC_ENTRIES}).
- * Never throws: an unreadable `/proc` is an empty listing.
+ * List the process ids in `/proc` within `budget` (proc_budget.ts defaults: at most
+ * {@link MAX_PROC_ENTRIES} entries). Never throws: an unreadable `/proc` is an empty
+ * listing.
  *
  * @example
  * ```ts
@@ -40,27 +43,12 @@ export interface PidListing {
  * listPids().pids.includes(process.pid); // true on Linux
  * ```
  */
-export function listPids(max: number = MAX_PROC_ENTRIES): PidListing {
+export function listPids(budget: ScanBudget = {}): PidListing {
   const pids: number[] = [];
-  let dir;
-  try {
-    dir = opendirSync("/proc", { bufferSize: 256 });
-  } catch {
-    return { pids, cut: false };
-  }
-  try {
-    for (let e = dir.readSync(); e !== null; e = dir.readSync()) {
-      const c = e.name.charCodeAt(0);
-      if (c < 48 || c > 57) continue;
-      if (pids.length >= max) return { pids, cut: true };
-      pids.push(Number(e.name));
-    }
-  } catch {
-    /* keep what was read */
-  } finally {
-    dir.closeSync();
-  }
-  return { pids, cut: false };
+  const { complete } = scanPids((pid) => {
+    pids.push(pid);
+  }, budget);
+  return { pids, cut: !complete };
 }
 
 /**

@@ -73,7 +73,8 @@ export function killKnown(tracker: DescendantTracker, record: ProcessRecord): Ki
  * Kill the group and every descendant the tracker knows or finds (a walk and a `/proc`
  * scan per round, yielding to the event loop), round after round until one finds none
  * (at most 8), then wait (at most `ms`, default 2000) until every process signalled is
- * gone or a zombie. Resolves to whether all are.
+ * gone or a zombie. Resolves to whether all are — false also when no round came up
+ * empty or a round's `/proc` scan was cut by its budget (processes may remain unseen).
  *
  * @example
  * ```ts
@@ -89,9 +90,16 @@ export async function killTreeConfirmed(
   ms = 2000,
 ): Promise<boolean> {
   const killed = new Map<number, Killed>();
+  // Fail closed: a round that could not see everything, or rounds that never came up
+  // empty, leave processes that may still run.
+  let whole = false;
   for (let round = 0; round < MAX_ROUNDS; round++) {
     killGroup(record);
-    if (killEach(await tracker.collect(), killed) === 0) break;
+    const { known, complete } = await tracker.collect();
+    if (killEach(known, killed) === 0 && complete) {
+      whole = true;
+      break;
+    }
   }
   let left = [...killed.values()];
   const deadline = Date.now() + ms;
@@ -100,5 +108,5 @@ export async function killTreeConfirmed(
     if (left.length === 0 || Date.now() >= deadline) break;
     await new Promise((r) => setTimeout(r, 5));
   }
-  return left.length === 0;
+  return whole && left.length === 0;
 }

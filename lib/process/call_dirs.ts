@@ -29,7 +29,7 @@ import { join, resolve } from "node:path";
 import process from "node:process";
 import { CleanupFailed } from "../errors/errors.ts";
 import { makeDirsSync } from "../paths/make_dirs.ts";
-import { inspectGroup } from "./kill_group.ts";
+import { inspectGroup, isGroupGone } from "./kill_group.ts";
 import { currentBootId, type ProcessRecord, readProcStat } from "./proc_identity.ts";
 
 /** The private directories of one call. */
@@ -171,10 +171,8 @@ export function createCallDirs(stateDir: string): Promise<CallDirs> {
 /** Remove a call's directory — unless an admitted group still runs: then only its
  * private directories go, and the records stay for `toolhost sweep`. */
 async function removeCallRoot(dirs: CallDirs, admitted: ProcessRecord[]): Promise<void> {
-  const running = admitted.some((r) => {
-    const g = inspectGroup(r);
-    return g.ours && g.live.length > 0;
-  });
+  // A group not seen whole within the scan budget counts as running: fail closed.
+  const running = admitted.some((r) => !isGroupGone(inspectGroup(r)));
   if (!running) {
     if (removeEmptyCallSync(dirs)) return;
     return await removeTree(dirs.root);

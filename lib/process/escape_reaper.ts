@@ -12,10 +12,11 @@
  */
 
 import { randomBytes } from "node:crypto";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import process from "node:process";
 import { Buffer } from "node:buffer";
 import { readProcStat } from "./proc_identity.ts";
+import { Deadline, DEFAULT_SCAN_ENTRIES, type ScanBudget, scanPids } from "./proc_budget.ts";
 
 /**
  * The environment variable holding a group's tag. Its leading underscore keeps it out of
@@ -49,9 +50,54 @@ export interface TaggedGroup {
   startTime: number | null;
 }
 
+/** What one reaping did. */
+export interface ReapOutcome {
+  /** The processes signalled. */
+  killed: { pid: number; startTime: number }[];
+  /**
+   * False when a scan ran out of its entry or time budget (proc_budget.ts), or tagged
+   * processes were still found after the last round: escapees may remain.
+   */
+  complete: boolean;
+}
+
+/**
+ * SIGKILL every process that still carries `group.tag` and started after its leader,
+ * scanning within `budget` (one time budget for all rounds together); reports the
+ * processes signalled and whether every scan was whole. Synchronous, so it also runs as
+ * a last resort.
+ *
+ * @example
+ * ```ts
+ * import { newGroupTag, reapTagged } from "./escape_reaper.ts";
+ * const r = reapTagged({ tag: newGroupTag(), pid: 1, startTime: 0 });
+ * console.log(r.killed.length, r.complete); // 0 true
+ * ```
+ */
+export function reapTagged(group: TaggedGroup, budget: ScanBudget = {}): ReapOutcome {
+  const killed: { pid: number; startTime: number }[] = [];
+  if (!existsSync("/proc/self/environ")) return { killed, complete: true };
+  const needle = Buffer.from(`${GROUP_TAG_VAR}=${group.tag}\0`);
+  const deadline = new Deadline(budget.maxMs);
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    const scan = tagged(needle, group, { ...budget, maxMs: deadline.left() });
+    for (const p of scan.found) {
+      if (readProcStat(p.pid)?.startTime !== p.startTime) continue; // gone, or a new process
+      try {
+        process.kill(p.pid, "SIGKILL");
+        killed.push(p);
+      } catch { /* exited meanwhile */ }
+    }
+    if (!scan.complete) return { killed, complete: false };
+    if (scan.found.length === 0) return { killed, complete: true };
+  }
+  return { killed, complete: false };
+}
+
 /**
  * SIGKILL every process that still carries `group.tag` and started after its leader;
- * returns the processes signalled. Synchronous, so it also runs as a last resort.
+ * returns the processes signalled (best effort: {@link reapTagged} also says whether
+ * every scan was whole).
  *
  * @example
  * ```ts
@@ -60,26 +106,13 @@ export interface TaggedGroup {
  * ```
  */
 export function reapTaggedEscapes(group: TaggedGroup): { pid: number; startTime: number }[] {
-  if (!existsSync("/proc/self/environ")) return [];
-  const needle = Buffer.from(`${GROUP_TAG_VAR}=${group.tag}\0`);
-  const killed: { pid: number; startTime: number }[] = [];
-  for (let round = 0; round < MAX_ROUNDS; round++) {
-    const found = tagged(needle, group);
-    if (found.length === 0) break;
-    for (const p of found) {
-      if (readProcStat(p.pid)?.startTime !== p.startTime) continue; // gone, or a new process
-      try {
-        process.kill(p.pid, "SIGKILL");
-        killed.push(p);
-      } catch { /* exited meanwhile */ }
-    }
-  }
-  return killed;
+  return reapTagged(group).killed;
 }
 
 /**
- * {@link reapTaggedEscapes}, then wait (at most `ms`, default 2000) until every process it
- * signalled is gone or a zombie. Resolves to whether all are.
+ * {@link reapTagged}, then wait (at most `ms`, default 2000) until every process it
+ * signalled is gone or a zombie. Resolves to whether all are — false also when a scan was
+ * cut by its budget (escapees may remain unseen).
  *
  * @example
  * ```ts
@@ -87,8 +120,13 @@ export function reapTaggedEscapes(group: TaggedGroup): { pid: number; startTime:
  * await reapEscapesConfirmed({ tag: newGroupTag(), pid: 1, startTime: 0 }); // true
  * ```
  */
-export async function reapEscapesConfirmed(group: TaggedGroup, ms = 2000): Promise<boolean> {
-  let left = reapTaggedEscapes(group);
+export async function reapEscapesConfirmed(
+  group: TaggedGroup,
+  ms = 2000,
+  budget: ScanBudget = {},
+): Promise<boolean> {
+  const reaped = reapTagged(group, budget);
+  let left = reaped.killed;
   const deadline = Date.now() + ms;
   while (left.length > 0) {
     left = left.filter((p) => {
@@ -98,42 +136,52 @@ export async function reapEscapesConfirmed(group: TaggedGroup, ms = 2000): Promi
     if (left.length === 0 || Date.now() >= deadline) break;
     await new Promise((r) => setTimeout(r, 5));
   }
-  return left.length === 0;
+  return reaped.complete && left.length === 0;
 }
 
 /** Past this many pids created since the leader, one listing of `/proc` is cheaper. */
 const RANGE_PROBE_LIMIT = 2048;
 
-function tagged(needle: Buffer, group: TaggedGroup): { pid: number; startTime: number }[] {
-  const out: { pid: number; startTime: number }[] = [];
-  for (const pid of candidates(group.pid)) {
-    if (pid === process.pid) continue;
-    const stat = readProcStat(pid);
-    if (stat === null || stat.state === "Z" || stat.state === "X") continue;
-    if (group.startTime !== null && stat.startTime < group.startTime) continue;
-    if (carries(pid, needle)) out.push({ pid, startTime: stat.startTime });
-  }
-  return out;
-}
+type Found = { pid: number; startTime: number };
 
 /**
- * Pids that may belong to processes created after `leader`: pids are handed out in
- * increasing order until they wrap, so usually just (leader, last pid] — probed directly,
- * which for a short call is a handful of checks instead of listing `/proc`.
+ * The running processes that carry `needle` and may have been created after the leader.
+ * Pids are handed out in increasing order until they wrap, so usually only (leader, last
+ * pid] can hold them — probed directly, which for a short call is a handful of checks
+ * instead of listing `/proc`; otherwise one bounded listing.
  */
-function candidates(leader: number): Iterable<number> {
+function tagged(
+  needle: Buffer,
+  group: TaggedGroup,
+  budget: ScanBudget,
+): { found: Found[]; complete: boolean } {
+  const found: Found[] = [];
+  const consider = (pid: number): void => {
+    if (pid === process.pid) return;
+    const stat = readProcStat(pid);
+    if (stat === null || stat.state === "Z" || stat.state === "X") return;
+    if (group.startTime !== null && stat.startTime < group.startTime) return;
+    if (carries(pid, needle)) found.push({ pid, startTime: stat.startTime });
+  };
+  const leader = group.pid;
   const last = lastPid();
-  if (last >= leader && last - leader <= RANGE_PROBE_LIMIT) {
-    // readProcStat skips pids that do not exist with one cheap check each.
-    return Array.from({ length: last - leader }, (_, i) => leader + 1 + i);
+  if (budget.dir === undefined && last >= leader && last - leader <= RANGE_PROBE_LIMIT) {
+    const deadline = new Deadline(budget.maxMs);
+    const maxEntries = budget.maxEntries ?? DEFAULT_SCAN_ENTRIES;
+    for (let pid = leader + 1; pid <= last; pid++) {
+      const n = pid - leader;
+      if (n > maxEntries || ((n & 31) === 1 && deadline.passed())) {
+        return { found, complete: false };
+      }
+      consider(pid);
+    }
+    return { found, complete: true };
   }
-  try {
-    return readdirSync("/proc").map(Number).filter((n) =>
-      Number.isInteger(n) && (last < leader || n > leader)
-    );
-  } catch {
-    return [];
-  }
+  const wrapped = last < leader;
+  const { complete } = scanPids((pid) => {
+    if (wrapped || pid > leader) consider(pid);
+  }, budget);
+  return { found, complete };
 }
 
 /**

@@ -50,6 +50,7 @@ import {
   readProcStat,
   scanGroup,
 } from "./proc_identity.ts";
+import type { ScanBudget } from "./proc_budget.ts";
 
 /** Whether a recorded group is still ours, and which of its processes still run. */
 export interface GroupInspection {
@@ -57,10 +58,18 @@ export interface GroupInspection {
   ours: boolean;
   /** Running (non-zombie) members of our group; empty when `ours` is false. */
   live: ProcStat[];
+  /**
+   * False when the `/proc` scan ran out of its budget (proc_budget.ts): the view is
+   * partial. A partial view never counts as "empty" or "gone" — the group is unconfirmed.
+   */
+  complete: boolean;
 }
 
-/** Result of {@linkcode signalGroup}. */
-export type SignalOutcome = "signalled" | "gone" | "denied";
+/**
+ * Result of {@linkcode signalGroup}: `unconfirmed` when the group could not be seen whole
+ * within the scan budget (nothing was signalled, and it is not known to be gone).
+ */
+export type SignalOutcome = "signalled" | "gone" | "denied" | "unconfirmed";
 
 function groupIsAbsent(pgid: number): boolean {
   try {
@@ -111,9 +120,9 @@ export function isSignallable(record: ProcessRecord): boolean {
 /** Without /proc (not Linux) identities cannot be checked: fall back to kill(-pgid, 0).
  * Only for records this process made itself (stored records are never trusted here). */
 function inspectWithoutProc(record: ProcessRecord): GroupInspection {
-  if (groupIsAbsent(record.pgid)) return { ours: false, live: [] };
+  if (groupIsAbsent(record.pgid)) return { ours: false, live: [], complete: true };
   const unknown = { pid: record.pgid, state: "?", ppid: 0, pgrp: record.pgid, sid: record.pgid };
-  return { ours: true, live: [{ ...unknown, startTime: 0, ticks: 0 }] };
+  return { ours: true, live: [{ ...unknown, startTime: 0, ticks: 0 }], complete: true };
 }
 
 /** Leader present: ours only if it is the recorded process, still leading its own
@@ -125,32 +134,56 @@ function leaderIsOurs(record: ProcessRecord, leader: ProcStat): boolean {
 
 /**
  * Decide whether `record`'s group is still ours and list its running members
- * (see the module documentation for the rules).
+ * (see the module documentation for the rules), scanning `/proc` within `budget`.
+ * A scan cut by its budget makes the inspection incomplete (`complete: false`): with the
+ * leader alive and ours the group is still ours (and the leader, when running, is in
+ * `live`); with the leader gone, membership cannot be checked and the group is *not*
+ * ours to signal — but not gone either.
  *
  * @example
  * ```ts
  * import { inspectGroup } from "./kill_group.ts";
  * const r = inspectGroup({ pid: 999999999, pgid: 999999999, startTime: 1, bootId: null });
- * console.log(r.ours); // false
+ * console.log(r.ours, r.complete); // false true
  * ```
  */
-export function inspectGroup(record: ProcessRecord): GroupInspection {
-  const none = { ours: false, live: [] };
+export function inspectGroup(record: ProcessRecord, budget: ScanBudget = {}): GroupInspection {
+  const none = { ours: false, live: [], complete: true };
   if (!isSignallable(record)) return none;
   if (!hasProc()) return inspectWithoutProc(record);
   const startTime = record.startTime;
   if (startTime === null || record.bootId !== currentBootId()) return none;
   const leader = readProcStat(record.pid);
   if (leader !== null) {
-    return leaderIsOurs(record, leader)
-      ? { ours: true, live: liveGroupMembers(record.pgid) }
-      : none;
+    if (!leaderIsOurs(record, leader)) return none;
+    const scan = liveGroupMembers(record.pgid, budget);
+    const running = leader.state !== "Z" && leader.state !== "X";
+    const live = running && !scan.members.some((p) => p.pid === leader.pid)
+      ? [leader, ...scan.members]
+      : scan.members;
+    return { ours: true, live, complete: scan.complete };
   }
   if (groupIsAbsent(record.pgid)) return none;
-  const members = scanGroup(record.pgid);
+  const { members, complete } = scanGroup(record.pgid, budget);
+  if (!complete) return { ours: false, live: [], complete: false };
   const foreign = members.some((p) => p.sid !== record.pgid || p.startTime < startTime);
   if (foreign || members.length === 0) return none;
-  return { ours: true, live: members.filter((p) => p.state !== "Z" && p.state !== "X") };
+  const live = members.filter((p) => p.state !== "Z" && p.state !== "X");
+  return { ours: true, live, complete: true };
+}
+
+/**
+ * True only when the inspection saw the whole group and nothing of ours runs: a partial
+ * view is never "gone".
+ *
+ * @example
+ * ```ts
+ * import { inspectGroup, isGroupGone } from "./kill_group.ts";
+ * isGroupGone(inspectGroup({ pid: 999999999, pgid: 999999999, startTime: 1, bootId: null })); // true
+ * ```
+ */
+export function isGroupGone(view: GroupInspection): boolean {
+  return view.complete && (!view.ours || view.live.length === 0);
 }
 
 /**
@@ -166,9 +199,11 @@ export function inspectGroup(record: ProcessRecord): GroupInspection {
  *   copied; a process that cleared or lost its environment; one whose environment cannot
  *   be read) — it is left alone (also: no `/proc` to check);
  * - `invalid`: the record is incomplete or names what toolhost never records (see
- *   {@linkcode isSignallable}; a missing or malformed tag); it is never signalled.
+ *   {@linkcode isSignallable}; a missing or malformed tag); it is never signalled;
+ * - `unconfirmed`: the leader is gone and the group's members could not all be seen
+ *   within the scan budget (proc_budget.ts): it is neither signalled nor taken for gone.
  */
-export type StoredGroupVerdict = "ours" | "gone" | "unverified" | "invalid";
+export type StoredGroupVerdict = "ours" | "gone" | "unverified" | "invalid" | "unconfirmed";
 
 /**
  * Decide, fail-closed, whether a stored (possibly forged) record may be signalled: only
@@ -182,7 +217,10 @@ export type StoredGroupVerdict = "ours" | "gone" | "unverified" | "invalid";
  * verifyStoredGroup({ pid: 4242, pgid: 4242, startTime: null, bootId: null }); // "invalid"
  * ```
  */
-export function verifyStoredGroup(record: ProcessRecord): StoredGroupVerdict {
+export function verifyStoredGroup(
+  record: ProcessRecord,
+  budget: ScanBudget = {},
+): StoredGroupVerdict {
   const { startTime, bootId, tag } = record;
   if (!isSignallable(record) || startTime === null || !Number.isSafeInteger(startTime)) {
     return "invalid";
@@ -203,7 +241,8 @@ export function verifyStoredGroup(record: ProcessRecord): StoredGroupVerdict {
   } else if (groupIsAbsent(record.pgid)) {
     return "gone";
   }
-  const members = liveGroupMembers(record.pgid);
+  const { members, complete } = liveGroupMembers(record.pgid, budget);
+  if (!complete) return "unconfirmed";
   if (members.length === 0) return "gone";
   const tagged = members.every((p) =>
     p.sid === record.pgid && p.startTime >= startTime && stillCarries(p.pid, p.startTime, tag)
@@ -219,7 +258,8 @@ function stillCarries(pid: number, startTime: number, tag: string): boolean {
 
 /**
  * Send `signal` to the recorded group after checking it is still ours. Returns `gone`
- * when nothing of ours runs any more, `denied` when the kernel refused (EPERM).
+ * when nothing of ours runs any more, `denied` when the kernel refused (EPERM),
+ * `unconfirmed` when the group could not be checked within the scan budget.
  *
  * @example
  * ```ts
@@ -227,9 +267,15 @@ function stillCarries(pid: number, startTime: number, tag: string): boolean {
  * signalGroup({ pid: 999999999, pgid: 999999999, startTime: 1, bootId: null }, "SIGTERM"); // "gone"
  * ```
  */
-export function signalGroup(record: ProcessRecord, signal: NodeJS.Signals): SignalOutcome {
-  const { ours, live } = inspectGroup(record);
-  if (!ours || live.length === 0 || !isSignallable(record)) return "gone";
+export function signalGroup(
+  record: ProcessRecord,
+  signal: NodeJS.Signals,
+  budget: ScanBudget = {},
+): SignalOutcome {
+  const { ours, live, complete } = inspectGroup(record, budget);
+  if (!ours || !isSignallable(record)) return complete ? "gone" : "unconfirmed";
+  // A verified leader makes the group ours: a partial view still signals it.
+  if (live.length === 0 && complete) return "gone";
   try {
     process.kill(-record.pgid, signal);
     return "signalled";
@@ -244,6 +290,8 @@ export interface TerminateOptions {
   graceMs?: number;
   /** How long to keep sending SIGKILL before giving up, in ms. Default 5000. */
   killBoundMs?: number;
+  /** Budget of every `/proc` scan (proc_budget.ts defaults). */
+  scan?: ScanBudget;
 }
 
 /** Result of {@linkcode terminateGroup}. */
@@ -259,7 +307,8 @@ function sleep(ms: number): Promise<void> {
 }
 
 /**
- * Poll until the group has no running member or `ms` elapsed; true when empty.
+ * Poll until the group has no running member or `ms` elapsed; true when empty (seen
+ * whole: a scan cut by its budget never counts as empty).
  *
  * @example
  * ```ts
@@ -267,12 +316,15 @@ function sleep(ms: number): Promise<void> {
  * await waitGroupEmpty({ pid: 999999999, pgid: 999999999, startTime: 1, bootId: null }, 10); // true
  * ```
  */
-export async function waitGroupEmpty(record: ProcessRecord, ms: number): Promise<boolean> {
+export async function waitGroupEmpty(
+  record: ProcessRecord,
+  ms: number,
+  budget: ScanBudget = {},
+): Promise<boolean> {
   const deadline = Date.now() + ms;
   let pause = 2;
   for (;;) {
-    const { ours, live } = inspectGroup(record);
-    if (!ours || live.length === 0) return true;
+    if (isGroupGone(inspectGroup(record, budget))) return true;
     const left = deadline - Date.now();
     if (left <= 0) return false;
     await sleep(Math.min(pause, left));
@@ -298,13 +350,17 @@ export async function terminateGroup(
 ): Promise<TerminateReport> {
   const graceMs = options.graceMs ?? 2000;
   const killBoundMs = options.killBoundMs ?? 5000;
-  const first = signalGroup(record, "SIGTERM");
+  const scan = options.scan ?? {};
+  const first = signalGroup(record, "SIGTERM", scan);
   if (first === "gone") return { confirmed: true, signalled: false };
-  if (await waitGroupEmpty(record, graceMs)) return { confirmed: true, signalled: true };
+  let signalled = first !== "unconfirmed";
+  if (await waitGroupEmpty(record, graceMs, scan)) return { confirmed: true, signalled };
   const deadline = Date.now() + killBoundMs;
   while (Date.now() < deadline) {
-    if (signalGroup(record, "SIGKILL") === "gone") return { confirmed: true, signalled: true };
-    if (await waitGroupEmpty(record, 100)) return { confirmed: true, signalled: true };
+    const outcome = signalGroup(record, "SIGKILL", scan);
+    if (outcome === "gone") return { confirmed: true, signalled };
+    signalled ||= outcome !== "unconfirmed";
+    if (await waitGroupEmpty(record, 100, scan)) return { confirmed: true, signalled };
   }
-  return { confirmed: await waitGroupEmpty(record, 0), signalled: true };
+  return { confirmed: await waitGroupEmpty(record, 0, scan), signalled };
 }

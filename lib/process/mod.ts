@@ -14,6 +14,7 @@
  */
 
 export * from "./proc_identity.ts";
+export * from "./proc_budget.ts";
 export * from "./kill_group.ts";
 export * from "./spawn_error.ts";
 export * from "./spawn_group.ts";

@@ -6,7 +6,8 @@
  * @module
  */
 
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { type ScanBudget, scanPids } from "./proc_budget.ts";
 
 /** The fields of `/proc/<pid>/stat` that toolhost uses. */
 export interface ProcStat {
@@ -215,42 +216,48 @@ export function isSameProcess(record: ProcessRecord): boolean {
   return stat !== null && record.startTime !== null && stat.startTime === record.startTime;
 }
 
+/** What a scan of one process group found. */
+export interface GroupScan {
+  /** The members found (all of them when `complete`). */
+  members: ProcStat[];
+  /**
+   * False when the scan ran out of its entry or time budget (proc_budget.ts): members may
+   * be missing, so the group must be treated as unconfirmed — never as empty.
+   */
+  complete: boolean;
+}
+
 /**
  * Every process whose process group is `pgid`, zombies included, by scanning
- * `/proc/<pid>/stat`. Processes that vanish during the scan are skipped.
+ * `/proc/<pid>/stat` within `budget` (proc_budget.ts defaults). Processes that vanish
+ * during the scan are skipped.
  *
  * @example
  * ```ts
  * import { scanGroup } from "./proc_identity.ts";
- * console.log(scanGroup(999999999).length); // 0
+ * const scan = scanGroup(999999999);
+ * console.log(scan.members.length, scan.complete); // 0 true
  * ```
  */
-export function scanGroup(pgid: number): ProcStat[] {
-  const found: ProcStat[] = [];
-  let entries: string[];
-  try {
-    entries = readdirSync("/proc");
-  } catch {
-    return found;
-  }
-  for (const name of entries) {
-    const c = name.charCodeAt(0);
-    if (c < 48 || c > 57) continue;
-    const stat = readProcStat(Number(name));
-    if (stat !== null && stat.pgrp === pgid) found.push(stat);
-  }
-  return found;
+export function scanGroup(pgid: number, budget: ScanBudget = {}): GroupScan {
+  const members: ProcStat[] = [];
+  const { complete } = scanPids((pid) => {
+    const stat = readProcStat(pid);
+    if (stat !== null && stat.pgrp === pgid) members.push(stat);
+  }, budget);
+  return { members, complete };
 }
 
 /**
- * The members of `pgid` that are still running (not zombies).
+ * The members of `pgid` that are still running (not zombies), within `budget`.
  *
  * @example
  * ```ts
  * import { liveGroupMembers } from "./proc_identity.ts";
- * console.log(liveGroupMembers(999999999)); // []
+ * console.log(liveGroupMembers(999999999).members); // []
  * ```
  */
-export function liveGroupMembers(pgid: number): ProcStat[] {
-  return scanGroup(pgid).filter((p) => p.state !== "Z" && p.state !== "X");
+export function liveGroupMembers(pgid: number, budget: ScanBudget = {}): GroupScan {
+  const scan = scanGroup(pgid, budget);
+  return { ...scan, members: scan.members.filter((p) => p.state !== "Z" && p.state !== "X") };
 }

@@ -13,7 +13,7 @@
 import { onLastResort } from "../process/last_resort.ts";
 import { rmSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
-import { inspectGroup, signalGroup } from "../process/kill_group.ts";
+import { inspectGroup, isGroupGone, signalGroup } from "../process/kill_group.ts";
 import type { ProcessRecord } from "../process/proc_identity.ts";
 import { RECORD_FILES } from "./session_dir.ts";
 
@@ -36,10 +36,7 @@ function sleepSync(ms: number): void {
 }
 
 function allGone(records: ProcessRecord[]): boolean {
-  return records.every((r) => {
-    const g = inspectGroup(r);
-    return !g.ours || g.live.length === 0;
-  });
+  return records.every((r) => isGroupGone(inspectGroup(r)));
 }
 
 /**

@@ -64,7 +64,7 @@ function liveCount(list: { pid: number; startTime: number }[]): number {
 async function collectUntil(t: DescendantTracker, want: number): Promise<number> {
   let n = 0;
   for (let i = 0; i < 400 && n !== want; i++) {
-    n = liveCount(await t.collect());
+    n = liveCount((await t.collect()).known);
     if (n !== want) await new Promise((r) => setTimeout(r, 25));
   }
   return n;
@@ -89,14 +89,14 @@ Deno.test({
         st !== null && st.state !== "Z" && st.ppid !== h.record.pid && st.pid !== h.record.pid &&
         st.sid === st.pid;
       for (let i = 0; i < 400; i++) {
-        const live = (await t.collect()).map((p) => readProcStat(p.pid));
+        const live = (await t.collect()).known.map((p) => readProcStat(p.pid));
         if (live.some(isOrphan) && liveCount(t.known()) === 4) break;
         await new Promise((r) => setTimeout(r, 25));
       }
       assert.equal(liveCount(t.known()), 4);
       // A tracker that never saw the middle process finds the orphan by its tag alone.
       const fresh = trackerOf(h);
-      assert.equal(liveCount(await fresh.collect()), 4);
+      assert.equal(liveCount((await fresh.collect()).known), 4);
       const orphan = fresh.known().map((p) => readProcStat(p.pid)).find(isOrphan);
       assert.ok(orphan, "the double-forked grandchild is a member");
     } finally {
@@ -144,6 +144,31 @@ Deno.test({
       assert.equal(s.processes, 41);
       assert.equal(s.truncated, false);
     } finally {
+      await end(h, full);
+    }
+  },
+});
+
+Deno.test({
+  name: "a /proc listing cut by its budget truncates the round and leaves a kill unconfirmed",
+  ignore: !linux,
+  async fn() {
+    const h = await spawn("sid", 2);
+    const full = trackerOf(h);
+    // scanEvery 1: every round lists /proc, with a budget far below the process count.
+    const cut = trackerOf(h, { scanEvery: 1, scan: { maxEntries: 1 } });
+    const late = trackerOf(h, { scanEvery: 1, scan: { maxMs: 0 } });
+    try {
+      assert.equal(await collectUntil(full, 3), 3);
+      const s = cut.step();
+      assert.equal(s.truncated, true, "a cut listing was taken for a whole one");
+      assert.equal(late.step().truncated, true, "a listing out of time was taken for a whole one");
+      assert.equal((await cut.collect()).complete, false);
+      assert.equal((await full.collect()).complete, true);
+      // Killing by a tracker that cannot see everything is never confirmed…
+      assert.equal(await killTreeConfirmed(cut, h.record, 200), false);
+    } finally {
+      // …while one that can is.
       await end(h, full);
     }
   },

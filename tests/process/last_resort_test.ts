@@ -54,11 +54,11 @@ async function assertNetEnded(record: ProcessRecord): Promise<void> {
   try {
     // SIGKILL was sent before the owner exited; give the kernel a moment to finish it.
     const deadline = Date.now() + 3000;
-    while (liveGroupMembers(record.pgid).length > 0 && Date.now() < deadline) {
+    while (liveGroupMembers(record.pgid).members.length > 0 && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 20));
     }
     assert.deepEqual(
-      liveGroupMembers(record.pgid).map((p) => p.pid),
+      liveGroupMembers(record.pgid).members.map((p) => p.pid),
       [],
       "the group outlived its owner",
     );

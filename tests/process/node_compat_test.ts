@@ -18,7 +18,7 @@ const term = await h.terminate({ graceMs: 100 });
 const r = await runBounded({ command: "${TOOLS}misbehave.sh", args: ["detach", process.argv[2]], cwd: "/", env, graceMs: 100 });
 const result = await normalizeJsonOutput(r, "/nonexistent");
 const yes = await runBounded({ command: "${TOOLS}misbehave.sh", args: ["forever"], cwd: "/", env });
-console.log(JSON.stringify({ leader, term, live: liveGroupMembers(r.record.pgid).length, result,
+console.log(JSON.stringify({ leader, term, live: liveGroupMembers(r.record.pgid).members.length, result,
   overflow: yes.stdoutOverflow, kept: yes.stdout.length }));
 `;
 

@@ -101,7 +101,7 @@ Deno.test("a group whose leader exited is still found and ended through its memb
   const rep = await h.terminate({ graceMs: 100 });
   assert.deepEqual(rep, { confirmed: true, signalled: true });
   assertGroupGone(h.record);
-  assert.deepEqual(scanGroup(h.record.pgid).filter((p) => p.state !== "Z"), []);
+  assert.deepEqual(scanGroup(h.record.pgid).members.filter((p) => p.state !== "Z"), []);
 });
 
 Deno.test("stderr: ignore sends stderr to /dev/null; killLiveGroupsSync is a last resort", async () => {

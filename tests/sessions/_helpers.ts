@@ -140,7 +140,11 @@ export function assertStateClean(stateDir: string): void {
 /** Assert via /proc that no running member of any recorded group remains. */
 export function assertGroupsGone(records: ProcessRecord[]): void {
   for (const r of records) {
-    assert.deepEqual(liveGroupMembers(r.pgid).map((p) => p.pid), [], `group ${r.pgid} survived`);
+    assert.deepEqual(
+      liveGroupMembers(r.pgid).members.map((p) => p.pid),
+      [],
+      `group ${r.pgid} survived`,
+    );
   }
 }
 
