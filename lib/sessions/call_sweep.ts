@@ -11,10 +11,16 @@
  */
 
 import { CALL_DIR_NAME, CALL_RECORD_FILES, callsRoot, removeTree } from "../process/call_dirs.ts";
-import { DEFAULT_GRACE_MS } from "./options.ts";
 import { ownerIsAlive, readOwner } from "./session_dir.ts";
-import { ageOf, type FolderSweep, sweepFolder } from "./stale_folder.ts";
-import type { SweepOptions, SweepReport } from "./sweep.ts";
+import { ageOf } from "./stale_folder.ts";
+import { type FolderSweep, sweepFolder } from "./folder_sweep.ts";
+import {
+  DEFAULT_SWEEP_MS,
+  folderOptions,
+  type SweepOptions,
+  type SweepReport,
+} from "./sweep_options.ts";
+import { Deadline } from "../process/proc_budget.ts";
 
 /** Stale: its owner exited, or it has no owner record and has not changed for
  * `ownerlessAgeMs` (looked at after the record was found missing: an owner removing its
@@ -45,6 +51,7 @@ export async function sweepCalls(
   stateDir: string,
   opts: SweepOptions,
   report: SweepReport,
+  deadline: Deadline = new Deadline(opts.maxMs ?? DEFAULT_SWEEP_MS),
 ): Promise<void> {
   const ownerlessAgeMs = opts.ownerlessAgeMs ?? 60_000;
   const sweep: FolderSweep = {
@@ -57,6 +64,5 @@ export async function sweepCalls(
     // A live call is neither cleaned nor counted as an active session.
     classify: async (path) => (await isStale(path, ownerlessAgeMs) ? "stale" : "ignore"),
   };
-  const clean = { graceMs: opts.graceMs ?? DEFAULT_GRACE_MS, terminate: opts.terminate };
-  report.calls += await sweepFolder(sweep, clean, report);
+  report.calls += await sweepFolder(sweep, folderOptions(opts, deadline), report);
 }

@@ -5,10 +5,11 @@
  * the unretired entries are exactly the groups a sweep must end. Per-call directories
  * (lib/process call_dirs.ts) keep their group in the same line format.
  *
- * Reading back is fail-closed, because a state directory can be forged: an admission
- * without a complete identity (pid ≥ 2 and equal to pgid, start time, boot id, group tag)
- * is counted as rejected and never returned, and the file is never followed through a
- * symlink. The group tag is the secret in the group's environment that a sweep checks
+ * Reading back (journal_read.ts) is fail-closed and bounded, because a state directory can
+ * be forged: an admission without a complete identity (pid ≥ 2 and equal to pgid, start
+ * time, boot id, group tag) is counted as rejected and never returned, malformed lines
+ * are skipped and counted, the file is never followed through a symlink, and bytes,
+ * line length and tracked admissions are bounded. The group tag is the secret in the group's environment that a sweep checks
  * before it signals anything (lib/process kill_group.ts `verifyStoredGroup`).
  *
  * ```
@@ -20,85 +21,25 @@
  */
 
 import { closeSync, fsyncSync, openSync, writeSync } from "node:fs";
-import { parseStoredRecord, type ProcessRecord } from "../process/proc_identity.ts";
-import { readRecordFile } from "./record_file.ts";
+import type { ProcessRecord } from "../process/proc_identity.ts";
+import {
+  inspectJournal,
+  type JournalEntry,
+  journalKey as key,
+  type JournalRole,
+  readJournalFile,
+} from "./journal_read.ts";
 
-/** Which invocation a group belongs to. */
-export type JournalRole = "start" | "stop" | "call";
-
-/** One admitted, not yet retired group. */
-export interface JournalEntry {
-  /** The invocation kind. */
-  role: JournalRole;
-  /** The group's identity. */
-  record: ProcessRecord;
-}
-
-/** What a journal file holds. */
-export interface JournalContents {
-  /** The admitted, not yet retired groups with a complete identity. */
-  entries: JournalEntry[];
-  /**
-   * Unretired admissions refused as incomplete or malformed (a null or missing start
-   * time, boot id or tag, pid 0, 1 or negative, pgid other than pid, an unknown role, ...).
-   * toolhost never writes such an entry on Linux; nothing they name is ever signalled.
-   */
-  rejected: number;
-  /** The whole file was refused: not a regular file (a symlink, FIFO, ...) or too large. */
-  refusedFile: boolean;
-}
-
-/** Largest journal a sweep reads (64 MiB: hundreds of thousands of bound calls). */
-export const MAX_JOURNAL_BYTES = 64 * 1024 * 1024;
-
-const ROLES: readonly string[] = ["start", "stop", "call"];
-
-function key(pid: unknown, startTime: unknown): string {
-  return JSON.stringify([pid, startTime ?? null]);
-}
-
-/**
- * Parse journal text into its unretired entries and count the refused admissions.
- * Records are parsed strictly (`parseStoredRecord`): the file may be forged. Lines that
- * are not JSON objects (such as a line torn by a crash mid-write) are skipped.
- *
- * @example
- * ```ts
- * import { inspectJournal } from "./journal.ts";
- * const tag = "0123456789abcdef0123456789abcdef";
- * const ok = JSON.stringify({ op: "admit", role: "call", pid: 7, pgid: 7, startTime: 1, bootId: "b", tag });
- * const bad = '{"op":"admit","role":"call","pid":8,"pgid":8,"startTime":1,"bootId":"b"}';
- * const j = inspectJournal(`${ok}\n${bad}\n`);
- * console.log(j.entries.length, j.rejected); // 1 1
- * ```
- */
-export function inspectJournal(text: string): JournalContents {
-  const live = new Map<string, JournalEntry>();
-  const rejected = new Set<string>();
-  for (const line of text.split("\n")) {
-    if (line.trim() === "") continue;
-    let v: unknown;
-    try {
-      v = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    if (typeof v !== "object" || v === null || Array.isArray(v)) continue;
-    const o = v as Record<string, unknown>;
-    if (o.op === "retire") {
-      live.delete(key(o.pid, o.startTime));
-      rejected.delete(key(o.pid, o.startTime));
-    } else if (o.op === "admit") {
-      const record = parseStoredRecord(o);
-      if (record !== null && typeof o.role === "string" && ROLES.includes(o.role)) {
-        live.set(key(record.pid, record.startTime), { role: o.role as JournalRole, record });
-      } else {
-        rejected.add(key(o.pid, o.startTime));
-      }
-    }
-  }
-  return { entries: [...live.values()], rejected: rejected.size, refusedFile: false };
-}
+export {
+  inspectJournal,
+  type JournalContents,
+  type JournalEntry,
+  type JournalRole,
+  MAX_JOURNAL_BYTES,
+  MAX_JOURNAL_GROUPS,
+  MAX_LINE_BYTES,
+  readJournalFile,
+} from "./journal_read.ts";
 
 /**
  * Parse journal text into its unretired, complete entries (see {@linkcode inspectJournal}).
@@ -113,24 +54,6 @@ export function inspectJournal(text: string): JournalContents {
  */
 export function parseJournal(text: string): JournalEntry[] {
   return inspectJournal(text).entries;
-}
-
-/**
- * Read a journal file without following symlinks (see record_file.ts): an absent file
- * holds nothing; a file that is not a regular file, or is over {@linkcode MAX_JOURNAL_BYTES},
- * is refused as a whole. Rejects on other I/O errors.
- *
- * @example
- * ```ts
- * import { readJournalFile } from "./journal.ts";
- * (await readJournalFile("/nonexistent/journal.jsonl")).entries; // []
- * ```
- */
-export async function readJournalFile(path: string): Promise<JournalContents> {
-  const r = await readRecordFile(path, MAX_JOURNAL_BYTES);
-  if (r.kind === "absent") return { entries: [], rejected: 0, refusedFile: false };
-  if (r.kind === "refused") return { entries: [], rejected: 0, refusedFile: true };
-  return inspectJournal(r.text);
 }
 
 /**

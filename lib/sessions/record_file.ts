@@ -32,6 +32,42 @@ export type RecordRead =
  * ```
  */
 export async function readRecordFile(path: string, maxBytes: number): Promise<RecordRead> {
+  const chunks: Uint8Array[] = [];
+  const r = await streamRecordFile(path, maxBytes, (c) => {
+    chunks.push(c.slice());
+  });
+  if (r.kind !== "read") return r;
+  return { kind: "text", text: new TextDecoder().decode(concat(chunks)) };
+}
+
+/** What {@linkcode streamRecordFile} found. */
+export type RecordStream =
+  | { kind: "absent" }
+  | { kind: "refused" }
+  | { kind: "read" };
+
+/** Bytes read at a time. */
+const CHUNK = 64 * 1024;
+
+/**
+ * Read a record file chunk by chunk (at most 64 KiB in memory at a time), with the same
+ * refusals as {@linkcode readRecordFile}. `onChunk` gets each chunk (valid until it
+ * returns) and may return `false` to stop reading; the caller keeps what it needs, so
+ * memory stays flat however large the file.
+ *
+ * @example
+ * ```ts
+ * import { streamRecordFile } from "./record_file.ts";
+ * let bytes = 0;
+ * await streamRecordFile("/nonexistent/journal.jsonl", 1024, (c) => { bytes += c.length; });
+ * console.log(bytes); // 0
+ * ```
+ */
+export async function streamRecordFile(
+  path: string,
+  maxBytes: number,
+  onChunk: (chunk: Uint8Array) => boolean | void,
+): Promise<RecordStream> {
   let fh;
   try {
     fh = await open(path, OPEN_FLAGS);
@@ -44,10 +80,28 @@ export async function readRecordFile(path: string, maxBytes: number): Promise<Re
   try {
     const st = await fh.stat();
     if (!st.isFile() || st.size > maxBytes) return { kind: "refused" };
-    const bytes = await fh.readFile();
-    if (bytes.byteLength > maxBytes) return { kind: "refused" };
-    return { kind: "text", text: new TextDecoder().decode(bytes) };
+    const buf = new Uint8Array(Math.min(CHUNK, maxBytes + 1));
+    let total = 0;
+    for (;;) {
+      const { bytesRead } = await fh.read(buf, 0, buf.length, null);
+      if (bytesRead === 0) break;
+      total += bytesRead;
+      if (total > maxBytes) return { kind: "refused" }; // it grew meanwhile
+      if (onChunk(buf.subarray(0, bytesRead)) === false) break;
+    }
+    return { kind: "read" };
   } finally {
     await fh.close();
   }
+}
+
+function concat(chunks: Uint8Array[]): Uint8Array {
+  if (chunks.length === 1) return chunks[0];
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
 }

@@ -11,6 +11,12 @@
  *   `refused` and reported, and the processes they name are left alone.
  * - When a verified group cannot be confirmed gone, the folder and its journal are kept
  *   (a later sweep finishes the job) and the caller reports a failure.
+ * - Bounded, whatever the journal holds: it is read streaming within the bounds of
+ *   journal_read.ts (bytes, line length, tracked admissions; malformed lines are skipped
+ *   and counted), verifying its entries takes at most `verifyMs` in all and each `/proc`
+ *   scan its budget (proc_budget.ts). What a bound leaves unchecked — entries past an
+ *   overfull journal, groups not seen whole or not reached in time — is never signalled
+ *   and never taken for gone: the folder is kept and the failure reported.
  * - Otherwise the folder is removed — only after checking that it is a real directory
  *   directly inside the (canonical) parent it was listed from, and without following any
  *   symlink inside it. Paths never come from a record's contents.
@@ -22,10 +28,12 @@
  *   group concurrently: every signal re-checks the group's identity first, so a second
  *   sweep only ever re-signals a group that is still the recorded one.
  *
+ * Listing the state directory's folders and cleaning many of them is folder_sweep.ts.
+ *
  * @module
  */
 
-import { lstat, readdir, realpath } from "node:fs/promises";
+import { lstat, realpath } from "node:fs/promises";
 import { basename, join } from "node:path";
 import {
   terminateGroup,
@@ -35,8 +43,9 @@ import {
 } from "../process/kill_group.ts";
 import type { ProcessRecord } from "../process/proc_identity.ts";
 import { reapEscapesConfirmed } from "../process/escape_reaper.ts";
-import { readJournalFile } from "./journal.ts";
-import { isTrash, moveToTrash } from "./trash.ts";
+import { MAX_JOURNAL_GROUPS, readJournalFile } from "./journal_read.ts";
+import { moveToTrash } from "./trash.ts";
+import { Deadline, DEFAULT_SCAN_MS, type ScanBudget } from "../process/proc_budget.ts";
 
 /** Ends one verified group (tests inject failures). */
 export type Terminator = (
@@ -72,6 +81,8 @@ export interface StaleOutcome {
   vanished?: boolean;
   /** Journal entries never signalled (see the module documentation). */
   refused: number;
+  /** Journal lines skipped as malformed (journal_read.ts), when there were any. */
+  malformed?: number;
   /** Why it was kept (value-free), when it was. */
   problem?: string;
 }
@@ -82,7 +93,26 @@ export interface StaleOptions {
   graceMs: number;
   /** Group terminator. Default `terminateGroup`. */
   terminate?: Terminator;
+  /** Budget of each `/proc` scan (proc_budget.ts defaults). */
+  scan?: ScanBudget;
+  /**
+   * Time budget for verifying one folder's journal entries, ms. Default
+   * {@link DEFAULT_VERIFY_MS}. Entries not verified in time are neither signalled nor taken
+   * for gone: the folder is kept and the failure reported.
+   */
+  verifyMs?: number;
 }
+
+/**
+ * Default time budget for verifying one folder's journal entries, ms.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_VERIFY_MS } from "./stale_folder.ts";
+ * DEFAULT_VERIFY_MS; // 10000
+ * ```
+ */
+export const DEFAULT_VERIFY_MS = 10_000;
 
 const inProgress = new Map<string, Promise<StaleOutcome>>();
 
@@ -132,27 +162,41 @@ async function cleanOnce(f: StaleFolder, path: string, opts: StaleOptions): Prom
   }
   let refused = journal.rejected + (journal.refusedFile ? 1 : 0);
   const verified: ProcessRecord[] = [];
+  let unchecked = 0;
+  const deadline = new Deadline(opts.verifyMs ?? DEFAULT_VERIFY_MS);
   for (const e of journal.entries) {
-    const verdict = verifyStoredGroup(e.record);
+    const left = deadline.left();
+    const maxMs = Math.min(left, opts.scan?.maxMs ?? DEFAULT_SCAN_MS);
+    const verdict = left > 0 ? verifyStoredGroup(e.record, { ...opts.scan, maxMs }) : "unconfirmed";
     if (verdict === "ours") verified.push(e.record);
+    else if (verdict === "unconfirmed") unchecked++;
     else if (verdict !== "gone") refused++;
   }
   const terminate = opts.terminate ?? endStoredGroup;
   const reports = await Promise.all(
     verified.map((r) =>
-      terminate(r, { graceMs: opts.graceMs }).catch(() => ({ confirmed: false }))
+      terminate(r, { graceMs: opts.graceMs, scan: opts.scan }).catch(() => ({ confirmed: false }))
     ),
   );
+  const malformed = journal.malformed;
+  const kept = (problem: string) => ({ removed: false, refused, malformed, problem });
   const unconfirmed = reports.filter((r) => !r.confirmed).length;
   if (unconfirmed > 0) {
-    return {
-      removed: false,
-      refused,
-      problem:
-        `${unconfirmed} recorded process group(s) could not be confirmed gone; its journal was kept`,
-    };
+    return kept(
+      `${unconfirmed} recorded process group(s) could not be confirmed gone; its journal was kept`,
+    );
   }
-  return await removeConfined(f, refused);
+  if (unchecked > 0) {
+    return kept(
+      `${unchecked} recorded process group(s) could not be checked within the scan budget; its journal was kept — sweep again`,
+    );
+  }
+  if (journal.overfull) {
+    return kept(
+      `its journal names more than ${MAX_JOURNAL_GROUPS} unfinished process groups; only the first were checked and it was kept — remove the folder once you know nothing it names runs`,
+    );
+  }
+  return { ...(await removeConfined(f, refused)), malformed };
 }
 
 /**
@@ -166,7 +210,8 @@ async function endStoredGroup(
   const report = await terminateGroup(record, options);
   if (!report.confirmed || record.tag === undefined) return report;
   const { tag, pid, startTime } = record;
-  return { ...report, confirmed: await reapEscapesConfirmed({ tag, pid, startTime }) };
+  const reaped = await reapEscapesConfirmed({ tag, pid, startTime }, 2000, options.scan);
+  return { ...report, confirmed: reaped };
 }
 
 /**
@@ -234,136 +279,5 @@ export async function ageOf(path: string): Promise<number | null> {
     return st.isDirectory() ? Date.now() - st.mtimeMs : null;
   } catch {
     return null;
-  }
-}
-
-/** The counters of a sweep report that {@link cleanAndReport} keeps. */
-export interface SweepTally {
-  /** Journal entries that could not be verified (nothing signalled). */
-  refused: number;
-  /** Folders that could not be cleaned. */
-  failed: number;
-  /** Value-free problem lines. */
-  problems: string[];
-}
-
-/**
- * {@link cleanStaleFolder}, with its outcome added to `tally` under `what` (e.g.
- * `session 0123…`); resolves to whether the folder was removed.
- */
-async function cleanAndReport(
-  tally: SweepTally,
-  what: string,
-  folder: StaleFolder,
-  opts: StaleOptions,
-): Promise<boolean> {
-  const r = await cleanStaleFolder(folder, opts);
-  tally.refused += r.refused;
-  if (r.refused > 0) tally.problems.push(refusedLine(what, r.refused));
-  if (!r.removed && !r.vanished) {
-    tally.failed++;
-    tally.problems.push(`${what}: ${r.problem}`);
-  }
-  return r.removed;
-}
-
-function refusedLine(what: string, refused: number): string {
-  return `${what}: ${refused} journal entr${
-    refused === 1 ? "y" : "ies"
-  } could not be verified as toolhost's own process group(s): nothing was signalled and the processes they name were left alone`;
-}
-
-/** One folder of the state directory to sweep (`sessions` or `calls`). */
-export interface FolderSweep {
-  /** The folder (`<state>/sessions` or `<state>/calls`). */
-  root: string;
-  /** Which one, for messages. */
-  kind: StateFolder;
-  /** Names of entries that may be swept; others are left alone. */
-  names: RegExp;
-  /** What an entry is called in problem lines (`session`, `call`). */
-  label: string;
-  /** The journal file's name in an entry. */
-  journal: string;
-  /** Removes an entry. */
-  remove: (path: string) => Promise<void>;
-  /** An entry's state: left alone, counted as active, or stale (to clean). */
-  classify: (path: string, name: string) => Promise<"ignore" | "active" | "stale">;
-}
-
-/**
- * List `sweep.root` and clean every stale entry, adding to `tally`; resolves to how many
- * entries were removed.
- *
- * @example
- * ```ts
- * import { sweepFolder } from "./stale_folder.ts";
- * // report.calls += await sweepFolder(callSweep, { graceMs: 2000 }, report);
- * ```
- */
-export async function sweepFolder(
-  sweep: FolderSweep,
-  opts: StaleOptions,
-  tally: SweepTally & { active: number },
-): Promise<number> {
-  const listing = await listStateFolder(sweep.root, sweep.kind);
-  if (listing === null) return 0;
-  if ("problem" in listing) {
-    tally.failed++;
-    tally.problems.push(listing.problem);
-    return 0;
-  }
-  const names = listing.names.filter((n) => sweep.names.test(n) || isTrash(n, sweep.names));
-  const removed = await Promise.all(
-    names.map((n) => sweepEntry(sweep, listing.real, n, opts, tally)),
-  );
-  return removed.filter((r) => r).length;
-}
-
-/** Classify and clean one listed entry; resolves to whether it was removed. A `.trash`
- * entry (trash.ts) is removed at once, without reading anything in it. */
-async function sweepEntry(
-  sweep: FolderSweep,
-  parent: string,
-  name: string,
-  opts: StaleOptions,
-  tally: SweepTally & { active: number },
-): Promise<boolean> {
-  const folder = { parent, name, journal: sweep.journal, remove: sweep.remove };
-  const what = `${sweep.label} ${name}`;
-  if (isTrash(name, sweep.names)) {
-    return await cleanAndReport(tally, what, { ...folder, trash: true }, opts);
-  }
-  const verdict = await sweep.classify(join(parent, name), name);
-  if (verdict === "active") tally.active++;
-  if (verdict !== "stale") return false;
-  return await cleanAndReport(tally, what, folder, opts);
-}
-
-/** Which folder of the state directory a listing is for. */
-export type StateFolder = "sessions" | "calls";
-
-/**
- * List a state-directory folder (`sessions` or `calls`): its canonical path and entry
- * names, `null` when it does not exist, or a problem when it is not a real directory.
- *
- * @example
- * ```ts
- * import { listStateFolder } from "./stale_folder.ts";
- * await listStateFolder("/nonexistent/sessions", "sessions"); // null
- * ```
- */
-export async function listStateFolder(
-  path: string,
-  what: StateFolder,
-): Promise<{ real: string; names: string[] } | { problem: string } | null> {
-  try {
-    if (!(await lstat(path)).isDirectory()) {
-      return { problem: `the state directory's ${what} folder is not a directory; remove it` };
-    }
-    return { real: await realpath(path), names: await readdir(path) };
-  } catch (e) {
-    if ((e as { code?: string }).code === "ENOENT") return null;
-    return { problem: `the state directory's ${what} folder could not be read` };
   }
 }

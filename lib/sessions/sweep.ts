@@ -15,12 +15,14 @@
  * strict name patterns; no path is ever taken from a record. A folder is renamed to
  * `<name>.trash` before it is removed (trash.ts); such a leftover of a toolhost killed
  * while removing it is removed by the next sweep at once, and nothing in it is read.
+ * Every step is bounded (folder_sweep.ts, stale_folder.ts, journal_read.ts): entries
+ * listed, journal bytes and lines, `/proc` scans, verification time, and the sweep's own
+ * time; whatever a bound leaves out is reported as a failure, never as clean.
  *
  * @module
  */
 
 import { lstat } from "node:fs/promises";
-import { DEFAULT_GRACE_MS } from "./options.ts";
 import { sweepCalls } from "./call_sweep.ts";
 import {
   hasLease,
@@ -31,40 +33,22 @@ import {
   ROOT_NAME,
   sessionsRoot,
 } from "./session_dir.ts";
-import { ageOf, type FolderSweep, sweepFolder, type Terminator } from "./stale_folder.ts";
+import { ageOf } from "./stale_folder.ts";
+import { type FolderSweep, sweepFolder } from "./folder_sweep.ts";
+import { Deadline } from "../process/proc_budget.ts";
+import {
+  DEFAULT_SWEEP_MS,
+  folderOptions,
+  type SweepOptions,
+  type SweepReport,
+} from "./sweep_options.ts";
 
-/** Options of {@linkcode sweepSessions}. */
-export interface SweepOptions {
-  /** SIGTERM→SIGKILL grace for recorded groups, in ms. Default 2000. */
-  graceMs?: number;
-  /**
-   * A root or call directory without a readable owner record is stale only after this
-   * age, in ms. Default 60000.
-   */
-  ownerlessAgeMs?: number;
-  /** Group terminator (tests inject failures). Default `terminateGroup` from lib/process. */
-  terminate?: Terminator;
-}
-
-/** What a sweep did. */
-export interface SweepReport {
-  /** Stale session roots cleaned and removed. */
-  swept: number;
-  /** Session roots left alone (active lease and live owner, or being built). */
-  active: number;
-  /** Stale call directories (of a toolhost that exited mid-call) cleaned and removed. */
-  calls: number;
-  /**
-   * Journal entries never signalled because their identity was incomplete, malformed or
-   * could not be verified (a forged or foreign record); the processes they name were
-   * left alone.
-   */
-  refused: number;
-  /** Stale folders that could not be cleaned; their journals are kept. */
-  failed: number;
-  /** One value-free line per failure or refusal (folder names are random, not paths). */
-  problems: string[];
-}
+export {
+  DEFAULT_SWEEP_MS,
+  folderOptions,
+  type SweepOptions,
+  type SweepReport,
+} from "./sweep_options.ts";
 
 type Verdict = "active" | "stale" | "ignore";
 
@@ -98,7 +82,12 @@ async function isDirectory(path: string): Promise<boolean> {
   }
 }
 
-async function sweepRoots(stateDir: string, opts: SweepOptions, report: SweepReport) {
+async function sweepRoots(
+  stateDir: string,
+  opts: SweepOptions,
+  report: SweepReport,
+  deadline: Deadline,
+) {
   const ownerlessAgeMs = opts.ownerlessAgeMs ?? 60_000;
   const sweep: FolderSweep = {
     root: sessionsRoot(stateDir),
@@ -109,8 +98,7 @@ async function sweepRoots(stateDir: string, opts: SweepOptions, report: SweepRep
     remove: removeSessionRoot,
     classify: (path, name) => classify(path, name, ownerlessAgeMs),
   };
-  const clean = { graceMs: opts.graceMs ?? DEFAULT_GRACE_MS, terminate: opts.terminate };
-  report.swept += await sweepFolder(sweep, clean, report);
+  report.swept += await sweepFolder(sweep, folderOptions(opts, deadline), report);
 }
 
 /**
@@ -138,7 +126,11 @@ export async function sweepSessions(
     failed: 0,
     problems: [],
   };
-  await Promise.all([sweepRoots(stateDir, opts, report), sweepCalls(stateDir, opts, report)]);
+  const deadline = new Deadline(opts.maxMs ?? DEFAULT_SWEEP_MS);
+  await Promise.all([
+    sweepRoots(stateDir, opts, report, deadline),
+    sweepCalls(stateDir, opts, report, deadline),
+  ]);
   report.problems.sort();
   return report;
 }

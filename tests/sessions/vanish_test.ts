@@ -11,12 +11,8 @@ import { existsSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync }
 import { join } from "node:path";
 import type { ProcessRecord } from "../../lib/process/proc_identity.ts";
 import { removeTree } from "../../lib/process/call_dirs.ts";
-import {
-  cleanStaleFolder,
-  type FolderSweep,
-  type StaleFolder,
-  sweepFolder,
-} from "../../lib/sessions/stale_folder.ts";
+import { cleanStaleFolder, type StaleFolder } from "../../lib/sessions/stale_folder.ts";
+import { type FolderSweep, sweepFolder } from "../../lib/sessions/folder_sweep.ts";
 import {
   createSessionRoot,
   currentOwner,
