@@ -7,6 +7,7 @@
  * @module
  */
 
+import { runtimeSafeArgv } from "./runtime_argv.ts";
 import { onLastResort } from "./last_resort.ts";
 import { spawn } from "node:child_process";
 import { Readable } from "node:stream";
@@ -245,7 +246,9 @@ export async function spawnGroup(options: SpawnGroupOptions): Promise<GroupHandl
   // bwrap's --die-with-parent has windows after clone; the dead man's switch has none.
   const sandboxed = options.sandboxed === true;
   if (sandboxed) armDeadMan(tag);
-  const child = spawn(options.command, options.args ?? [], {
+  // Deno rewrites an argv naming its own binary (runtime_argv.ts).
+  const argv = runtimeSafeArgv(options.command, options.args ?? []);
+  const child = spawn(argv.command, argv.args, {
     cwd: options.cwd,
     env: { ...options.env, [GROUP_TAG_VAR]: tag },
     detached: true,

@@ -13,9 +13,9 @@
  */
 
 import { lstatSync, readlinkSync } from "node:fs";
-import process from "node:process";
 import type { SandboxPolicy } from "./policy.ts";
 import { SANDBOX_INFO_FD } from "../process/sandbox_info.ts";
+import { runtimeSafeArgv } from "../process/runtime_argv.ts";
 
 /** The resolved paths of one confined declaration (all absolute). */
 export interface SandboxPlan {
@@ -187,9 +187,10 @@ export function sandboxCommand(
   // The root tmpfs (and the folders bwrap made on it) read-only: nothing to write outside
   // the bound writable paths, the private /tmp and /dev/shm.
   args.push("--remount-ro", "/", "--chdir", run.cwd, "--", run.command, ...run.args);
-  unlikeRuntime(args);
+  // Deno rewrites an argv naming its own binary (lib/process runtime_argv.ts).
+  const safe = runtimeSafeArgv(bwrap, args).args;
   const join = run.joinNetOf;
-  if (join === undefined) return { command: bwrap, args };
+  if (join === undefined) return { command: bwrap, args: safe };
   return {
     command: join.nsenter,
     args: [
@@ -200,22 +201,9 @@ export function sandboxCommand(
       String(join.pid),
       "--",
       bwrap,
-      ...args,
+      ...safe,
     ],
   };
-}
-
-/**
- * Deno's `node:child_process` takes an argument equal to its own executable's path as the
- * start of a nested `node` command line and rewrites what follows it (inserting `run -A
- * ...`), which breaks a bwrap argv that binds or runs the Deno binary (a `#!/usr/bin/env
- * deno` interpreter). The same file spelt with a leading `//` is not string-equal, and
- * the kernel resolves it alike. Node leaves arguments alone, so this changes nothing there
- * that matters.
- */
-function unlikeRuntime(args: string[]): void {
-  const self = process.execPath;
-  for (let i = 0; i < args.length; i++) if (args[i] === self) args[i] = `/${self}`;
 }
 
 /**

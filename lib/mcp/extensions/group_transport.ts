@@ -28,6 +28,7 @@ import {
 } from "../../process/mod.ts";
 import { SpawnError, spawnFailureFromCode } from "../../process/spawn_error.ts";
 import { GROUP_TAG_VAR, newGroupTag, reapEscapesConfirmed } from "../../process/escape_reaper.ts";
+import { runtimeSafeArgv } from "../../process/runtime_argv.ts";
 import type { GuardLimit, RunGuard } from "../../process/run_guard.ts";
 import type { Confine } from "../../process/sandbox_init.ts";
 import { endSandbox } from "../../process/sandbox_end.ts";
@@ -126,7 +127,9 @@ export class ProcessGroupTransport implements Transport {
     const o = this.#opts;
     const inner = o.confine?.wrap(o.command, o.args ?? [], o.cwd, []) ??
       { command: o.command, args: o.args ?? [] };
-    const argv = o.guard?.wrap(inner.command, inner.args) ?? inner;
+    const wrapped = o.guard?.wrap(inner.command, inner.args) ?? inner;
+    // Deno rewrites an argv naming its own binary (lib/process runtime_argv.ts).
+    const argv = runtimeSafeArgv(wrapped.command, wrapped.args);
     // bwrap's --die-with-parent has windows after clone; the dead man's switch has none.
     const confined = o.confine !== undefined;
     if (confined) armDeadMan(this.#tag);

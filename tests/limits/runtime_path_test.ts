@@ -1,0 +1,65 @@
+/**
+ * A tool whose command line names the runtime's own binary runs with exactly the argv
+ * declared. Deno's `node:child_process` rewrites what follows an argument equal to its own
+ * path (`run tool.ts` → `run -A tool.ts`): through the prlimit or cgroup wrapper of a
+ * limited tool, through `env`, or with `command` being the Deno binary itself, a tool
+ * declared without permissions would run with all of them. Seen from the outside: a
+ * `deno run` tool that tries to read a file must be denied, limited or not.
+ */
+
+import assert from "node:assert/strict";
+import { Registry } from "../../lib/registry/registry.ts";
+import { loadWorkspace } from "../../lib/workspace/load_workspace.ts";
+import { tempWorkspace } from "../helpers/workspace.ts";
+
+const SELF = Deno.execPath();
+const READ = `try {
+  Deno.readTextFileSync("/etc/hostname");
+  console.log("READ");
+} catch (e) {
+  console.log(e instanceof Deno.errors.NotCapable || e instanceof Deno.errors.PermissionDenied ? "DENIED" : "ERROR");
+}
+`;
+
+const tool = (name: string, command: string, args: string[], extra = "") =>
+  `\n[artifacts.app.views.agent_tools.${name}]\ndescription = "${name}"\nprotocol = "plain"\n` +
+  `command = ${JSON.stringify(command)}\nargs = ${JSON.stringify(args)}\n${extra}\n`;
+
+const RUN = ["run", "--no-prompt", "--no-config", "--quiet", "read.ts"];
+const LIMITS = "max_processes = 64\nmax_cpu_seconds = 60";
+
+const TOML = `[artifacts.app]\npath = "app"\n\n[artifacts.app.evals.review]\naudience = "agent"\n` +
+  tool("plain", "deno", RUN) +
+  tool("limited", "deno", RUN, LIMITS) +
+  tool("via_env", "env", [SELF, ...RUN]) +
+  tool("via_env_limited", "env", [SELF, ...RUN], LIMITS);
+
+const text = (r: { content: unknown[] }) => (r.content[0] as { text: string }).text;
+
+/** Where `deno` is found on PATH (the tools' `command = "deno"`). */
+function denoOnPath(): string | undefined {
+  for (const dir of (Deno.env.get("PATH") ?? "").split(":")) {
+    try {
+      if (Deno.statSync(`${dir}/deno`).isFile) return `${dir}/deno`;
+    } catch { /* not here */ }
+  }
+}
+
+Deno.test("a deno tool declared without permissions gets none, however it is spawned", async () => {
+  // `command = "deno"` exercises the rewrite only when it resolves to this very binary, as
+  // with the documented `PATH=$(dirname $DENO):$PATH`; the `env` tools name it directly.
+  if (denoOnPath() !== SELF) console.log("NOTE: deno on PATH is not this runtime's binary");
+  const tmp = await tempWorkspace(TOML, { "app/README.md": "# app\n", "app/read.ts": READ });
+  const ws = await loadWorkspace(tmp.root);
+  const reg = await Registry.open(ws, "app/review", { stateDir: `${tmp.root}/.state` });
+  try {
+    for (const name of ["plain", "limited", "via_env", "via_env_limited"]) {
+      const r = await reg.call(`${name}_app`, {});
+      assert.equal(r.isError, false, `${name}: ${text(r)}`);
+      assert.equal(text(r).trim(), "DENIED", `${name}: the tool got permissions it never declared`);
+    }
+  } finally {
+    await reg.close();
+    await tmp.cleanup();
+  }
+});
