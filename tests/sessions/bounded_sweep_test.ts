@@ -47,7 +47,10 @@ Deno.test("a forged journal of 100k leaderless admissions stops at its bound and
     assert.equal(report.failed, 1, "an overfull journal was taken as handled");
     assert.equal(report.swept, 0);
     assert.ok(existsSync(root), "the folder of an overfull journal was removed");
-    assert.match(report.problems.join("\n"), new RegExp(`more than ${MAX_JOURNAL_GROUPS} unfinished process groups`));
+    assert.match(
+      report.problems.join("\n"),
+      new RegExp(`more than ${MAX_JOURNAL_GROUPS} unfinished process groups`),
+    );
   });
 });
 
