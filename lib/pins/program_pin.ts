@@ -14,6 +14,7 @@
 import {
   closeSync,
   constants,
+  existsSync,
   lstatSync,
   openSync,
   readSync,
@@ -157,12 +158,14 @@ function lookup(name: string, ctx: ProgramContext, deps?: string[]): string | un
   if (name.startsWith("/")) return name;
   const found = resolveProgram(name, ctx.cwd, ctx.root, ctx.env);
   if (deps !== undefined && !name.includes("/")) {
-    // The PATH folders searched before (and where) it was found: a new entry in one of
-    // them changes its identity.
+    // The same name in each PATH folder searched before the one it was found in: a
+    // program appearing (or changing) there would be found instead. One existence check
+    // each per call, not a folder stat (a chmod +x of a file there shows too).
     for (const dir of (ctx.env.PATH ?? "").split(":")) {
       if (dir === "" || !dir.startsWith("/")) continue;
-      deps.push(`@${dir}`); // a folder: its own identity is enough
-      if (found.ok && found.path === join(dir, name)) break;
+      const candidate = join(dir, name);
+      if (found.ok && found.path === candidate) break; // the program itself is a dep
+      deps.push(`?${candidate}`);
     }
   }
   return found.ok ? found.path : undefined;
@@ -208,32 +211,40 @@ export function programSteps(
 }
 
 /**
- * The identities of what a resolution depended on (each file's `lstat` and `stat`, each
- * searched PATH folder's `stat`, marked `@`): equal identities mean the same programs
- * would be found, with the same bytes.
+ * The identities of what a resolution depended on: each program file's `lstat` (and, for
+ * a symlink, the `stat` of what it leads to), and for each name that PATH searched in
+ * vain (marked `?`) whether it exists now — and if so its identity. Equal identities mean
+ * the same programs would be found, with the same bytes. Cheap enough for every call:
+ * one existence check per PATH folder searched, one `lstat` per program file.
  *
  * @example
  * ```ts
  * import { depsIdentity } from "./program_pin.ts";
- * depsIdentity(["/bin/sh"]).length > 0; // true
+ * depsIdentity(["/bin/sh", "?/nonexistent/sh"]).length > 0; // true
  * ```
  */
 export function depsIdentity(deps: readonly string[]): string {
   let out = "";
   for (const dep of deps) {
     try {
-      if (dep.startsWith("@")) {
-        out += `${identityKey(statSync(dep.slice(1), { bigint: true }))}\n`;
+      if (dep.startsWith("?")) {
+        const path = dep.slice(1);
+        out += existsSync(path) ? `${fileIdentity(path)}\n` : "0\n";
         continue;
       }
-      out += `${identityKey(lstatSync(dep, { bigint: true }))}/${
-        identityKey(statSync(dep, { bigint: true }))
-      }\n`;
+      out += `${fileIdentity(dep)}\n`;
     } catch {
       out += "-\n";
     }
   }
   return out;
+}
+
+/** A file's identity; for a symlink also that of what it leads to. Throws when missing. */
+function fileIdentity(path: string): string {
+  const link = lstatSync(path, { bigint: true });
+  if (!link.isSymbolicLink()) return identityKey(link);
+  return `${identityKey(link)}/${identityKey(statSync(path, { bigint: true }))}`;
 }
 
 interface Traced {

@@ -141,8 +141,11 @@ export class PinGuard {
    * value-free sentence naming the tool and the path that changed.
    */
   async check(tool: string): Promise<string | undefined> {
+    // A tool and its session's start and stop commands often pin the same folders: each
+    // path is checked once per call.
+    const seen = new Set<string>();
     for (const key of this.#keys.get(tool) ?? []) {
-      const changed = await this.#checkKey(key, tool);
+      const changed = await this.#checkKey(key, tool, seen);
       if (changed !== undefined) return changed;
     }
     return this.#checkPrograms(tool);
@@ -156,8 +159,14 @@ export class PinGuard {
     return (await this.#checkKey(key, key)) === undefined;
   }
 
-  async #checkKey(key: string, tool: string): Promise<string | undefined> {
+  async #checkKey(
+    key: string,
+    tool: string,
+    seen = new Set<string>(),
+  ): Promise<string | undefined> {
     for (const [path, digest] of Object.entries(this.pins[key] ?? {})) {
+      if (seen.has(path)) continue;
+      seen.add(path);
       const snap = this.#snaps.get(path)!;
       if (snapshotUnchanged(snap)) continue;
       const now = await repin(this.#root, snap);
