@@ -294,7 +294,12 @@ export class DescendantTracker {
     }
     m.ppid = st!.ppid;
     const zombie = st!.state === "Z" || st!.state === "X";
-    if (!zombie) { for (const c of childrenOf(pid)) if (!r.visited.has(c)) r.queue.push([c, pid]); }
+    if (!zombie) {
+      const children = childrenOf(pid);
+      // A member with more threads than can be read cannot be followed: fail closed.
+      if (!children.complete) r.sample.truncated = true;
+      for (const c of children.pids) if (!r.visited.has(c)) r.queue.push([c, pid]);
+    }
     const counted = this.#counts?.(pid) ?? true;
     m.ticks = counted ? st!.ticks : 0;
     r.ticks += m.ticks;

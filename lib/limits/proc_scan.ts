@@ -8,7 +8,7 @@
 
 import { readFileSync } from "node:fs";
 import { DEFAULT_SCAN_ENTRIES, type ScanBudget, scanPids } from "../process/proc_budget.ts";
-import { childPids } from "../process/sandbox_init.ts";
+import { childPidsBounded } from "../process/sandbox_init.ts";
 
 /**
  * Most `/proc` entries one listing reads (the shared default of proc_budget.ts; Linux's
@@ -72,18 +72,20 @@ export function readStatm(pid: number): { rss: number; data: number } {
 }
 
 /**
- * The children of every thread of `pid` (`/proc/<pid>/task/<tid>/children`); empty when
- * the kernel does not provide the files or the process is gone.
+ * The children of every thread of `pid` (`/proc/<pid>/task/<tid>/children`), and whether
+ * every thread was read (a process with more threads than the bound, or one slower than
+ * the time budget, is cut); empty when the kernel does not provide the files or the
+ * process is gone.
  *
  * @example
  * ```ts
  * import process from "node:process";
  * import { childrenOf } from "./proc_scan.ts";
- * Array.isArray(childrenOf(process.pid)); // true
+ * childrenOf(process.pid).complete; // true
  * ```
  */
-export function childrenOf(pid: number): number[] {
-  return childPids(pid);
+export function childrenOf(pid: number): { pids: number[]; complete: boolean } {
+  return childPidsBounded(pid);
 }
 
 /**

@@ -213,18 +213,34 @@ function memo(f: () => Promise<void>): () => Promise<void> {
   return () => (p ??= f());
 }
 
-/** Make every directory below `path` (not following symlinks) writable and searchable. */
-async function unlockTree(path: string): Promise<void> {
-  let st;
-  try {
-    st = await lstat(path);
-  } catch {
-    return;
+/** Most entries {@link unlockTree} visits: a tool's tree past it is not unlocked further
+ * (the removal then fails and is reported, the records kept for `toolhost sweep`). */
+const MAX_UNLOCK_ENTRIES = 100_000;
+
+/** Make every directory below `path` (not following symlinks) writable and searchable,
+ * visiting at most `budget.left` entries, breadth first (no recursion depth to exhaust). */
+async function unlockTree(
+  path: string,
+  budget = { left: MAX_UNLOCK_ENTRIES },
+): Promise<void> {
+  const queue = [path];
+  for (let i = 0; i < queue.length && budget.left > 0; i++) {
+    const dir = queue[i];
+    queue[i] = "";
+    budget.left--;
+    let st;
+    try {
+      st = await lstat(dir);
+    } catch {
+      continue;
+    }
+    if (!st.isDirectory()) continue;
+    await chmod(dir, PRIVATE).catch(() => {});
+    const names = await readdir(dir).catch(() => [] as string[]);
+    for (const name of names.slice(0, Math.max(0, MAX_UNLOCK_ENTRIES - queue.length))) {
+      queue.push(join(dir, name));
+    }
   }
-  if (!st.isDirectory()) return;
-  await chmod(path, PRIVATE).catch(() => {});
-  const names = await readdir(path).catch(() => [] as string[]);
-  for (const name of names) await unlockTree(join(path, name));
 }
 
 /**

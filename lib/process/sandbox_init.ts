@@ -8,7 +8,8 @@
  * @module
  */
 
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
+import { type ScanBudget, scanPids } from "./proc_budget.ts";
 import { isSameProcess, type ProcessRecord, readProcStat } from "./proc_identity.ts";
 
 /** How a spawn is confined: rewrites the command line (lib/sandbox implements it). */
@@ -26,7 +27,45 @@ export interface Confine {
 }
 
 /**
- * Host PIDs of the children of `pid` (for a sandbox leader: its namespace's init).
+ * Most threads of one process whose children are read (a tool may start thousands of
+ * threads; past this bound the listing is cut and {@linkcode childPidsBounded} says so).
+ *
+ * @example
+ * ```ts
+ * import { MAX_TASKS } from "./sandbox_init.ts";
+ * MAX_TASKS; // 4096
+ * ```
+ */
+export const MAX_TASKS = 4096;
+
+/**
+ * Host PIDs of the children of `pid` (for a sandbox leader: its namespace's init), from
+ * at most `budget.maxEntries` of its threads (default {@link MAX_TASKS}) within
+ * `budget.maxMs` (proc_budget.ts default); `complete` is false when a budget cut it.
+ *
+ * @example
+ * ```ts
+ * import { childPidsBounded } from "./sandbox_init.ts";
+ * import process from "node:process";
+ * childPidsBounded(process.pid).complete; // true
+ * ```
+ */
+export function childPidsBounded(
+  pid: number,
+  budget: ScanBudget = {},
+): { pids: number[]; complete: boolean } {
+  const pids: number[] = [];
+  const { complete } = scanPids((tid) => {
+    try {
+      const text = readFileSync(`/proc/${pid}/task/${tid}/children`, "latin1").trim();
+      if (text !== "") { for (const c of text.split(" ")) pids.push(Number(c)); }
+    } catch { /* thread ended */ }
+  }, { maxEntries: MAX_TASKS, ...budget, dir: `/proc/${pid}/task` });
+  return { pids, complete };
+}
+
+/**
+ * Host PIDs of the children of `pid` ({@linkcode childPidsBounded}'s, whole or not).
  *
  * @example
  * ```ts
@@ -36,20 +75,7 @@ export interface Confine {
  * ```
  */
 export function childPids(pid: number): number[] {
-  const out: number[] = [];
-  let tasks: string[];
-  try {
-    tasks = readdirSync(`/proc/${pid}/task`);
-  } catch {
-    return out;
-  }
-  for (const tid of tasks) {
-    try {
-      const text = readFileSync(`/proc/${pid}/task/${tid}/children`, "latin1").trim();
-      if (text !== "") { for (const c of text.split(" ")) out.push(Number(c)); }
-    } catch { /* thread ended */ }
-  }
-  return out;
+  return childPidsBounded(pid).pids;
 }
 
 /**

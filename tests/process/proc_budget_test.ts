@@ -15,6 +15,7 @@ import { DEFAULT_SCAN_ENTRIES, scanPids } from "../../lib/process/proc_budget.ts
 import { liveGroupMembers, readProcStat, scanGroup } from "../../lib/process/proc_identity.ts";
 import { reapEscapesConfirmed, reapTagged } from "../../lib/process/escape_reaper.ts";
 import { spawnGroup } from "../../lib/process/spawn_group.ts";
+import { childPidsBounded } from "../../lib/process/sandbox_init.ts";
 import { ENV } from "./helpers.ts";
 
 /** A fake `/proc`: `n` numeric entries (and a few others), removed afterwards. */
@@ -128,4 +129,13 @@ Deno.test("the escape reaper reports a cut scan as incomplete", async () => {
   });
   assert.equal(await reapEscapesConfirmed(group, 10, { maxMs: 0 }), false);
   assert.equal(await reapEscapesConfirmed(group, 10), true);
+});
+
+Deno.test("a process's threads are read within a budget; a cut listing says so", () => {
+  // This runtime runs several threads: a budget of one cannot read them all.
+  const threads = [...Deno.readDirSync(`/proc/${process.pid}/task`)].length;
+  assert.ok(threads > 1, "expected a multi-threaded runtime");
+  assert.equal(childPidsBounded(process.pid, { maxEntries: 1 }).complete, false);
+  assert.equal(childPidsBounded(process.pid, { maxMs: 0 }).complete, false);
+  assert.equal(childPidsBounded(process.pid).complete, true);
 });
