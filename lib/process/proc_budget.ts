@@ -30,10 +30,10 @@ export const DEFAULT_SCAN_ENTRIES = 65_536;
  * @example
  * ```ts
  * import { DEFAULT_SCAN_MS } from "./proc_budget.ts";
- * DEFAULT_SCAN_MS; // 2000
+ * DEFAULT_SCAN_MS; // 5000
  * ```
  */
-export const DEFAULT_SCAN_MS = 2_000;
+export const DEFAULT_SCAN_MS = 5_000;
 
 /** The budgets of one scan. */
 export interface ScanBudget {
