@@ -1,71 +1,252 @@
 /**
- * The browser session (examples/browser): start-to-ready and a `screenshot` call's
- * latency, through the real registry.
+ * The browser session (examples/browser) against Playwright MCP, on the same page with
+ * the same Chromium, both driven by the MCP SDK client over stdio:
  *
- * 1. Start-to-ready: a fresh registry's first `open_url` (session start: the harness,
- *    the local app, Chromium, the DevTools attach — plus one navigation) minus a
- *    steady-state `open_url` of the same page.
- * 2. `screenshot` (800×600 PNG) and `snapshot` round trips in a running session; a
- *    `console_logs` call (no browser work) is the bound-call floor.
+ * - toolhost: `toolhost serve --repo examples/browser --eval site/review`; the page is
+ *   the harness's own app at `/`.
+ * - Playwright MCP: `@playwright/mcp` (PINNED below, installed once with npm into a
+ *   cache folder, browsers never downloaded) with `--executable-path` the same Chromium,
+ *   `--headless --isolated`, an 800×600 viewport; the page is the same index.html from
+ *   a loopback server.
  *
- * Medians of ROUNDS rounds. SKIPs with the reason when Chromium is missing.
- * Run alone: `deno run -A bench/browser_bench.ts`. BENCH_QUICK=1 runs fewer rounds.
- * Playwright MCP is not compared: it cannot be installed and run offline here.
+ * Per round, a fresh server: start-to-ready = the first navigation (the browser starts
+ * with it, on both) minus a steady one; then a screenshot call. Medians of ROUNDS,
+ * interleaved, and the ratios toolhost / Playwright MCP. After each close, processes
+ * still carrying the round's marker (an environment variable every child inherits) are
+ * counted, then killed.
+ *
+ * SKIPs (with the reason) without Chromium; the Playwright half SKIPs when it cannot be
+ * installed. Run alone: `deno run -A bench/browser_bench.ts` (BENCH_QUICK=1: 2 rounds);
+ * in `deno task bench` as section `browser`. BENCH_PLAYWRIGHT_MCP names an installed
+ * `@playwright/mcp/cli.js` to use instead.
  *
  * @module
  */
 
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromiumMissing, openBrowserRegistry } from "../tests/browser/_helpers.ts";
+import { Client } from "@modelcontextprotocol/sdk/client";
+// @ts-types="@modelcontextprotocol/sdk/client/stdio"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { chromiumMissing, markedProcesses, toolEnv, WORKSPACE } from "../tests/browser/_helpers.ts";
 
+/** The Playwright MCP compared against (pinned: figures name a version). */
+export const PLAYWRIGHT_MCP = "@playwright/mcp@0.0.83";
 const ROUNDS = Deno.env.get("BENCH_QUICK") ? 2 : 5;
+const CALL_TIMEOUT_MS = 120_000;
+const REPO = new URL("../", import.meta.url).pathname;
+
+type Result = { content: { type: string; data?: string }[]; isError?: boolean };
+
+interface Sample {
+  start: number;
+  nav: number;
+  shot: number;
+  left: number;
+}
+
+interface Server {
+  label: string;
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  navigate: { name: string; arguments: Record<string, unknown> };
+  screenshot: { name: string; arguments: Record<string, unknown> };
+}
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)];
 }
 
-async function timed(f: () => Promise<{ isError?: boolean }>): Promise<number> {
-  const t0 = performance.now();
-  const r = await f();
-  if (r.isError) throw new Error("a browser call failed");
-  return performance.now() - t0;
+/** One round: connect, navigate twice, screenshot, close; count what outlived it. */
+async function round(s: Server): Promise<Sample> {
+  const marker = `TOOLHOST_BENCH_MARK=${crypto.randomUUID()}`;
+  const [k, v] = marker.split("=");
+  const transport = new StdioClientTransport({
+    command: s.command,
+    args: s.args,
+    env: { ...s.env, [k]: v },
+    stderr: "ignore",
+  });
+  const client = new Client({ name: "browser-bench", version: "1" });
+  await client.connect(transport);
+  const call = async (c: Server["navigate"]): Promise<number> => {
+    const t0 = performance.now();
+    const r = await client.callTool(c, undefined, { timeout: CALL_TIMEOUT_MS }) as Result;
+    if (r.isError) throw new Error(`${s.label}: ${c.name} failed`);
+    if (c === s.screenshot && !r.content.some((b) => b.type === "image")) {
+      throw new Error(`${s.label}: the screenshot has no image block`);
+    }
+    return performance.now() - t0;
+  };
+  let sample: Sample;
+  try {
+    const first = await call(s.navigate);
+    const nav = await call(s.navigate);
+    sample = { start: first - nav, nav, shot: await call(s.screenshot), left: 0 };
+  } finally {
+    await client.close();
+  }
+  const end = Date.now() + 10_000;
+  while (markedProcesses(marker).length > 0 && Date.now() < end) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const left = markedProcesses(marker);
+  for (const pid of left) {
+    try {
+      Deno.kill(pid, "SIGKILL");
+    } catch { /* gone */ }
+  }
+  return { ...sample, left: left.length };
 }
 
-const missing = chromiumMissing();
-if (missing !== undefined) {
-  console.log(`SKIP browser session bench: ${missing}`);
-} else {
-  const start: number[] = [];
-  const nav: number[] = [];
-  const shot: number[] = [];
-  const snap: number[] = [];
-  const floor: number[] = [];
-  for (let i = 0; i < ROUNDS; i++) {
-    const state = mkdtempSync(join(tmpdir(), "toolhost-browser-bench-"));
-    const reg = await openBrowserRegistry(state);
-    try {
-      const first = await timed(() => reg.call("open_url_site", { url: "/" }));
-      const steady = await timed(() => reg.call("open_url_site", { url: "/" }));
-      start.push(first - steady);
-      nav.push(steady);
-      shot.push(await timed(() => reg.call("screenshot_site", {})));
-      snap.push(await timed(() => reg.call("snapshot_site", {})));
-      floor.push(await timed(() => reg.call("console_logs_site", {})));
-    } finally {
-      await reg.close();
-      rmSync(state, { recursive: true, force: true });
-    }
+/** The cli.js of the pinned Playwright MCP, installing it once; or why it cannot run. */
+function playwrightCli(): { cli?: string; why?: string } {
+  const given = Deno.env.get("BENCH_PLAYWRIGHT_MCP");
+  if (given !== undefined) {
+    return existsSync(given) ? { cli: given } : { why: `${given} is missing` };
   }
-  const ms = (xs: number[]) => `${median(xs).toFixed(0)} ms`;
-  console.log(
-    `browser session, medians of ${ROUNDS} (${Deno.build.os}, ${navigator.hardwareConcurrency} cores)`,
+  const cache = Deno.env.get("XDG_CACHE_HOME") ?? join(homedir(), ".cache");
+  const dir = join(cache, "toolhost-bench", PLAYWRIGHT_MCP.replace(/[@/]/g, "_"));
+  const cli = join(dir, "node_modules/@playwright/mcp/cli.js");
+  if (existsSync(cli)) return { cli };
+  try {
+    mkdirSync(dir, { recursive: true });
+    execFileSync("npm", [
+      "install",
+      "--no-save",
+      "--no-audit",
+      "--no-fund",
+      "--prefix",
+      dir,
+      PLAYWRIGHT_MCP,
+    ], {
+      stdio: "ignore",
+      timeout: 300_000,
+      env: { ...Deno.env.toObject(), PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: "1" },
+    });
+  } catch {
+    return { why: `npm install ${PLAYWRIGHT_MCP} failed (no npm or no registry)` };
+  }
+  return existsSync(cli) ? { cli } : { why: `${PLAYWRIGHT_MCP} has no cli.js` };
+}
+
+/** Serve examples/browser's page on loopback for Playwright MCP. */
+async function servePage(): Promise<{ url: string; close: () => void }> {
+  const html = readFileSync(join(WORKSPACE, "site/index.html"));
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+    res.end(html);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}/`, close: () => server.close() };
+}
+
+function toolhostServer(state: string): Server {
+  return {
+    label: "toolhost",
+    command: Deno.execPath(),
+    args: [
+      "run",
+      "-A",
+      "--config",
+      `${REPO}deno.json`,
+      `${REPO}cli.ts`,
+      "serve",
+      "--repo",
+      WORKSPACE,
+      "--eval",
+      "site/review",
+      "--state-dir",
+      state,
+    ],
+    env: { ...Deno.env.toObject(), ...toolEnv() },
+    navigate: { name: "open_url_site", arguments: { url: "/" } },
+    screenshot: { name: "screenshot_site", arguments: {} },
+  };
+}
+
+function playwrightServer(cli: string, url: string, out: string): Server {
+  const exe = Deno.env.get("TOOLHOST_CHROMIUM") ?? "/usr/bin/chromium";
+  return {
+    label: "Playwright MCP",
+    command: "node",
+    args: [
+      cli,
+      "--headless",
+      "--isolated",
+      "--executable-path",
+      exe,
+      "--viewport-size",
+      "800x600",
+      "--output-dir",
+      out,
+      ...(Deno.uid() === 0 ? ["--no-sandbox"] : []),
+    ],
+    env: { ...Deno.env.toObject(), PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: "1" },
+    navigate: { name: "browser_navigate", arguments: { url } },
+    screenshot: { name: "browser_take_screenshot", arguments: {} },
+  };
+}
+
+/**
+ * The `browser` section of `deno task bench`: its report lines.
+ *
+ * @example
+ * ```ts ignore
+ * import { benchBrowser } from "./browser_bench.ts";
+ * for (const line of await benchBrowser()) console.log(line);
+ * ```
+ */
+export async function benchBrowser(): Promise<string[]> {
+  const missing = chromiumMissing();
+  if (missing !== undefined) return [`browser: SKIP (${missing})`];
+  const pw = playwrightCli();
+  const out: string[] = [];
+  if (pw.cli === undefined) out.push(`browser: Playwright MCP SKIP (${pw.why})`);
+  const page = await servePage();
+  const tmp = mkdtempSync(join(tmpdir(), "toolhost-browser-bench-"));
+  const ours: Sample[] = [];
+  const theirs: Sample[] = [];
+  try {
+    for (let i = 0; i < ROUNDS; i++) {
+      ours.push(await round(toolhostServer(join(tmp, `state-${i}`))));
+      if (pw.cli !== undefined) {
+        theirs.push(await round(playwrightServer(pw.cli, page.url, join(tmp, `pw-${i}`))));
+      }
+    }
+  } finally {
+    page.close();
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  const ms = (xs: Sample[], f: (s: Sample) => number) => `${median(xs.map(f)).toFixed(0)} ms`;
+  const row = (label: string, f: (s: Sample) => number) => {
+    const a = `${label.padEnd(40)} toolhost ${ms(ours, f).padStart(8)}`;
+    if (theirs.length === 0) return a;
+    const ratio = median(ours.map(f)) / median(theirs.map(f));
+    return `${a}   Playwright MCP ${ms(theirs, f).padStart(8)}   ratio ${ratio.toFixed(2)}x`;
+  };
+  out.push(
+    `browser: MCP stdio, SDK client, medians of ${ROUNDS} interleaved rounds` +
+      (theirs.length > 0 ? ` (${PLAYWRIGHT_MCP})` : ""),
+    row("start-to-ready (first nav − steady nav)", (s) => s.start),
+    row("navigate, running browser", (s) => s.nav),
+    row("screenshot (800×600 PNG)", (s) => s.shot),
   );
-  console.log(`  start-to-ready (first open_url − steady open_url)  ${ms(start)}`);
-  console.log(`  open_url, running session                          ${ms(nav)}`);
-  console.log(`  screenshot (800×600 PNG)                           ${ms(shot)}`);
-  console.log(`  snapshot                                           ${ms(snap)}`);
-  console.log(`  console_logs (bound-call floor)                    ${ms(floor)}`);
+  const left = (xs: Sample[]) => xs.reduce((n, s) => n + s.left, 0);
+  out.push(
+    `processes left 10 s after close (then killed): toolhost ${left(ours)}` +
+      (theirs.length > 0 ? `, Playwright MCP ${left(theirs)}` : ""),
+  );
+  return out;
+}
+
+if (import.meta.main) {
+  for (const line of await benchBrowser()) console.log(line);
 }
