@@ -1,9 +1,11 @@
 /**
- * The browser session (examples/browser) against Playwright MCP, on the same page with
- * the same Chromium, both driven by the MCP SDK client over stdio:
+ * The browser session (examples/browser, and the scaffold of `toolhost init harness web
+ * --template browser`) against Playwright MCP, on the same page with the same Chromium,
+ * all driven by the MCP SDK client over stdio:
  *
  * - toolhost: `toolhost serve --repo examples/browser --eval site/review`; the page is
- *   the harness's own app at `/`.
+ *   the harness's own app at `/`. The scaffold likewise (Node harness, confined where
+ *   bubblewrap runs, else with its sandbox keys removed).
  * - Playwright MCP: `@playwright/mcp` (PINNED below, installed once with npm into a
  *   cache folder, browsers never downloaded) with `--executable-path` the same Chromium,
  *   `--headless --isolated`, an 800×600 viewport; the page is the same index.html from
@@ -24,7 +26,7 @@
  */
 
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { homedir, tmpdir } from "node:os";
@@ -32,6 +34,8 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client";
 // @ts-types="@modelcontextprotocol/sdk/client/stdio"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { scaffold } from "../lib/init/scaffold.ts";
+import { sandboxSupport } from "../lib/sandbox/detect.ts";
 import { chromiumMissing, markedProcesses, toolEnv, WORKSPACE } from "../tests/browser/_helpers.ts";
 
 /** The Playwright MCP compared against (pinned: figures name a version). */
@@ -148,7 +152,7 @@ async function servePage(): Promise<{ url: string; close: () => void }> {
   return { url: `http://127.0.0.1:${port}/`, close: () => server.close() };
 }
 
-function toolhostServer(state: string): Server {
+function toolhostServer(state: string, repo = WORKSPACE, evalId = "site/review"): Server {
   return {
     label: "toolhost",
     command: Deno.execPath(),
@@ -160,9 +164,9 @@ function toolhostServer(state: string): Server {
       `${REPO}cli.ts`,
       "serve",
       "--repo",
-      WORKSPACE,
+      repo,
       "--eval",
-      "site/review",
+      evalId,
       "--state-dir",
       state,
     ],
@@ -195,6 +199,16 @@ function playwrightServer(cli: string, url: string, out: string): Server {
   };
 }
 
+/** A workspace scaffolded by `toolhost init harness web --template browser`. */
+function scaffoldServer(root: string, state: string): Server {
+  return {
+    ...toolhostServer(state, root, "tools/agent"),
+    label: "toolhost, init --template browser",
+    navigate: { name: "web_open_url_tools", arguments: { url: "/" } },
+    screenshot: { name: "web_screenshot_tools", arguments: {} },
+  };
+}
+
 /**
  * The `browser` section of `deno task bench`: its report lines.
  *
@@ -212,38 +226,59 @@ export async function benchBrowser(): Promise<string[]> {
   if (pw.cli === undefined) out.push(`browser: Playwright MCP SKIP (${pw.why})`);
   const page = await servePage();
   const tmp = mkdtempSync(join(tmpdir(), "toolhost-browser-bench-"));
-  const ours: Sample[] = [];
-  const theirs: Sample[] = [];
+  const scaffolded = join(tmp, "scaffold");
+  scaffold({ kind: "harness", name: "web", template: "browser", repo: scaffolded });
+  const confined = sandboxSupport().ok;
+  if (!confined) {
+    // Where bubblewrap cannot run, the scaffold's confined session would be refused.
+    const toml = join(scaffolded, "toolhost.toml");
+    writeFileSync(toml, readFileSync(toml, "utf8").replace(/^sandbox(_read)? = .*\n/gm, ""));
+  }
+  const servers = [
+    (i: number) => toolhostServer(join(tmp, `state-${i}`)),
+    (i: number) => scaffoldServer(scaffolded, join(tmp, `scaffold-state-${i}`)),
+    ...(pw.cli === undefined
+      ? []
+      : [(i: number) => playwrightServer(pw.cli!, page.url, join(tmp, `pw-${i}`))]),
+  ];
+  const samples: Sample[][] = servers.map(() => []);
   try {
     for (let i = 0; i < ROUNDS; i++) {
-      ours.push(await round(toolhostServer(join(tmp, `state-${i}`))));
-      if (pw.cli !== undefined) {
-        theirs.push(await round(playwrightServer(pw.cli, page.url, join(tmp, `pw-${i}`))));
-      }
+      for (const [n, server] of servers.entries()) samples[n].push(await round(server(i)));
     }
   } finally {
     page.close();
     rmSync(tmp, { recursive: true, force: true });
   }
-  const ms = (xs: Sample[], f: (s: Sample) => number) => `${median(xs.map(f)).toFixed(0)} ms`;
-  const row = (label: string, f: (s: Sample) => number) => {
-    const a = `${label.padEnd(40)} toolhost ${ms(ours, f).padStart(8)}`;
-    if (theirs.length === 0) return a;
-    const ratio = median(ours.map(f)) / median(theirs.map(f));
-    return `${a}   Playwright MCP ${ms(theirs, f).padStart(8)}   ratio ${ratio.toFixed(2)}x`;
-  };
+  const labels = [
+    "toolhost, examples/browser (Deno harness)",
+    `toolhost, init --template browser (Node${confined ? ", confined" : ""})`,
+    `Playwright MCP ${PLAYWRIGHT_MCP.split("@").pop()}`,
+  ];
+  const metrics: [string, (s: Sample) => number][] = [
+    ["start-to-ready", (s) => s.start],
+    ["navigate", (s) => s.nav],
+    ["screenshot", (s) => s.shot],
+  ];
+  const cell = (x: string) => x.padStart(18);
   out.push(
-    `browser: MCP stdio, SDK client, medians of ${ROUNDS} interleaved rounds` +
-      (theirs.length > 0 ? ` (${PLAYWRIGHT_MCP})` : ""),
-    row("start-to-ready (first nav − steady nav)", (s) => s.start),
-    row("navigate, running browser", (s) => s.nav),
-    row("screenshot (800×600 PNG)", (s) => s.shot),
+    `browser: MCP stdio, SDK client, medians of ${ROUNDS} interleaved rounds; start-to-ready =`,
+    "  first navigation (starts the browser) − a steady one; screenshot = 800×600 PNG",
+    `  ${"".padEnd(52)}${metrics.map(([m]) => cell(m)).join("")}${cell("left after close")}`,
   );
-  const left = (xs: Sample[]) => xs.reduce((n, s) => n + s.left, 0);
-  out.push(
-    `processes left 10 s after close (then killed): toolhost ${left(ours)}` +
-      (theirs.length > 0 ? `, Playwright MCP ${left(theirs)}` : ""),
-  );
+  for (const [n, xs] of samples.entries()) {
+    const row = metrics.map(([, f]) => cell(`${median(xs.map(f)).toFixed(0)} ms`)).join("");
+    out.push(`  ${labels[n].padEnd(52)}${row}${cell(String(xs.reduce((a, s) => a + s.left, 0)))}`);
+  }
+  if (pw.cli !== undefined) {
+    const theirs = samples[servers.length - 1];
+    for (const n of [0, 1]) {
+      const ratios = metrics.map(([m, f]) =>
+        `${m} ${(median(samples[n].map(f)) / median(theirs.map(f))).toFixed(2)}x`
+      );
+      out.push(`  ratio ${labels[n]} / Playwright MCP: ${ratios.join(", ")}`);
+    }
+  }
   return out;
 }
 
