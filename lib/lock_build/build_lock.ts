@@ -14,7 +14,7 @@ import { linkLeaving } from "../pins/link_scope.ts";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { PreparationFailed } from "../errors/errors.ts";
-import { ExtensionServer } from "../mcp/extensions/extension_server.ts";
+import { ExtensionServer } from "../extensions/extension_server.ts";
 import type { Plugin } from "../plugins/api.ts";
 import { Registry } from "../registry/registry.ts";
 import { lockInputs } from "../registry/lock_state.ts";

@@ -15,8 +15,9 @@
  * @module
  */
 
-export { fromMcpResult, toMcpResult } from "./result_mapping.ts";
-export type { InboundOptions } from "./result_mapping.ts";
+export { toMcpResult } from "./result_mapping.ts";
+export { fromMcpResult } from "../extensions/inbound_result.ts";
+export type { InboundOptions } from "../extensions/inbound_result.ts";
 export { evalToolSource } from "./tool_source.ts";
 export type { ToolSource } from "./tool_source.ts";
 export { createMcpServer } from "./server.ts";
@@ -33,11 +34,11 @@ export {
   parseBind,
 } from "./http_guard.ts";
 export type { BindAddress, GuardPolicy, Refusal } from "./http_guard.ts";
-export { ExtensionHost, MCP_TOOL_NAME } from "./extensions/host.ts";
-export type { ExtensionHostOptions } from "./extensions/host.ts";
-export { ExtensionCallError, ExtensionServer } from "./extensions/extension_server.ts";
-export type { ExtensionReadiness, ExtensionServerOptions } from "./extensions/extension_server.ts";
-export { ProcessGroupTransport } from "./extensions/group_transport.ts";
-export type { GroupTransportOptions } from "./extensions/group_transport.ts";
-export { envelopeMapper } from "./extensions/envelope.ts";
-export { checkExtensions } from "./extensions/readiness.ts";
+export { ExtensionHost, MCP_TOOL_NAME } from "../extensions/host.ts";
+export type { ExtensionHostOptions } from "../extensions/host.ts";
+export { ExtensionCallError, ExtensionServer } from "../extensions/extension_server.ts";
+export type { ExtensionReadiness, ExtensionServerOptions } from "../extensions/extension_server.ts";
+export { ProcessGroupTransport } from "../extensions/group_transport.ts";
+export type { GroupTransportOptions } from "../extensions/group_transport.ts";
+export { envelopeMapper } from "../extensions/envelope.ts";
+export { checkExtensions } from "../extensions/readiness.ts";

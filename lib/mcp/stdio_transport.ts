@@ -18,7 +18,7 @@ import type { Readable, Writable } from "node:stream";
 import { ReadBuffer } from "@modelcontextprotocol/sdk/shared/stdio.js";
 // @ts-types="@modelcontextprotocol/sdk/shared/transport"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { feedLines, frameBytes } from "./line_framing.ts";
+import { feedLines, frameBytes } from "../extensions/line_framing.ts";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 

@@ -29,7 +29,7 @@ import { callListedTool, guardCall } from "../plugins/plugin_tools.ts";
 import { openRegistryLock } from "../lock/open_lock.ts";
 import { lockInputs, watchLockedPrograms } from "./lock_state.ts";
 import type { RegistryLock } from "../lock/registry_lock.ts";
-import type { ExtensionHost } from "../mcp/extensions/host.ts";
+import type { ExtensionHost } from "../extensions/host.ts";
 import { reportCallEvent } from "../events/call_events.ts";
 import { openRegistryExtensions, type RegistryExtensionOptions } from "./registry_extensions.ts";
 import {

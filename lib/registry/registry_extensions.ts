@@ -9,8 +9,8 @@
  * @module
  */
 
-import { ExtensionHost, type ExtensionHostOptions } from "../mcp/extensions/host.ts";
-import { registryHostOptions, type RegistryTrust } from "../mcp/extensions/trust_options.ts";
+import { ExtensionHost, type ExtensionHostOptions } from "../extensions/host.ts";
+import { registryHostOptions, type RegistryTrust } from "../extensions/trust_options.ts";
 import { evalExtensions } from "../workspace/parse_extensions.ts";
 
 /** Options of the extensions a registry serves (see `RegistryOptions.extensions`). */

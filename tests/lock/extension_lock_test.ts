@@ -11,7 +11,7 @@ import { buildLock } from "../../lib/lock_build/build_lock.ts";
 import { writeLockFile } from "../../lib/lock/lock_file.ts";
 import { describeDrift } from "../../lib/lock/compare.ts";
 import { extensionLockFor } from "../../lib/lock/extension_lock.ts";
-import { checkExtensionsAndLock } from "../../lib/mcp/extensions/readiness.ts";
+import { checkExtensionsAndLock } from "../../lib/extensions/readiness.ts";
 import { BLOCKED_DESCRIPTION } from "../../lib/lock/registry_lock.ts";
 import { evalToolSource } from "../../lib/mcp/tool_source.ts";
 import { Registry } from "../../lib/registry/registry.ts";

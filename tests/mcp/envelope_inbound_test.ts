@@ -9,8 +9,8 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Buffer } from "node:buffer";
-import { envelopeMapper } from "../../lib/mcp/extensions/envelope.ts";
-import { fromMcpResult } from "../../lib/mcp/result_mapping.ts";
+import { envelopeMapper } from "../../lib/extensions/envelope.ts";
+import { fromMcpResult } from "../../lib/extensions/inbound_result.ts";
 import { countRendered } from "../../lib/odek/render.ts";
 import { LIMITS, type ToolResult } from "../../lib/results/types.ts";
 

@@ -4,7 +4,7 @@
  * time; cached afterwards).
  */
 import assert from "node:assert/strict";
-import { ExtensionHost } from "../../lib/mcp/extensions/host.ts";
+import { ExtensionHost } from "../../lib/extensions/host.ts";
 import { loadWorkspace } from "../../lib/workspace/load_workspace.ts";
 import { tempWorkspace } from "../helpers/workspace.ts";
 import { extensionToml, FS_SERVER, groupMembers } from "./_helpers.ts";

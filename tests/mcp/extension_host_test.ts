@@ -4,8 +4,8 @@
  * process-group cleanup.
  */
 import assert from "node:assert/strict";
-import { ExtensionHost } from "../../lib/mcp/extensions/host.ts";
-import { checkExtensions } from "../../lib/mcp/extensions/readiness.ts";
+import { ExtensionHost } from "../../lib/extensions/host.ts";
+import { checkExtensions } from "../../lib/extensions/readiness.ts";
 import { loadWorkspace } from "../../lib/workspace/load_workspace.ts";
 import type { Workspace } from "../../lib/workspace/types.ts";
 import { tempWorkspace } from "../helpers/workspace.ts";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 // @ts-types="@modelcontextprotocol/sdk/shared/stdio"
 import { ReadBuffer } from "@modelcontextprotocol/sdk/shared/stdio.js";
-import { feedLines, frameBytes } from "../../lib/mcp/line_framing.ts";
+import { feedLines, frameBytes } from "../../lib/extensions/line_framing.ts";
 
 Deno.test("feedLines: split chunks, a bad line skipped, the next still delivered", () => {
   const buf = new ReadBuffer();

@@ -74,7 +74,7 @@ Deno.test("a 401 names the extension and the variable to set, never the token", 
     assert.doesNotMatch(t, /wrong-token-value|secret-detail/);
     // The call of an unlisted tool names what was published; the listing log has the why.
     const logs: string[] = [];
-    const { ExtensionHost } = await import("../../lib/mcp/extensions/host.ts");
+    const { ExtensionHost } = await import("../../lib/extensions/host.ts");
     const ws = await loadWorkspace(tmp.root);
     const host = ExtensionHost.forEval(ws, "app/review", {
       env: { RX_TOKEN: "wrong-token-value" },
@@ -96,7 +96,7 @@ Deno.test("a 401 names the extension and the variable to set, never the token", 
 
 Deno.test("an unset token variable is named before anything is sent", async () => {
   const server = await startRemoteServer({ token: TOKEN });
-  const { ExtensionHost } = await import("../../lib/mcp/extensions/host.ts");
+  const { ExtensionHost } = await import("../../lib/extensions/host.ts");
   const { tmp, ws } = await remoteSource({ url: server.url, bearer_token_env_var: "RX_TOKEN" });
   try {
     const host = ExtensionHost.forEval(ws, "app/review", { env: {} });

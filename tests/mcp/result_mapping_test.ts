@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { fromMcpResult, toMcpResult } from "../../lib/mcp/result_mapping.ts";
+import { toMcpResult } from "../../lib/mcp/result_mapping.ts";
+import { fromMcpResult } from "../../lib/extensions/inbound_result.ts";
 import { errorResult, LIMITS, type ToolResult } from "../../lib/results/types.ts";
 
 const PNG_1x1 =

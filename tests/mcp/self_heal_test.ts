@@ -6,13 +6,13 @@
  */
 
 import assert from "node:assert/strict";
-import { ExtensionHost } from "../../lib/mcp/extensions/host.ts";
+import { ExtensionHost } from "../../lib/extensions/host.ts";
 import {
   NotDeliveredError,
   ProcessGroupTransport,
-} from "../../lib/mcp/extensions/group_transport.ts";
-import { notDelivered } from "../../lib/mcp/extensions/connection.ts";
-import { type RestartOptions, RestartPolicy } from "../../lib/mcp/extensions/restart_policy.ts";
+} from "../../lib/extensions/group_transport.ts";
+import { notDelivered } from "../../lib/extensions/connection.ts";
+import { type RestartOptions, RestartPolicy } from "../../lib/extensions/restart_policy.ts";
 import { loadWorkspace } from "../../lib/workspace/load_workspace.ts";
 import { currentEnforcement } from "../../lib/limits/enforcement.ts";
 import { tempWorkspace } from "../helpers/workspace.ts";

@@ -58,7 +58,7 @@ Deno.test("a value only the serialized result forms withholds the result", () =>
 });
 
 Deno.test("an extension's text is redacted before its 64 KiB cap, also in an error", async () => {
-  const { fromMcpResult } = await import("../../lib/mcp/result_mapping.ts");
+  const { fromMcpResult } = await import("../../lib/extensions/inbound_result.ts");
   const red = new Redactor();
   red.add(VALUE);
   for (let d = -30; d <= 0; d += 5) {

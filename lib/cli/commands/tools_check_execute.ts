@@ -6,11 +6,11 @@
  */
 
 import { InvocationError } from "../../errors/errors.ts";
-import { checkExtensionsAndLock } from "../../mcp/extensions/readiness.ts";
+import { checkExtensionsAndLock } from "../../extensions/readiness.ts";
 import { extensionLockFor } from "../../lock/extension_lock.ts";
 import { processEnv } from "../../process/env.ts";
 import { type LockSection, lockSection } from "../../lock/lock_section.ts";
-import type { ExtensionReadiness } from "../../mcp/extensions/extension_server.ts";
+import type { ExtensionReadiness } from "../../extensions/extension_server.ts";
 import { findTool, type SelectionSpec, selectTools } from "../../registry/selection.ts";
 import type { ToolResult } from "../../results/types.ts";
 import type { Workspace } from "../../workspace/types.ts";

@@ -9,7 +9,7 @@ import { InvocationError } from "../../errors/errors.ts";
 import { selectTools } from "../../registry/selection.ts";
 import { listTools } from "../../registry/registry.ts";
 import { evalExtensions } from "../../workspace/parse_extensions.ts";
-import { ExtensionHost } from "../../mcp/extensions/host.ts";
+import { ExtensionHost } from "../../extensions/host.ts";
 import { extensionLockFor } from "../../lock/extension_lock.ts";
 import { processEnv } from "../../process/env.ts";
 import type { ToolListing } from "../../registry/registry.ts";

@@ -17,27 +17,27 @@
  * @module
  */
 
-import { processEnv } from "../../process/env.ts";
+import { processEnv } from "../process/env.ts";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import { CleanupFailed } from "../../errors/errors.ts";
-import { describeDrift, type Drift } from "../../lock/compare.ts";
-import type { ExtensionLockCheck } from "../../lock/extension_lock.ts";
-import { BLOCKED_DESCRIPTION, lockRefusalText } from "../../lock/registry_lock.ts";
-import type { ToolListing } from "../../results/tool_listing.ts";
-import { errorResult, LIMITS, type ToolResult } from "../../results/types.ts";
-import { admitOrRefuse } from "../../schema/admit_args.ts";
-import { type CompiledSchema, compileSchema } from "../../schema/compile_schema.ts";
-import { extensionSpill, type SpillHomeDir } from "../../spill/extension_spill.ts";
-import { evalExtensions, type ExtensionDecl } from "../../workspace/parse_extensions.ts";
-import type { Workspace } from "../../workspace/types.ts";
-import { evalScope } from "../../workspace/scope.ts";
+import { CleanupFailed } from "../errors/errors.ts";
+import { describeDrift, type Drift } from "../lock/compare.ts";
+import type { ExtensionLockCheck } from "../lock/extension_lock.ts";
+import { BLOCKED_DESCRIPTION, lockRefusalText } from "../lock/registry_lock.ts";
+import type { ToolListing } from "../results/tool_listing.ts";
+import { errorResult, LIMITS, type ToolResult } from "../results/types.ts";
+import { admitOrRefuse } from "../schema/admit_args.ts";
+import { type CompiledSchema, compileSchema } from "../schema/compile_schema.ts";
+import { extensionSpill, type SpillHomeDir } from "../spill/extension_spill.ts";
+import { evalExtensions, type ExtensionDecl } from "../workspace/parse_extensions.ts";
+import type { Workspace } from "../workspace/types.ts";
+import { evalScope } from "../workspace/scope.ts";
 import type { ExtensionSandboxContext } from "./connection.ts";
 import { join } from "node:path";
-import { fromMcpResult } from "../result_mapping.ts";
+import { fromMcpResult } from "./inbound_result.ts";
 import { envelopeMapper } from "./envelope.ts";
-import { cleanText, cutUnits } from "../../protocols/text_clean.ts";
-import { workspaceRoots } from "../../runtime/artifact_refs.ts";
+import { cleanText, cutUnits } from "../protocols/text_clean.ts";
+import { workspaceRoots } from "../runtime/artifact_refs.ts";
 import {
   ExtensionCallError,
   type ExtensionReadiness,
@@ -45,7 +45,7 @@ import {
   toolFingerprint,
 } from "./extension_server.ts";
 import type { RestartOptions } from "./restart_policy.ts";
-import { reportCallEvent } from "../../events/call_events.ts";
+import { reportCallEvent } from "../events/call_events.ts";
 
 async function startRefusal(
   lock: ExtensionLockCheck,

@@ -26,7 +26,7 @@ import type {
 } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import type { ExtensionDecl } from "../../workspace/parse_extensions.ts";
+import type { ExtensionDecl } from "../workspace/parse_extensions.ts";
 
 /**
  * Longest wait for the server to end its session when a remote extension closes, ms.

@@ -16,14 +16,14 @@
  * @module
  */
 
-import { reportCallEvent } from "../../events/call_events.ts";
+import { reportCallEvent } from "../events/call_events.ts";
 import type { Client } from "@modelcontextprotocol/sdk/client";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { ProcessRecord } from "../../process/proc_identity.ts";
-import type { ExtensionDecl } from "../../workspace/parse_extensions.ts";
+import type { ProcessRecord } from "../process/proc_identity.ts";
+import type { ExtensionDecl } from "../workspace/parse_extensions.ts";
 import type { ExtensionSandboxContext } from "./connection.ts";
-import { toolHashes } from "../../lock/canonical.ts";
+import { toolHashes } from "../lock/canonical.ts";
 import {
   ExtensionCallError,
   ExtensionConnection,

@@ -6,14 +6,14 @@
  * @module
  */
 
-import { ArtifactRefError, InvalidEnvelopeError } from "../../odek/errors.ts";
-import { parseEnvelope } from "../../odek/envelope.ts";
-import { renderEnvelope } from "../../odek/render.ts";
-import { validateEnvelope } from "../../odek/validate.ts";
+import { ArtifactRefError, InvalidEnvelopeError } from "../odek/errors.ts";
+import { parseEnvelope } from "../odek/envelope.ts";
+import { renderEnvelope } from "../odek/render.ts";
+import { validateEnvelope } from "../odek/validate.ts";
 import { Buffer } from "node:buffer";
-import { capText } from "../../protocols/text_clean.ts";
-import { errorResult, LIMITS, type ToolResult } from "../../results/types.ts";
-import type { ArtifactStore } from "../../artifacts/store.ts";
+import { capText } from "../protocols/text_clean.ts";
+import { errorResult, LIMITS, type ToolResult } from "../results/types.ts";
+import type { ArtifactStore } from "../artifacts/store.ts";
 
 /**
  * Build the text mapper for one extension: plain text passes unchanged; an envelope is

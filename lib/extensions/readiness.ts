@@ -5,8 +5,8 @@
  * @module
  */
 
-import type { Workspace } from "../../workspace/types.ts";
-import type { Drift } from "../../lock/compare.ts";
+import type { Workspace } from "../workspace/types.ts";
+import type { Drift } from "../lock/compare.ts";
 import type { ExtensionReadiness } from "./extension_server.ts";
 import { ExtensionHost, type ExtensionHostOptions } from "./host.ts";
 

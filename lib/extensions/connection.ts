@@ -15,20 +15,20 @@ import {
   type Tool,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { ToolhostError } from "../../errors/errors.ts";
-import { openGuard } from "../../limits/guard.ts";
-import { hasLimits, limitMessage } from "../../limits/types.ts";
-import { toolEnvironment } from "../../process/env.ts";
-import type { RunGuard } from "../../process/run_guard.ts";
-import type { Confine } from "../../process/sandbox_init.ts";
-import { openConfine, unconfinableMessage } from "../../sandbox/confine.ts";
-import { confinementOf } from "../../sandbox/confinement_of.ts";
-import type { Workspace } from "../../workspace/types.ts";
+import { ToolhostError } from "../errors/errors.ts";
+import { openGuard } from "../limits/guard.ts";
+import { hasLimits, limitMessage } from "../limits/types.ts";
+import { toolEnvironment } from "../process/env.ts";
+import type { RunGuard } from "../process/run_guard.ts";
+import type { Confine } from "../process/sandbox_init.ts";
+import { openConfine, unconfinableMessage } from "../sandbox/confine.ts";
+import { confinementOf } from "../sandbox/confinement_of.ts";
+import type { Workspace } from "../workspace/types.ts";
 import { join } from "node:path";
-import type { ExtensionDecl } from "../../workspace/parse_extensions.ts";
-import { resolveProgram } from "../../workspace/program_path.ts";
-import { VERSION } from "../../version.ts";
-import { nestingWithin } from "../../results/json_depth.ts";
+import type { ExtensionDecl } from "../workspace/parse_extensions.ts";
+import { resolveProgram } from "../workspace/program_path.ts";
+import { VERSION } from "../version.ts";
+import { nestingWithin } from "../results/json_depth.ts";
 import { NotDeliveredError, ProcessGroupTransport } from "./group_transport.ts";
 import {
   httpStatusOf,

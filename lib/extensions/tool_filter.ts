@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { ExtensionDecl } from "../../workspace/parse_extensions.ts";
+import type { ExtensionDecl } from "../workspace/parse_extensions.ts";
 
 /**
  * A glob of tool names as a predicate (`*` and `?`; everything else literal).

@@ -6,10 +6,10 @@
  * @module
  */
 
-import type { ArtifactStore } from "../../artifacts/store.ts";
-import { ExtensionLockCheck } from "../../lock/extension_lock.ts";
-import type { RegistryLock } from "../../lock/registry_lock.ts";
-import type { Workspace } from "../../workspace/types.ts";
+import type { ArtifactStore } from "../artifacts/store.ts";
+import { ExtensionLockCheck } from "../lock/extension_lock.ts";
+import type { RegistryLock } from "../lock/registry_lock.ts";
+import type { Workspace } from "../workspace/types.ts";
 import type { ExtensionHostOptions } from "./host.ts";
 
 /** What {@link registryHostOptions} reads of an open registry. */

@@ -14,7 +14,7 @@ import type { Buffer } from "node:buffer";
 import process from "node:process";
 // @ts-types="@modelcontextprotocol/sdk/shared/stdio"
 import { ReadBuffer } from "@modelcontextprotocol/sdk/shared/stdio.js";
-import { feedLines, frameBytes } from "../line_framing.ts";
+import { feedLines, frameBytes } from "./line_framing.ts";
 // @ts-types="@modelcontextprotocol/sdk/shared/transport"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
@@ -25,16 +25,16 @@ import {
   signalGroup,
   terminateGroup,
   type TerminateReport,
-} from "../../process/mod.ts";
-import { SpawnError, spawnFailureFromCode } from "../../process/spawn_error.ts";
-import { GROUP_TAG_VAR, newGroupTag, reapEscapesConfirmed } from "../../process/escape_reaper.ts";
-import { runtimeSafeArgv } from "../../process/runtime_argv.ts";
-import type { GuardLimit, RunGuard } from "../../process/run_guard.ts";
-import type { Confine } from "../../process/sandbox_init.ts";
-import { endSandbox } from "../../process/sandbox_end.ts";
-import { SANDBOX_INFO_FD } from "../../process/sandbox_info.ts";
+} from "../process/mod.ts";
+import { SpawnError, spawnFailureFromCode } from "../process/spawn_error.ts";
+import { GROUP_TAG_VAR, newGroupTag, reapEscapesConfirmed } from "../process/escape_reaper.ts";
+import { runtimeSafeArgv } from "../process/runtime_argv.ts";
+import type { GuardLimit, RunGuard } from "../process/run_guard.ts";
+import type { Confine } from "../process/sandbox_init.ts";
+import { endSandbox } from "../process/sandbox_end.ts";
+import { SANDBOX_INFO_FD } from "../process/sandbox_info.ts";
 import type { Readable } from "node:stream";
-import { armDeadMan, bindDeadMan, disarmDeadMan } from "../../process/dead_man.ts";
+import { armDeadMan, bindDeadMan, disarmDeadMan } from "../process/dead_man.ts";
 
 /** Options of {@link ProcessGroupTransport}. */
 export interface GroupTransportOptions {
