@@ -5,7 +5,8 @@
  * forwards no signal, so toolhost must signal inside the namespace itself); one that
  * ignores SIGTERM still ends after the grace; a `/proc` scan for the marker finds 0
  * processes afterwards. The tool (tests/fixtures/sandbox/grace.sh) writes a file in a
- * host folder it may write (`sandbox_write`) from its SIGTERM trap.
+ * host folder it may write (`sandbox_write`) from its SIGTERM trap. The same holds for a
+ * confined session's harness when the session closes.
  */
 
 import assert from "node:assert/strict";
@@ -112,4 +113,59 @@ Deno.test("cancel: a confined tool is warned in every process, then ends", async
   assert.deepEqual(left, [], "processes outlived the call");
   assert.ok(files.includes("main_term"), `the tool got no SIGTERM: ${files}`);
   assert.ok(files.includes("child_term"), `a setsid child got no SIGTERM: ${files}`);
+});
+
+function sessionManifest(dir: string, mark: string): string {
+  const cmd = (p: string, args: string[]) =>
+    `{ command = "${p}", args = ${JSON.stringify(args)}, execution_paths = ["app/tools"] }`;
+  return `[artifacts.app]
+path = "app"
+
+[artifacts.app.evals.review]
+audience = "agent"
+
+[artifacts.app.views.agent_sessions.s]
+start = ${cmd("tools/grace.sh", ["exit", dir, mark])}
+stop = ${cmd("tools/noop.sh", [])}
+sandbox = "none"
+sandbox_write = ["${dir}"]
+
+[artifacts.app.views.agent_tools.noop]
+session = "s"
+description = "Start the session."
+protocol = "plain"
+command = "tools/noop.sh"
+args = []
+execution_paths = ["app/tools"]
+`;
+}
+
+Deno.test("session close: a confined harness is warned in every process, then ends", async () => {
+  if (skip) return printSkip("grace on session close", skip);
+  const dir = Deno.realPathSync(await Deno.makeTempDir({ prefix: "toolhost_grace_" }));
+  const mark = `THMARK${crypto.randomUUID().replaceAll("-", "")}`;
+  await using ws = await tempWorkspace(sessionManifest(dir, mark), {
+    "app/README.md": "# app\n",
+    "app/tools/grace.sh": { text: GRACE_SH, mode: 0o755 },
+    "app/tools/noop.sh": { text: "#!/bin/sh\necho ok\n", mode: 0o755 },
+  });
+  try {
+    const reg = await Registry.open(await loadWorkspace(ws.root), "app/review", {
+      stateDir: `${ws.root}/.toolhost/state`,
+      env: { PATH: "/usr/bin:/bin" },
+    });
+    try {
+      const r = await reg.call("noop_app", {});
+      assert.equal(r.isError, false, text(r));
+      assert.ok(existsSync(`${dir}/ready`), "the harness was not ready");
+    } finally {
+      await reg.close();
+    }
+    const files = readdirSync(dir);
+    assert.ok(files.includes("main_term"), `the harness got no SIGTERM: ${files}`);
+    assert.ok(files.includes("child_term"), `a setsid child got no SIGTERM: ${files}`);
+    assert.deepEqual(await markerGone(mark), [], "processes outlived the session");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
