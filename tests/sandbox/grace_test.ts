@@ -6,13 +6,15 @@
  * ignores SIGTERM still ends after the grace; a `/proc` scan for the marker finds 0
  * processes afterwards. The tool (tests/fixtures/sandbox/grace.sh) writes a file in a
  * host folder it may write (`sandbox_write`) from its SIGTERM trap. The same holds for a
- * confined session's harness when the session closes.
+ * confined session's harness when the session closes, and for a confined extension
+ * server (and what it started) when its connection closes.
  */
 
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { loadWorkspace } from "../../lib/workspace/load_workspace.ts";
 import { Registry } from "../../lib/registry/registry.ts";
+import { evalToolSource } from "../../lib/mcp/tool_source.ts";
 import { REPO_ROOT } from "../helpers/cli.ts";
 import { tempWorkspace } from "../helpers/workspace.ts";
 import { markerGone, printSkip, skipReason } from "./_corpus.ts";
@@ -165,6 +167,52 @@ Deno.test("session close: a confined harness is warned in every process, then en
     assert.ok(files.includes("main_term"), `the harness got no SIGTERM: ${files}`);
     assert.ok(files.includes("child_term"), `a setsid child got no SIGTERM: ${files}`);
     assert.deepEqual(await markerGone(mark), [], "processes outlived the session");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+Deno.test("extension close: a confined server is warned in every process, then ends", async () => {
+  if (skip) return printSkip("grace on extension close", skip);
+  const dir = Deno.realPathSync(await Deno.makeTempDir({ prefix: "toolhost_grace_" }));
+  const mark = `THMARK${crypto.randomUUID().replaceAll("-", "")}`;
+  const toml = `[artifacts.app]
+path = "app"
+
+[artifacts.app.evals.review]
+audience = "agent"
+extensions = ["srv"]
+
+[extensions.srv]
+command = "app/tools/attack_server.mjs"
+sandbox = "read"
+sandbox_write = ["${dir}"]
+`;
+  await using ws = await tempWorkspace(toml, {
+    "app/README.md": "# app\n",
+    "app/tools/grace.sh": { text: GRACE_SH, mode: 0o755 },
+    "app/tools/attack_server.mjs": {
+      text: readFileSync(`${REPO_ROOT}/tests/fixtures/sandbox/attack_server.mjs`, "utf8"),
+      mode: 0o755,
+    },
+  });
+  try {
+    const reg = await Registry.open(await loadWorkspace(ws.root), "app/review", {
+      stateDir: `${ws.root}/.toolhost/state`,
+      env: { PATH: "/usr/bin:/bin" },
+    });
+    const source = evalToolSource(reg);
+    try {
+      const name = (await source.list()).map((t) => t.name).find((n) => n.startsWith("graceful"))!;
+      assert.equal(text(await source.call(name, { dir, mark })), "ready");
+    } finally {
+      await source.close();
+    }
+    const files = readdirSync(dir);
+    for (const f of ["server_term", "main_term", "child_term"]) {
+      assert.ok(files.includes(f), `no ${f}: ${files}`);
+    }
+    assert.deepEqual(await markerGone(mark), [], "processes outlived the server");
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
