@@ -4,7 +4,8 @@
  * of calls cycling a built-in (`read`), a json command tool and a session-bound tool.
  * In the main run one replica gets SIGTERM (graceful drain) and another SIGKILL a third of
  * the way in; clients whose session is lost (404 / connection error) initialize again
- * through the balancer and finish. Then `toolhost sweep` cleans what the SIGKILLed replica
+ * through the balancer and finish (a client whose call's event stream is cut closes and
+ * initializes again at once, instead of waiting for the SDK's 60 s request timeout). Then `toolhost sweep` cleans what the SIGKILLed replica
  * left and a `/proc` scan counts processes left. A second pair of runs without kills
  * (1 replica vs 3) gives the scale-out ratio.
  *
@@ -147,7 +148,14 @@ async function runClient(url: string, calls: number, deadline: number, r: RunRes
   while (done < calls && Date.now() < deadline) {
     try {
       if (c === undefined) {
-        c = new Client({ name: "scale", version: "1" });
+        const fresh = new Client({ name: "scale", version: "1" });
+        // A replica that dies mid-call cuts the call's event stream before its response;
+        // the SDK client only reports that (onerror) and lets the request wait for its 60 s
+        // timeout. Closing fails the request at once, so the client initializes again.
+        fresh.onerror = (e) => {
+          if (String(e).includes("SSE stream disconnected")) void fresh.close().catch(() => {});
+        };
+        c = fresh;
         await c.connect(new StreamableHTTPClientTransport(new URL(url)));
         await c.listTools();
       }
