@@ -4,10 +4,11 @@
  * path (`run tool.ts` → `run -A tool.ts`): through the prlimit or cgroup wrapper of a
  * limited tool, through `env`, or with `command` being the Deno binary itself, a tool
  * declared without permissions would run with all of them. Seen from the outside: a
- * `deno run` tool that tries to read a file must be denied, limited or not.
+ * `deno run` tool (or extension server) that tries to read a file must be denied, limited or not.
  */
 
 import assert from "node:assert/strict";
+import { ProcessGroupTransport } from "../../lib/mcp/extensions/group_transport.ts";
 import { Registry } from "../../lib/registry/registry.ts";
 import { loadWorkspace } from "../../lib/workspace/load_workspace.ts";
 import { tempWorkspace } from "../helpers/workspace.ts";
@@ -61,5 +62,34 @@ Deno.test("a deno tool declared without permissions gets none, however it is spa
   } finally {
     await reg.close();
     await tmp.cleanup();
+  }
+});
+
+const SERVER = `let read = "READ";
+try {
+  Deno.readTextFileSync("/etc/hostname");
+} catch {
+  read = "DENIED";
+}
+console.log(JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { read } }));
+`;
+
+Deno.test("an extension server started as deno gets no permission it did not declare", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "toolhost_runtime_path_" });
+  try {
+    await Deno.writeTextFile(`${dir}/server.ts`, SERVER);
+    const run = ["run", "--no-prompt", "--no-config", "--quiet", `${dir}/server.ts`];
+    for (const [command, args] of [[SELF, run], ["/usr/bin/env", [SELF, ...run]]] as const) {
+      const t = new ProcessGroupTransport({ command, args: [...args], cwd: dir, env: {} });
+      const seen: unknown[] = [];
+      const closed = new Promise<void>((resolve) => (t.onclose = resolve));
+      t.onmessage = (m) => seen.push((m as { params?: { read?: string } }).params?.read);
+      await t.start();
+      await closed;
+      await t.close();
+      assert.deepEqual(seen, ["DENIED"], `${command}: the server got permissions`);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });
