@@ -9,7 +9,7 @@
 
 import assert from "node:assert/strict";
 import { currentEnforcement } from "../../lib/limits/enforcement.ts";
-import { ProcessGroupTransport } from "../../lib/mcp/extensions/group_transport.ts";
+import { ProcessGroupTransport } from "../../lib/extensions/group_transport.ts";
 import { Registry } from "../../lib/registry/registry.ts";
 import { loadWorkspace } from "../../lib/workspace/load_workspace.ts";
 import { tempWorkspace } from "../helpers/workspace.ts";
