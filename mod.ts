@@ -23,7 +23,12 @@ export { evalScope } from "./lib/workspace/scope.ts";
 export { MANIFEST_NAME } from "./lib/workspace/manifest_file.ts";
 export { Registry } from "./lib/registry/registry.ts";
 export { evalToolSource, type ToolSource } from "./lib/mcp/tool_source.ts";
-export type { CallOptions, RegistryOptions, ToolListing } from "./lib/registry/registry.ts";
+export type {
+  CallOptions,
+  RegistryExtensionOptions,
+  RegistryOptions,
+  ToolListing,
+} from "./lib/registry/registry.ts";
 export { type RegisteredTool, type SelectionSpec, selectTools } from "./lib/registry/selection.ts";
 export { buildSelectionReport } from "./lib/check/check_report.ts";
 export type { SelectionReport, ToolReport } from "./lib/check/check_report.ts";
