@@ -7,10 +7,7 @@
 
 import assert from "node:assert/strict";
 import { ExtensionHost } from "../../lib/extensions/host.ts";
-import {
-  NotDeliveredError,
-  ProcessGroupTransport,
-} from "../../lib/extensions/group_transport.ts";
+import { NotDeliveredError, ProcessGroupTransport } from "../../lib/extensions/group_transport.ts";
 import { notDelivered } from "../../lib/extensions/connection.ts";
 import { type RestartOptions, RestartPolicy } from "../../lib/extensions/restart_policy.ts";
 import { loadWorkspace } from "../../lib/workspace/load_workspace.ts";
