@@ -96,7 +96,7 @@ Deno.test("MCP Inspector CLI: tools/list over Streamable HTTP", async () => {
     assert.equal(called.isError, false);
   } finally {
     child.kill("SIGTERM");
-    assert.equal((await child.status).code, 0);
+    assert.equal((await child.status).code, 143);
     await pump;
   }
 });

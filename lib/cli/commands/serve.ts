@@ -17,6 +17,7 @@ import { evalToolSource, type ToolSource } from "../../mcp/tool_source.ts";
 import { Registry } from "../../registry/registry.ts";
 import { type CommonOptions, openWorkspace, withCommon } from "../common_options.ts";
 import { type CliIo, EXIT } from "../exit.ts";
+import { signalExitCode } from "../interrupt.ts";
 import { warnLockDisabled } from "../../lock/open_lock.ts";
 import { isEnvName } from "../../process/env.ts";
 
@@ -51,7 +52,10 @@ export function serveCommand(io: CliIo, done: (code: number) => void): Command {
         "servers stop with full cleanup when it ends, and on SIGINT/SIGTERM/SIGHUP.\n" +
         "With --http, SIGTERM drains first: /readyz turns 503, new sessions are refused and " +
         "open requests may finish (up to --drain-timeout). GET /healthz and /readyz are for " +
-        "load balancers and need no token.",
+        "load balancers and need no token.\n" +
+        "Exit status: 0 when the stdio client closes the connection; 130, 143 or 129 when " +
+        "SIGINT, SIGTERM or SIGHUP ended the server, once cleanup is confirmed (after an " +
+        "--http drain too); 1 when cleanup could not be confirmed.",
     )
     .option("--eval <eval>", "the agent eval, e.g. app/review (required)")
     .option(
@@ -114,23 +118,30 @@ export function serveCommand(io: CliIo, done: (code: number) => void): Command {
       evalToolSource(
         await Registry.open(ws, evalId, { stateDir, lock, extensions: { log } }),
       );
-    if (o.http !== undefined) await serveHttp(evalId, o, open, log);
-    else await serveOnStdio(evalId, open, log);
-    done(EXIT.ok);
+    const signal = o.http !== undefined
+      ? await serveHttp(evalId, o, open, log)
+      : await serveOnStdio(evalId, open, log);
+    // Ended by a signal: 128 + its number, as for `tools call` and any interrupted program.
+    done(signal === undefined ? EXIT.ok : signalExitCode(signal));
   });
   return cmd;
 }
 
+/** Serve on stdio until the connection ends; the signal that ended it, if one did. */
 async function serveOnStdio(
   evalId: string,
   open: () => Promise<ToolSource>,
   log: (line: string) => void,
-): Promise<void> {
+): Promise<string | undefined> {
   const source = await open();
   const restore = guardStdout();
   try {
     log(`serving eval ${evalId} on stdio`);
-    await serveStdio(source, { log, instructions: `Tools of the toolhost eval ${evalId}.` });
+    const { reason } = await serveStdio(source, {
+      log,
+      instructions: `Tools of the toolhost eval ${evalId}.`,
+    });
+    return reason.startsWith("SIG") ? reason : undefined;
   } finally {
     restore(); // serveStdio released stdin and stdout itself
   }
@@ -145,12 +156,13 @@ function guardStdout(): () => void {
   return () => Object.assign(console, saved);
 }
 
+/** Serve over HTTP until a signal; returns that (first) signal once cleanup is confirmed. */
 async function serveHttp(
   evalId: string,
   o: ServeOptions,
   open: () => Promise<ToolSource>,
   log: (line: string) => void,
-): Promise<void> {
+): Promise<string> {
   const bind = parseBind(o.http!);
   const limits = sessionLimits(o);
   const token = o.tokenEnv === undefined ? undefined : readToken(o.tokenEnv);
@@ -168,8 +180,9 @@ async function serveHttp(
     log,
     instructions: `Tools of the toolhost eval ${evalId}.`,
   });
-  log(`serving eval ${evalId} on ${http.url}`);
+  // Handlers first: once the "serving" line is out, a signal is always handled (drained).
   const signals = watchSignals();
+  log(`serving eval ${evalId} on ${http.url}`);
   const signal = await signals.next();
   if (signal === "SIGTERM") {
     log(`SIGTERM: draining (${http.sessionCount} session(s)); no new sessions`);
@@ -186,6 +199,7 @@ async function serveHttp(
   }
   signals.stop();
   log("cleanup confirmed");
+  return signal;
 }
 
 /** The validated `--drain-timeout`, ms. */
