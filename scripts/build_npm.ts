@@ -10,9 +10,10 @@
 
 import ts from "typescript";
 import { execFileSync } from "node:child_process";
-import { chmodSync, cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { copyPackagedDocs } from "./npm_docs.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const OUT = join(ROOT, "dist", "npm");
@@ -21,7 +22,8 @@ const OUT = join(ROOT, "dist", "npm");
 const ENTRY_POINTS = ["mod.ts", "harness-kit/mod.ts", "harness-kit/testing.ts", "lib/cli/main.ts"];
 const NODE_TYPES = "20.19.43";
 
-interface DenoJson {
+/** What the npm build reads from deno.json. */
+export interface DenoJson {
   version: string;
   imports: Record<string, string>;
 }
@@ -37,8 +39,17 @@ function dependenciesOf(deno: DenoJson): Record<string, string> {
   return deps;
 }
 
-function writePackageJson(deno: DenoJson): void {
-  const pkg = {
+/**
+ * The package.json of the npm build for `deno` (deno.json's version and import map).
+ *
+ * @example
+ * ```ts
+ * import { packageJson } from "./build_npm.ts";
+ * packageJson({ version: "1.0.0", imports: {} }).files; // ["esm/", "bin/", "README.md", "docs/"]
+ * ```
+ */
+export function packageJson(deno: DenoJson): Record<string, unknown> & { files: string[] } {
+  return {
     name: "toolhost",
     version: deno.version,
     description:
@@ -54,11 +65,14 @@ function writePackageJson(deno: DenoJson): void {
       "./package.json": "./package.json",
     },
     bin: { toolhost: "./bin/toolhost.js" },
-    files: ["esm/", "bin/", "README.md"],
+    files: ["esm/", "bin/", "README.md", "docs/"],
     dependencies: dependenciesOf(deno),
     devDependencies: { "@types/node": NODE_TYPES },
   };
-  writeFileSync(join(OUT, "package.json"), `${JSON.stringify(pkg, null, 2)}\n`);
+}
+
+function writePackageJson(deno: DenoJson): void {
+  writeFileSync(join(OUT, "package.json"), `${JSON.stringify(packageJson(deno), null, 2)}\n`);
 }
 
 /**
@@ -145,7 +159,7 @@ function main(): void {
   });
   compile();
   writeBin();
-  cpSync(join(ROOT, "README.md"), join(OUT, "README.md"));
+  copyPackagedDocs(ROOT, OUT); // README.md and docs/, no link left dead
   console.log(`npm package written to ${OUT}`);
   if (!process.argv.includes("--no-test")) {
     execFileSync("node", ["--test", join(ROOT, "scripts", "npm_smoke.mjs")], {

@@ -79,9 +79,9 @@ void Registry.open("examples", "app/review");
 export const CONSUMER_TEST_MJS = String.raw`import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import * as toolhost from "toolhost";
 import * as kit from "toolhost/harness-kit";
 
@@ -187,15 +187,43 @@ test("types: tsc --noEmit type-checks a TypeScript consumer", () => {
   }
 });
 
-test("package contents are minimal: esm/ and bin/ JS + .d.ts, README, package.json", () => {
+test("package contents are minimal: esm/ and bin/ JS + .d.ts, README and docs/, package.json", () => {
   const [report] = JSON.parse(process.env.PACK_JSON);
   const files = report.files.map((f) => f.path);
   const unexpected = files.filter((p) =>
-    !/^(esm\/.*\.(js|d\.ts)|bin\/toolhost\.js|README\.md|package\.json)$/.test(p)
+    !/^(esm\/.*\.(js|d\.ts)|bin\/toolhost\.js|README\.md|package\.json)$/.test(p) &&
+    !/^docs\/([\w-]+\/)*[\w.-]+\.(md|png|yaml|cfg)$/.test(p)
   );
   assert.deepEqual(unexpected, []);
+  for (const doc of ["docs/manifest.md", "docs/harness.md", "docs/mcp.md", "docs/trust.md"]) {
+    assert.ok(files.includes(doc), doc + " is packed: the README links to it");
+  }
   assert.ok(!files.some((p) => /(^|\/)(tests?|fixtures|examples|bench|scripts)\//.test(p)));
   assert.ok(!files.some((p) => p.endsWith(".map") || (p.endsWith(".ts") && !p.endsWith(".d.ts"))));
   assert.ok(files.includes("esm/mod.js") && files.includes("esm/harness-kit/mod.d.ts"));
+});
+
+test("every relative link of the packed README and docs/ resolves inside the package", () => {
+  const pkg = join("node_modules", "toolhost");
+  const docs = ["README.md", ...readdirSync(join(pkg, "docs")).filter((f) => f.endsWith(".md"))
+    .map((f) => "docs/" + f)];
+  const dead = [];
+  let checked = 0;
+  for (const doc of docs) {
+    let fenced = false;
+    for (const line of readFileSync(join(pkg, doc), "utf8").split("\n")) {
+      if (/^\s*\x60\x60\x60/.test(line)) fenced = !fenced;
+      if (fenced) continue;
+      const text = line.replace(/\x60[^\x60]*\x60/g, "");
+      for (const m of text.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)) {
+        if (/^[a-z][a-z0-9+.-]*:/i.test(m[1]) || m[1].startsWith("#")) continue;
+        checked++;
+        const target = join(pkg, dirname(doc), decodeURIComponent(m[1].split("#")[0]));
+        if (!existsSync(target)) dead.push(doc + " -> " + m[1]);
+      }
+    }
+  }
+  assert.deepEqual(dead, []);
+  assert.ok(checked > 5, "the packed README links to its docs");
 });
 `;
