@@ -21,7 +21,8 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, extname, join } from "node:path";
+import { dirname, join } from "node:path";
+import { harnessCommand, LAUNCHER_PATH, viaLauncher } from "./harness_command.ts";
 import { Registry } from "../lib/registry/registry.ts";
 import type { ToolResult } from "../lib/results/types.ts";
 import { sessionsRoot } from "../lib/sessions/session_dir.ts";
@@ -72,7 +73,9 @@ export interface SessionCommandSpec {
 export interface TestSessionOptions {
   /**
    * A harness-kit harness file (absolute path): start, stop and each action run it as
-   * `HARNESS start|stop|ACTION` — with `deno run -A --no-config` for `.ts`, else `node`.
+   * `HARNESS start|stop|ACTION`: a `.ts` harness with `deno run -A --no-config` on the
+   * Deno running the test (its own path; under Node.js a `.ts` harness is refused with an
+   * error saying to use Deno), a JavaScript one with `node` (under Node.js, the same one).
    */
   harness?: string;
   /** With `harness`: the actions to publish, by name (value: input schema or `{}`). */
@@ -201,26 +204,23 @@ export async function testTool(options: TestToolOptions): Promise<ToolUnderTest>
   };
 }
 
-function harnessCommand(harness: string, role: string): SessionCommandSpec {
-  return extname(harness) === ".ts"
-    ? { command: "deno", args: ["run", "-A", "--no-config", "--quiet", harness, role] }
-    : { command: "node", args: [harness, role] };
-}
-
-function sessionToml(o: TestSessionOptions): string {
+function sessionToml(o: TestSessionOptions): { toml: string; files: Record<string, TestFile> } {
   let start = o.start;
   let stop = o.stop;
   let tools = o.tools ?? {};
+  const files: Record<string, TestFile> = { ...o.files };
   if (o.harness !== undefined) {
-    start = harnessCommand(o.harness, "start");
-    stop = harnessCommand(o.harness, "stop");
+    const harness = o.harness;
+    const run = (role: string) => {
+      const c = viaLauncher(harnessCommand(harness, role));
+      if (c.launcher !== undefined) files[LAUNCHER_PATH] = { text: c.launcher, mode: 0o755 };
+      return { command: c.command, args: c.args };
+    };
+    start = run("start");
+    stop = run("stop");
     tools = {};
     for (const [name, schema] of Object.entries(o.actions ?? {})) {
-      tools[name] = {
-        ...harnessCommand(o.harness, name),
-        protocol: "json",
-        inputSchema: { type: "object", ...schema },
-      };
+      tools[name] = { ...run(name), protocol: "json", inputSchema: { type: "object", ...schema } };
     }
   }
   if (start === undefined || stop === undefined) {
@@ -229,9 +229,10 @@ function sessionToml(o: TestSessionOptions): string {
   const cmd = (c: SessionCommandSpec) =>
     `{ command = ${tomlValue(c.command)}, args = ${tomlValue(c.args)} }`;
   const body = Object.entries(tools).map(([name, t]) => toolTable(name, t, "main")).join("");
-  return `${HEAD}\n[artifacts.app.views.agent_sessions.main]\nstart = ${cmd(start)}\nstop = ${
+  const toml = `${HEAD}\n[artifacts.app.views.agent_sessions.main]\nstart = ${cmd(start)}\nstop = ${
     cmd(stop)
   }\n${body}`;
+  return { toml, files };
 }
 
 /**
@@ -251,7 +252,8 @@ function sessionToml(o: TestSessionOptions): string {
  * ```
  */
 export async function testSession(options: TestSessionOptions): Promise<SessionUnderTest> {
-  const { root, reg } = await openTemp(sessionToml(options), options.files ?? {});
+  const { toml, files } = sessionToml(options);
+  const { root, reg } = await openTemp(toml, files);
   if (options.stopTimeoutMs !== undefined) {
     reg.sessions.configure({ stopTimeoutMs: options.stopTimeoutMs });
   }
