@@ -5,17 +5,9 @@
  * exits 0; `--drain-timeout` bounds the wait; a gone session is 404 on any replica.
  */
 import assert from "node:assert/strict";
+import { runCapture } from "../helpers/cli.ts";
 import { tempWorkspace } from "../helpers/workspace.ts";
-import {
-  alive,
-  E2E_EVAL,
-  E2E_FILES,
-  e2eToml,
-  groupMembers,
-  readPid,
-  serveArgs,
-  waitFor,
-} from "./_helpers.ts";
+import { alive, E2E_EVAL, E2E_FILES, e2eToml, groupMembers, readPid, waitFor } from "./_helpers.ts";
 import { client, INIT_BODY, MCP_POST_HEADERS, serveHttp } from "./_http_serve.ts";
 
 type Text = { type: string; text: string };
@@ -152,15 +144,11 @@ Deno.test("serve over HTTP: --drain-timeout bounds the wait; the cut call's proc
 Deno.test("serve over HTTP: --drain-timeout is validated and documented", async () => {
   await using tmp = await tempWorkspace("", E2E_FILES);
   Deno.writeTextFileSync(`${tmp.root}/toolhost.toml`, e2eToml(tmp.root));
+  // Refused before anything opens: in-process, as `toolhost` runs it (a CLI start each
+  // would cost seconds; serve_http_test.ts checks the exit status reaches the shell).
   const run = async (args: string[]) => {
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: serveArgs("--eval", E2E_EVAL, "--repo", tmp.root, ...args),
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
-    return { code: out.code, text };
+    const r = await runCapture(["serve", "--eval", E2E_EVAL, "--repo", tmp.root, ...args]);
+    return { code: r.code, text: r.out + r.err };
   };
   for (const bad of ["-1", "2h", "5x", "1.5s", ""]) {
     const r = await run(["--http", "127.0.0.1:0", "--drain-timeout", bad]);

@@ -4,6 +4,7 @@
  * cancellation, Origin/Host/token guards, the loopback-only default, and SIGTERM.
  */
 import assert from "node:assert/strict";
+import { runCapture } from "../helpers/cli.ts";
 import { tempWorkspace } from "../helpers/workspace.ts";
 import {
   alive,
@@ -162,23 +163,30 @@ Deno.test("serve over HTTP: --token-env requires the bearer token", async () => 
 Deno.test("serve over HTTP: non-loopback binds are refused without --allow-remote", async () => {
   await using tmp = await tempWorkspace("", E2E_FILES);
   Deno.writeTextFileSync(`${tmp.root}/toolhost.toml`, e2eToml(tmp.root));
-  const run = (args: string[], env: Record<string, string> = {}) =>
-    new Deno.Command(Deno.execPath(), {
-      args: serveArgs("--eval", E2E_EVAL, "--repo", tmp.root, ...args),
-      env,
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-  const refused = await run(["--http", "0.0.0.0:0"]);
+  const base = ["serve", "--eval", E2E_EVAL, "--repo", tmp.root];
+  // One real process shows the exit status reaches the shell; the other refusals happen
+  // before anything opens, so they run in-process (a CLI start each would cost seconds).
+  const refused = await new Deno.Command(Deno.execPath(), {
+    args: serveArgs("--eval", E2E_EVAL, "--repo", tmp.root, "--http", "0.0.0.0:0"),
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
   assert.equal(refused.code, 2);
   assert.match(new TextDecoder().decode(refused.stderr), /--allow-remote/);
-  const noToken = await run(["--http", "0.0.0.0:0", "--allow-remote"]);
+  const noToken = await runCapture([...base, "--http", "0.0.0.0:0", "--allow-remote"]);
   assert.equal(noToken.code, 2);
-  assert.match(new TextDecoder().decode(noToken.stderr), /requires a bearer token/);
-  const unset = await run(["--http", "127.0.0.1:0", "--token-env", "E2E_UNSET_TOKEN"]);
+  assert.match(noToken.err, /requires a bearer token/);
+  const unset = await runCapture([
+    ...base,
+    "--http",
+    "127.0.0.1:0",
+    "--token-env",
+    "E2E_UNSET_TOKEN",
+  ]);
   assert.equal(unset.code, 2);
-  const badSpec = await run(["--http", "127.0.0.1"]);
+  assert.match(unset.err, /E2E_UNSET_TOKEN: the variable is unset or empty/);
+  const badSpec = await runCapture([...base, "--http", "127.0.0.1"]);
   assert.equal(badSpec.code, 2);
 });
 
@@ -227,21 +235,20 @@ Deno.test("serve over HTTP: the token never reaches tools; a loopback bind keeps
 Deno.test("serve over HTTP: --allow-remote without a token, or a token with spaces, is refused", async () => {
   await using tmp = await tempWorkspace("", E2E_FILES);
   Deno.writeTextFileSync(`${tmp.root}/toolhost.toml`, e2eToml(tmp.root));
-  const run = (args: string[], env: Record<string, string> = {}) =>
-    new Deno.Command(Deno.execPath(), {
-      args: serveArgs("--eval", E2E_EVAL, "--repo", tmp.root, "--http", "127.0.0.1:0", ...args),
-      env,
-      stdin: "null",
-      stdout: "null",
-      stderr: "piped",
-    }).output();
-  const loop = await run(["--allow-remote"]);
+  // Refused before anything opens: in-process (serve_http's first refusal runs a process).
+  const base = ["serve", "--eval", E2E_EVAL, "--repo", tmp.root, "--http", "127.0.0.1:0"];
+  const loop = await runCapture([...base, "--allow-remote"]);
   assert.equal(loop.code, 2);
-  assert.match(new TextDecoder().decode(loop.stderr), /requires a bearer token/);
-  const spaced = await run(["--token-env", "E2E_TOKEN"], { E2E_TOKEN: "two words" });
-  assert.equal(spaced.code, 2);
-  assert.match(new TextDecoder().decode(spaced.stderr), /must not contain whitespace/);
-  assert.doesNotMatch(new TextDecoder().decode(spaced.stderr), /two words/);
+  assert.match(loop.err, /requires a bearer token/);
+  Deno.env.set("E2E_SPACED_TOKEN", "two words");
+  try {
+    const spaced = await runCapture([...base, "--token-env", "E2E_SPACED_TOKEN"]);
+    assert.equal(spaced.code, 2);
+    assert.match(spaced.err, /must not contain whitespace/);
+    assert.doesNotMatch(spaced.err, /two words/);
+  } finally {
+    Deno.env.delete("E2E_SPACED_TOKEN");
+  }
 });
 
 /** POST `tools/list` in session `id`; resolves to the status. */
@@ -375,15 +382,11 @@ Deno.test("serve over HTTP: --session-idle-timeout closes an idle session (404 a
 Deno.test("serve over HTTP: --max-sessions and --session-idle-timeout are validated and documented", async () => {
   await using tmp = await tempWorkspace("", E2E_FILES);
   Deno.writeTextFileSync(`${tmp.root}/toolhost.toml`, e2eToml(tmp.root));
+  // Refused before anything opens: in-process, as `toolhost` runs it (a CLI start each
+  // would cost seconds; the exit status reaching the shell is checked above).
   const run = async (args: string[]) => {
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: serveArgs("--eval", E2E_EVAL, "--repo", tmp.root, ...args),
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
-    return { code: out.code, text };
+    const r = await runCapture(["serve", "--eval", E2E_EVAL, "--repo", tmp.root, ...args]);
+    return { code: r.code, text: r.out + r.err };
   };
   const http = ["--http", "127.0.0.1:0"];
   for (const bad of ["0", "-1", "65537", "2.5", "x"]) {
@@ -400,6 +403,7 @@ Deno.test("serve over HTTP: --max-sessions and --session-idle-timeout are valida
   assert.equal(noHttp.code, 2);
   assert.match(noHttp.text, /need --http/);
   const help = await run(["--help"]);
+  assert.equal(help.code, 0);
   assert.match(help.text, /--max-sessions <n>/);
   assert.match(help.text, /--session-idle-timeout <duration>/);
 });
