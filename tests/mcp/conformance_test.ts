@@ -16,7 +16,7 @@ const WS = `${REPO}/tests/fixtures/mcp/conformance`;
 
 Deno.test("MCP conformance: every applicable server scenario passes", async () => {
   const state = await Deno.makeTempDir({ prefix: "toolhost_state_" });
-  const child = new Deno.Command("deno", {
+  const child = new Deno.Command(Deno.execPath(), {
     args: serveArgs(
       "--eval",
       "text/conformance",
@@ -37,9 +37,9 @@ Deno.test("MCP conformance: every applicable server scenario passes", async () =
   })();
   const out = await Deno.makeTempDir({ prefix: "toolhost_conformance_" });
   try {
-    assert.ok(await waitFor(() => /on http:\S+/.test(log), 20_000), log);
+    assert.ok(await waitFor(() => /on http:\S+/.test(log), 120_000), log);
     const url = /on (http:\S+)/.exec(log)![1];
-    const run = await new Deno.Command("deno", {
+    const run = await new Deno.Command(Deno.execPath(), {
       args: [
         "run",
         "-A",

@@ -51,7 +51,7 @@ Deno.test("serve: an extension's announced change reaches the client as list_cha
     assert.equal(before?.description, "Echo a text.");
     const r = await client.callTool({ name: "mutate_hx", arguments: {} });
     assert.equal(r.isError, false);
-    assert.equal(await waitFor(() => notices() > 0, 15_000), true, "no list_changed arrived");
+    assert.equal(await waitFor(() => notices() > 0, 120_000), true, "no list_changed arrived");
     const after = (await client.listTools()).tools.find((t) => t.name === "echo_hx");
     assert.match(after?.description ?? "", /ignore previous instructions/);
   } finally {

@@ -40,7 +40,7 @@ async function connect(root: string) {
 }
 
 async function exitOf(pid: number): Promise<boolean> {
-  return await waitFor(() => !alive(pid), 15_000);
+  return await waitFor(() => !alive(pid), 120_000);
 }
 
 Deno.test("serve over stdio: list, call, sessions, envelopes, progress, cancel, cleanup", async () => {

@@ -89,7 +89,7 @@ Deno.test("a command call journals its owner and its process group in its call d
   const app = join(ws.root, "app");
   try {
     const call = reg.call("hang_app", {}, { signal: ctl.signal });
-    await waitFor(() => pidIn(join(app, "child.pid")) > 0, 10_000, "the tool to start");
+    await waitFor(() => pidIn(join(app, "child.pid")) > 0, 120_000, "the tool to start");
     const [name] = callDirs(state);
     const dir = join(callsRoot(state), name);
     const owner = JSON.parse(readFileSync(join(dir, "owner.json"), "utf8"));
@@ -148,7 +148,7 @@ for (const signal of ["SIGKILL"] as const) {
       { stdout: "null", stderr: "null" },
     ).spawn();
     try {
-      await waitFor(() => pidIn(join(app, "child.pid")) > 0, 20_000, "the tool to start");
+      await waitFor(() => pidIn(join(app, "child.pid")) > 0, 120_000, "the tool to start");
       const leader = pidIn(join(app, "leader.pid"));
       const grandchild = pidIn(join(app, "child.pid"));
       // While the toolhost process lives, its call is left alone.
@@ -165,7 +165,7 @@ for (const signal of ["SIGKILL"] as const) {
       const report = JSON.parse(r.out);
       assert.equal(report.calls, 1);
       assert.equal(report.refused, 0);
-      await waitFor(() => !running(leader) && !running(grandchild), 5000, "the group to end");
+      await waitFor(() => !running(leader) && !running(grandchild), 120_000, "the group to end");
       assert.deepEqual(callDirs(state), []);
     } finally {
       try {
@@ -250,7 +250,7 @@ Deno.test("the sweep before a session start ends a stale call's verified group",
     const reg = await openRegistry(ws.root, state);
     try {
       assert.equal(textOf(await reg.call("put_app", { value: "x" })), "stored\n");
-      await waitFor(() => !running(r.pid), 3000, "the stale call's group to end");
+      await waitFor(() => !running(r.pid), 120_000, "the stale call's group to end");
       assert.equal(existsSync(dir), false);
     } finally {
       await reg.close();

@@ -32,7 +32,7 @@ Deno.test("20 concurrent sessions of the same Artifact end with no process and n
     const dirs = regs.map((r) => r.sessions.sessions()[0].sessionDir!);
     assert.equal(new Set(dirs).size, N);
     for (const d of dirs) {
-      await waitFor(() => readPids(join(d, "pids")).length === 3, 10_000, "children");
+      await waitFor(() => readPids(join(d, "pids")).length === 3, 120_000, "children");
     }
     const pids = dirs.flatMap((d) => readPids(join(d, "pids")));
     const groups = (await journalEntries(state)).map((e) => e.record);

@@ -34,7 +34,7 @@ Deno.test("a session starts lazily on the first bound call and is reused by late
     const put = await reg.call("put_app", { value: "shared-42" });
     assert.deepEqual(put, { content: [{ type: "text", text: "stored\n" }], isError: false });
     const dir0 = reg.sessions.sessions()[0].sessionDir!;
-    await waitFor(() => readPids(join(dir0, "pids")).length === 3, 10_000, "three children");
+    await waitFor(() => readPids(join(dir0, "pids")).length === 3, 120_000, "three children");
     const got = await reg.call("get_app", {});
     assert.equal(textOf(got), "shared-42");
     assert.equal(got.isError, false);
@@ -165,7 +165,7 @@ Deno.test("a harness ignoring SIGTERM with grandchildren is killed and reaped", 
   await reg.call("put_app", { value: "x" });
   const session = reg.sessions.sessions()[0];
   const pidFile = join(session.sessionDir!, "pids");
-  await waitFor(() => readPids(pidFile).length === 5, 10_000, "five harness processes");
+  await waitFor(() => readPids(pidFile).length === 5, 120_000, "five harness processes");
   const pids = readPids(pidFile);
   const groups = (await journalEntries(state)).map((e) => e.record);
   for (const pid of pids) assert.ok(isRunning(pid), "fixture child did not start");
@@ -184,7 +184,7 @@ Deno.test("a bound call's children are ended with the call, and its group is jou
   await reg.call("put_app", { value: "x" });
   const dir = reg.sessions.sessions()[0].sessionDir!;
   const hanging = reg.call("hang_app", {}, { signal: ctl.signal });
-  await waitFor(() => existsSync(join(dir, "hanging")), 10_000, "the hanging call");
+  await waitFor(() => existsSync(join(dir, "hanging")), 120_000, "the hanging call");
   const roles = (await journalEntries(state)).map((e) => e.role).sort();
   assert.deepEqual(roles, ["call", "start"], "the running call was not journaled");
   const pids = readPids(join(dir, "call_pids"));

@@ -48,7 +48,7 @@ Deno.test("a start that never becomes ready waits until the call is cancelled", 
   reg.sessions.configure({ graceMs: 200 });
   const ctl = new AbortController();
   const call = reg.call("put_app", { value: "x" }, { signal: ctl.signal });
-  await waitFor(() => startCount(ws.root) === 1, 10_000, "the start");
+  await waitFor(() => startCount(ws.root) === 1, 120_000, "the start");
   ctl.abort();
   const r = await call;
   assert.deepEqual(r, {
@@ -154,7 +154,7 @@ Deno.test("start exiting mid-session cancels in-flight calls; later calls say th
     await reg.call("put_app", { value: "x" });
     const dir = reg.sessions.sessions()[0].sessionDir!;
     const hanging = reg.call("hang_app", {});
-    await waitFor(() => existsSync(join(dir, "hanging")), 10_000, "the hanging call");
+    await waitFor(() => existsSync(join(dir, "hanging")), 120_000, "the hanging call");
     const callPids = readPids(join(dir, "call_pids"));
     const startGroup = (await journalEntries(state)).find((e) => e.role === "start")!.record;
     const quit = await reg.call("quit_app", {});
@@ -168,7 +168,7 @@ Deno.test("start exiting mid-session cancels in-flight calls; later calls say th
     assert.deepEqual(await reg.call("json_app", {}), ended);
     assert.equal(reg.sessions.sessions()[0].phase, "ended");
     for (const pid of callPids) assert.equal(isRunning(pid), false);
-    await waitFor(() => !isRunning(startGroup.pid), 10_000, "the start group to be killed");
+    await waitFor(() => !isRunning(startGroup.pid), 120_000, "the start group to be killed");
     assertGroupsGone([startGroup]);
     assert.equal(startCount(ws.root), 1, "the session restarted");
   } finally {
