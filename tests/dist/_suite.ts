@@ -89,7 +89,10 @@ function alive(pid: number): boolean {
 }
 
 async function goneSoon(pid: number): Promise<boolean> {
-  for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 50));
+  // A cap on a condition, not a deadline: a busy machine may take a while to reap it.
+  for (const end = Date.now() + 120_000; alive(pid) && Date.now() < end;) {
+    await new Promise((r) => setTimeout(r, 50));
+  }
   return !alive(pid);
 }
 

@@ -15,7 +15,7 @@ import { compileBinary } from "../../scripts/compile.ts";
 import { registerDistSuite, type Runner } from "./_suite.ts";
 
 const dir = await Deno.makeTempDir({ prefix: "toolhost_compile_" });
-const built = await compileBinary({ output: join(dir, "toolhost"), timeoutMs: 120_000 });
+const built = await compileBinary({ output: join(dir, "toolhost"), timeoutMs: 600_000 }); // a hang cap
 if (!built.ok) await Deno.remove(dir, { recursive: true });
 // Only a machine that cannot fetch denort skips; a compile that fails is a failure.
 if (!built.ok && !built.unavailable) throw new Error(built.reason);

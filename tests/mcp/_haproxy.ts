@@ -55,7 +55,7 @@ export async function startHaproxy(dir: string, backends: number[]): Promise<Bal
   const url = `http://127.0.0.1:${front}/mcp`;
   // Ready once a health check through it got a replica's answer.
   let up = false;
-  const end = Date.now() + 30_000;
+  const end = Date.now() + 120_000; // a cap, not a timing assertion
   while (!up && Date.now() < end) {
     up = await probe(url.replace(/\/mcp$/, "/healthz"));
     if (!up) await new Promise((r) => setTimeout(r, 50));
