@@ -100,7 +100,7 @@ Deno.test({
 
 Deno.test({
   name:
-    "init harness --template browser: confined through the registry, off the host's network; close leaves nothing",
+    "init harness --template browser: confined through the registry, off the host's network; a Chromium crash and close leave nothing; the next start works",
   ignore: missing !== undefined || noSandbox !== undefined,
 }, async () => {
   await using tmp = tempDir();
@@ -131,8 +131,32 @@ Deno.test({
     assert.ok(browser !== undefined, "no Chromium process carries the state dir");
     const ns = (pid: number | "self") => Deno.readLinkSync(`/proc/${pid}/ns/net`);
     assert.notEqual(ns(browser), ns("self"), "Chromium shares the host's network namespace");
+
+    // A crash of Chromium ends the session and leaves nothing of it.
+    const main = markedProcesses(state).find((pid) => {
+      const argv = readFileSync(`/proc/${pid}/cmdline`, "latin1").split("\0");
+      return argv.includes("--remote-debugging-pipe") && !argv.some((a) => a.startsWith("--type="));
+    });
+    assert.ok(main !== undefined, "no Chromium main process");
+    Deno.kill(main, "SIGKILL");
+    assert.ok(await waitFor(() => markedProcesses(state).length === 0), "the crash left a process");
+    const ended = await reg.call("web_open_url_tools", { url: "/" }) as Result;
+    assert.equal(ended.isError, true);
+    assert.match(textOf(ended), /The tool session `web` ended\./);
   } finally {
     await reg.close();
+  }
+  assert.ok(await waitFor(() => markedProcesses(state).length === 0), "a browser process was left");
+  // The next start works.
+  const next = await Registry.open(await loadWorkspace(ws), "tools/agent", {
+    stateDir: state,
+    env: toolEnv(),
+  });
+  try {
+    const again = await next.call("web_open_url_tools", { url: "/" }) as Result;
+    assert.equal(again.isError, false, textOf(again));
+  } finally {
+    await next.close();
   }
   assert.ok(await waitFor(() => markedProcesses(state).length === 0), "a browser process was left");
 });
