@@ -3,12 +3,15 @@
  * The browser tool-session harness, written with harness-kit. `start` serves the local
  * counter app (site/index.html on a loopback port), launches headless Chromium with its
  * profile in the session directory and attaches to its tab over the DevTools protocol
- * (raw CDP on the web `WebSocket` API: no dependency); the bound actions drive that tab;
- * `stop` closes the browser. If Chromium dies, the harness exits so toolhost ends the
+ * (raw CDP on Chromium's pipe: no dependency, no `WebSocket`, no DevTools port); the
+ * bound actions drive that tab; `open_url` serves `file:` URLs of the scope through the
+ * app (never opened by Chromium); `stop` closes the browser. If Chromium dies, the harness exits so toolhost ends the
  * session and sweeps its group; the next call starts a fresh one.
  *
  * Declared in examples/browser/toolhost.toml as session `browser` of Artifact `site`.
- * Runs with Deno (on PATH, including inside `npx -y deno@2.9.6 task ...`).
+ * Runs with Deno (on PATH, including inside `npx -y deno@2.9.6 task ...`): Node 20 runs
+ * no `.ts` file. The Node-only version of this harness is the scaffold of
+ * `toolhost init harness NAME --template browser`.
  *
  * @module
  */
