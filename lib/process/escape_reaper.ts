@@ -12,7 +12,7 @@
  */
 
 import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync, readSync } from "node:fs";
 import process from "node:process";
 import { Buffer } from "node:buffer";
 import { readProcStat } from "./proc_identity.ts";
@@ -55,8 +55,9 @@ export interface ReapOutcome {
   /** The processes signalled. */
   killed: { pid: number; startTime: number }[];
   /**
-   * False when a scan ran out of its entry or time budget (proc_budget.ts), or tagged
-   * processes were still found after the last round: escapees may remain.
+   * False when a scan ran out of its entry or time budget (proc_budget.ts), an
+   * environment was too large to search, or new tagged processes were still found in the
+   * last round (forking faster than they are killed): escapees may remain.
    */
   complete: boolean;
 }
@@ -77,19 +78,23 @@ export interface ReapOutcome {
 export function reapTagged(group: TaggedGroup, budget: ScanBudget = {}): ReapOutcome {
   const killed: { pid: number; startTime: number }[] = [];
   if (!existsSync("/proc/self/environ")) return { killed, complete: true };
-  const needle = Buffer.from(`${GROUP_TAG_VAR}=${group.tag}\0`);
+  const needle = tagNeedle(group.tag);
   const deadline = new Deadline(budget.maxMs);
+  const signalled = new Set<string>();
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const scan = tagged(needle, group, { ...budget, maxMs: deadline.left() });
-    for (const p of scan.found) {
+    // A process signalled in an earlier round may still be dying: only new ones count.
+    const fresh = scan.found.filter((p) => !signalled.has(`${p.pid}:${p.startTime}`));
+    for (const p of fresh) {
       if (readProcStat(p.pid)?.startTime !== p.startTime) continue; // gone, or a new process
       try {
         process.kill(p.pid, "SIGKILL");
         killed.push(p);
+        signalled.add(`${p.pid}:${p.startTime}`);
       } catch { /* exited meanwhile */ }
     }
     if (!scan.complete) return { killed, complete: false };
-    if (scan.found.length === 0) return { killed, complete: true };
+    if (fresh.length === 0) return { killed, complete: true };
   }
   return { killed, complete: false };
 }
@@ -156,12 +161,15 @@ function tagged(
   budget: ScanBudget,
 ): { found: Found[]; complete: boolean } {
   const found: Found[] = [];
+  let unknown = false; // an environment too large to search: the scan is not whole
   const consider = (pid: number): void => {
     if (pid === process.pid) return;
     const stat = readProcStat(pid);
     if (stat === null || stat.state === "Z" || stat.state === "X") return;
     if (group.startTime !== null && stat.startTime < group.startTime) return;
-    if (carries(pid, needle)) found.push({ pid, startTime: stat.startTime });
+    const has = carries(pid, needle);
+    if (has === undefined) unknown = true;
+    if (has === true) found.push({ pid, startTime: stat.startTime });
   };
   const leader = group.pid;
   const last = lastPid();
@@ -175,13 +183,13 @@ function tagged(
       }
       consider(pid);
     }
-    return { found, complete: true };
+    return { found, complete: !unknown };
   }
   const wrapped = last < leader;
   const { complete } = scanPids((pid) => {
     if (wrapped || pid > leader) consider(pid);
   }, budget);
-  return { found, complete };
+  return { found, complete: complete && !unknown };
 }
 
 /**
@@ -197,20 +205,53 @@ function tagged(
  * ```
  */
 export function carriesGroupTag(pid: number, tag: string): boolean {
-  return carries(pid, Buffer.from(`${GROUP_TAG_VAR}=${tag}\0`));
+  return carries(pid, tagNeedle(tag)) === true;
 }
 
-function carries(pid: number, needle: Buffer): boolean {
-  let env: Buffer;
+/** What is looked for: the variable as a whole entry (NUL before it, or the start). */
+function tagNeedle(tag: string): Buffer {
+  return Buffer.from(`\0${GROUP_TAG_VAR}=${tag}\0`);
+}
+
+/** Most bytes of one environment read (the kernel's own bound is a quarter of the stack
+ * limit; past this the answer is unknown). */
+const MAX_ENVIRON_BYTES = 64 * 1024 * 1024;
+
+/** Bytes read at a time: an environment is searched with flat memory. */
+const ENVIRON_CHUNK = 64 * 1024;
+
+/**
+ * Whether `/proc/<pid>/environ` holds `needle` (from {@link tagNeedle}), streaming with
+ * flat memory; false when it cannot be read (another user's process, or gone), undefined
+ * when it is larger than {@link MAX_ENVIRON_BYTES}.
+ */
+function carries(pid: number, needle: Buffer): boolean | undefined {
+  let fd: number;
   try {
-    env = readFileSync(`/proc/${pid}/environ`);
+    fd = openSync(`/proc/${pid}/environ`, "r");
   } catch {
-    return false; // another user's process, or gone
+    return false;
   }
-  for (let at = env.indexOf(needle); at !== -1; at = env.indexOf(needle, at + 1)) {
-    if (at === 0 || env[at - 1] === 0) return true;
+  try {
+    // The file is searched as if it started with a NUL, so the first entry matches too.
+    const keep = needle.length - 1;
+    const buf = Buffer.alloc(keep + ENVIRON_CHUNK);
+    buf[keep - 1] = 0;
+    let have = keep;
+    for (let total = 0; total <= MAX_ENVIRON_BYTES;) {
+      const n = readSync(fd, buf, have, ENVIRON_CHUNK, null);
+      if (n === 0) return false;
+      total += n;
+      if (buf.subarray(0, have + n).indexOf(needle) !== -1) return true;
+      buf.copy(buf, 0, have + n - keep, have + n);
+      have = keep;
+    }
+    return undefined;
+  } catch {
+    return false; // gone meanwhile
+  } finally {
+    closeSync(fd);
   }
-  return false;
 }
 
 /** The most recently created pid (`/proc/loadavg`), or +∞ when unknown. */

@@ -13,7 +13,14 @@ import process from "node:process";
 import { inspectGroup, signalGroup, terminateGroup } from "../../lib/process/kill_group.ts";
 import { DEFAULT_SCAN_ENTRIES, scanPids } from "../../lib/process/proc_budget.ts";
 import { liveGroupMembers, readProcStat, scanGroup } from "../../lib/process/proc_identity.ts";
-import { reapEscapesConfirmed, reapTagged } from "../../lib/process/escape_reaper.ts";
+import {
+  carriesGroupTag,
+  GROUP_TAG_VAR,
+  newGroupTag,
+  reapEscapesConfirmed,
+  reapTagged,
+} from "../../lib/process/escape_reaper.ts";
+import { spawn } from "node:child_process";
 import { spawnGroup } from "../../lib/process/spawn_group.ts";
 import { childPidsBounded } from "../../lib/process/sandbox_init.ts";
 import { ENV } from "./helpers.ts";
@@ -139,3 +146,40 @@ Deno.test("a process's threads are read within a budget; a cut listing says so",
   assert.equal(childPidsBounded(process.pid, { maxMs: 0 }).complete, false);
   assert.equal(childPidsBounded(process.pid).complete, true);
 });
+
+Deno.test("a group tag is found in a large environment, across the read chunks", async () => {
+  const tag = newGroupTag();
+  // BIG=<pad>\0_TOOLHOST_GROUP_TAG=<tag>\0: the entry starts 10 bytes before the 64 KiB
+  // boundary of the streaming read (its NUL at offset 4 + pad).
+  // A single string may not exceed 128 KiB: the larger case uses two.
+  const cases = [{ BIG: "x".repeat(65_522) }, { A: "a".repeat(70_000), B: "b".repeat(70_000) }];
+  for (const pads of cases) {
+    const pad = JSON.stringify(Object.keys(pads));
+    const child = spawn("/bin/sleep", ["60"], {
+      env: { ...pads, [GROUP_TAG_VAR]: tag },
+      stdio: "ignore",
+    });
+    const exited = new Promise((r) => child.once("exit", r));
+    try {
+      // Until it has exec'd, the child's environment is still this process's.
+      await waitUntil(() => {
+        try {
+          return Deno.readTextFileSync(`/proc/${child.pid}/comm`) === "sleep\n";
+        } catch {
+          return false;
+        }
+      });
+      assert.equal(carriesGroupTag(child.pid!, tag), true, `pad ${pad}`);
+      assert.equal(carriesGroupTag(child.pid!, newGroupTag()), false);
+      const reaped = reapTagged({ tag, pid: child.pid! - 1, startTime: 0 });
+      assert.deepEqual(reaped.killed.map((p) => p.pid), [child.pid]);
+    } finally {
+      child.kill("SIGKILL");
+      await exited;
+    }
+  }
+});
+
+async function waitUntil(ok: () => boolean): Promise<void> {
+  while (!ok()) await new Promise((r) => setTimeout(r, 5));
+}
