@@ -178,7 +178,9 @@ export class ExtensionHost {
   /**
    * Publish what needs no server started — with a lock, the locked listings of the
    * extensions that may start (lazy) and the locked names of those held back — for
-   * {@link ExtensionHost.published}. Without a lock it finds nothing. Starts nothing.
+   * {@link ExtensionHost.published}. Without a lock it finds nothing. Starts nothing and
+   * compares declarations only: a program that differs from the lock is found when its
+   * server is to start (the call is refused) or by the next live listing.
    */
   async prelist(): Promise<void> {
     if (this.#published !== undefined || this.#opts.lock === undefined) return;
@@ -245,7 +247,10 @@ export class ExtensionHost {
     drift: Drift[],
     noStart: boolean,
   ): Promise<Tool[] | { held: Drift[] } | undefined> {
-    const held = (await this.#opts.lock?.serverDrift(s.decl)) ?? [];
+    // Listing without starting (prelist) checks the declaration only, hashing no program:
+    // a swapped program is found when the server is to start, or at the next live listing.
+    const lock = this.#opts.lock;
+    const held = (noStart ? lock?.declarationDrift(s.decl) : await lock?.serverDrift(s.decl)) ?? [];
     if (held.length > 0) {
       drift.push(...held);
       this.#opts.log?.(

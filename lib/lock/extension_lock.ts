@@ -119,6 +119,20 @@ export class ExtensionLockCheck {
     return [...this.#evalDrift, ...compareExtensionDecl(decl.name, entry, now)];
   }
 
+  /**
+   * Differences of the declaration alone, and of the eval's own declaration — no program
+   * is looked up or hashed. Enough to list an extension from the lock (what is shown is
+   * what was reviewed); starting it still checks its program ({@link serverDrift}).
+   */
+  declarationDrift(decl: Partial<ExtensionDecl> & Pick<ExtensionDecl, "name">): Drift[] {
+    if (this.locked === undefined) {
+      return [{ kind: "eval", name: this.evalId, field: "entry", change: "added" }];
+    }
+    const entry = own(this.locked.extensions, decl.name);
+    const now = { declaration: extensionDeclaration(decl), programs: entry?.programs ?? {} };
+    return [...this.#evalDrift, ...compareExtensionDecl(decl.name, entry, now)];
+  }
+
   /** The tools the lock records for an extension (its own names), for a neutral listing. */
   lockedTools(ext: string): string[] {
     return Object.keys(own(this.locked?.extensions, ext)?.tools ?? {});

@@ -4,7 +4,8 @@
  * lock (marked with `extension`) without contacting its server, the first
  * `Registry.call` starts it and verifies its live list against the lock, and from then
  * on the listing is the verified live one (a drifted tool neutral and refused). Without
- * a lock, listing starts nothing and shows an extension's tools once it was started.
+ * a lock, listing starts nothing and shows an extension's tools once it was started. A
+ * program swapped since the lock is never started: the call is refused with LOCK_MISMATCH.
  * The server is a real MCP server on loopback that counts the HTTP requests it gets.
  */
 
@@ -12,7 +13,7 @@ import assert from "node:assert/strict";
 import { buildLock, loadWorkspace, Registry, type ToolListing, writeLockFile } from "../../mod.ts";
 import { tempWorkspace } from "../helpers/workspace.ts";
 import { type RemoteServer, startRemoteServer } from "../fixtures/mcp/remote_server.ts";
-import { extensionToml } from "../mcp/_helpers.ts";
+import { extensionToml, fixtureServerArgs } from "../mcp/_helpers.ts";
 
 function toml(url: string): string {
   return `[artifacts.app]\npath = "app"\n\n[artifacts.app.evals.review]\naudience = "agent"\n` +
@@ -96,4 +97,37 @@ Deno.test("Registry.list() without a lock starts nothing; a started extension's 
       ["echo_rx", "rx"],
     ]);
   });
+});
+
+Deno.test("a program swapped since the lock: listed from the lock, the call refused, never run", async () => {
+  const script = (v: string) =>
+    `#!/bin/sh\n# ${v}\necho run >> "$(dirname "$0")/ran.log"\n` +
+    `exec deno ${fixtureServerArgs().map((a) => `'${a}'`).join(" ")}\n`;
+  const toml = `[artifacts.app]\npath = "app"\n\n[artifacts.app.evals.review]\n` +
+    `audience = "agent"\nextensions = ["sx"]\n` +
+    extensionToml("sx", { command: "./sx.sh", timeout_ms: 60000 });
+  const tmp = await tempWorkspace(toml, {
+    "app/README.md": "# app\n",
+    "sx.sh": { text: script("v1"), mode: 0o755 },
+  });
+  try {
+    const stateDir = `${tmp.root}/.state`;
+    const ws = await loadWorkspace(tmp.root);
+    await writeLockFile(ws, await buildLock(ws, { stateDir, env: Deno.env.toObject() }));
+    Deno.removeSync(`${tmp.root}/ran.log`); // the lock build ran it to list its tools
+    Deno.writeTextFileSync(`${tmp.root}/sx.sh`, script("v2"), { mode: 0o755 });
+    const reg = await Registry.open(ws, "app/review", { stateDir, env: Deno.env.toObject() });
+    try {
+      const echo = reg.list().find((t) => t.name === "echo_sx");
+      assert.equal(echo?.description, "Echo a short text.", "listed from the reviewed lock");
+      const r = await reg.call("echo_sx", { text: "x" });
+      assert.equal(r.isError, true);
+      assert.match(text(r), /LOCK_MISMATCH/);
+      assert.throws(() => Deno.statSync(`${tmp.root}/ran.log`), Deno.errors.NotFound);
+    } finally {
+      await reg.close();
+    }
+  } finally {
+    await tmp.cleanup();
+  }
 });
