@@ -141,10 +141,20 @@ async function liveSessions(port: number): Promise<number> {
   }
 }
 
+/** How a session was lost: the HTTP status when there is one, else the error's start. */
+function lossKind(e: unknown): string {
+  const code = (e as { code?: unknown }).code;
+  const html = /<html>/.test(String(e)) ? " (HAProxy's own page)" : "";
+  if (typeof code === "number" && code >= 400) return `HTTP ${code}${html}`;
+  return String(e).replace(/[0-9a-f-]{36}/g, "ID").slice(0, 60);
+}
+
 /** One client: initialize, list, then `calls` successful calls, re-initializing on loss. */
 async function runClient(url: string, calls: number, deadline: number, r: RunResult) {
   let done = 0;
   let c: Client | undefined;
+  let transport: StreamableHTTPClientTransport | undefined;
+  let lostInARow = 0;
   while (done < calls && Date.now() < deadline) {
     try {
       if (c === undefined) {
@@ -156,7 +166,8 @@ async function runClient(url: string, calls: number, deadline: number, r: RunRes
           if (String(e).includes("SSE stream disconnected")) void fresh.close().catch(() => {});
         };
         c = fresh;
-        await c.connect(new StreamableHTTPClientTransport(new URL(url)));
+        transport = new StreamableHTTPClientTransport(new URL(url));
+        await c.connect(transport);
         await c.listTools();
       }
       const [name, args] = CYCLE[done % CYCLE.length];
@@ -166,14 +177,19 @@ async function runClient(url: string, calls: number, deadline: number, r: RunRes
       if (res.isError) r.errorResults++;
       done++;
       r.calls++;
+      lostInARow = 0;
     } catch (e) {
-      const kind = String(e).replace(/[0-9a-f-]{36}/g, "ID").slice(0, 60);
+      const kind = lossKind(e);
       r.lossKinds.set(kind, (r.lossKinds.get(kind) ?? 0) + 1);
-      // The session is gone (replica drained or killed): initialize again elsewhere.
+      // The session is gone (replica drained or killed) or unreachable now: end it where it
+      // may still live (so it does not wait for the idle timeout), then initialize again
+      // elsewhere, backing off while the balancer has no server to offer.
       r.sessionsLost++;
+      await transport?.terminateSession().catch(() => {});
       await c?.close().catch(() => {});
       c = undefined;
-      await new Promise((res) => setTimeout(res, 50));
+      lostInARow++;
+      await new Promise((res) => setTimeout(res, Math.min(2000, 50 * 2 ** (lostInARow - 1))));
     }
   }
   if (done < calls) r.unfinished++;
