@@ -375,6 +375,41 @@ async function initCases(t: Deno.TestContext, ws: DistWorkspace, r: Runner): Pro
       await scaffoldTest(ws, r, "tools/notes.test.mjs", withNode);
     },
   });
+  const noChromium = why !== "" ? why : chromiumMissing();
+  if (noChromium !== "" && why === "") console.log(`SKIP init --template browser: ${noChromium}`);
+  await t.step({
+    name:
+      `init harness --template browser + its own test, the session through this build${noChromium}`,
+    ignore: noChromium !== "",
+    fn: async () => {
+      const res = await run(ws, r, [
+        "init",
+        "harness",
+        "web",
+        "--template",
+        "browser",
+        "--repo",
+        dir,
+      ]);
+      assert.equal(res.code, 0, res.err);
+      // node (20 in CI: no WebSocket), this build and the system's programs (chromium,
+      // bwrap) on PATH, no deno: a Node-only machine.
+      const withNode = `${node!.slice(0, node!.lastIndexOf("/"))}:${ws.path}:/usr/bin:/bin`;
+      await scaffoldTest(ws, r, "tools/web.test.mjs", withNode);
+    },
+  });
+}
+
+/** Why Chromium cannot run here (`" (...)"`), or `""` when it can. */
+function chromiumMissing(): string {
+  const exe = Deno.env.get("TOOLHOST_CHROMIUM") ?? "chromium";
+  try {
+    const ok = new Deno.Command(exe, { args: ["--version"], stdout: "null", stderr: "null" })
+      .outputSync().success;
+    return ok ? "" : ` (${exe} does not run)`;
+  } catch {
+    return ` (${exe} is not installed: apt-get install chromium)`;
+  }
 }
 
 /**
