@@ -152,3 +152,11 @@ Deno.test("folders a sweep out of time never looked at are reported", async () =
     assert.equal((await sweepSessions(state, { graceMs: 0 })).swept, 1);
   });
 });
+
+Deno.test("a record with a nested field still reads back; unparsable lines stay malformed", () => {
+  const nested = admitLine({ pid: 7, pgid: 7, startTime: 1, bootId: "b", tag: TAG, x: { y: 1 } });
+  const lines = [nested, ...Array.from({ length: 5000 }, (_, i) => `{"op":"admit" ${i}}`)];
+  const j = inspectJournal(`${lines.join("\n")}\n`);
+  assert.deepEqual(j.entries.map((e) => e.record.pid), [7]);
+  assert.equal(j.malformed, 5000);
+});
