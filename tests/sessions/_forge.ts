@@ -8,9 +8,11 @@
  * @module
  */
 
+import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import process from "node:process";
 import type { TerminateOptions, TerminateReport } from "../../lib/process/kill_group.ts";
 import type { ProcessRecord } from "../../lib/process/proc_identity.ts";
 import { type GroupHandle, spawnGroup } from "../../lib/process/spawn_group.ts";
@@ -34,6 +36,29 @@ export async function spawnVictim(): Promise<GroupHandle> {
   h.stdout.resume();
   h.stderr.resume();
   return h;
+}
+
+/**
+ * Assert no one signalled `victim` (a `spawnVictim()` handle) so far, with no clock: send
+ * it SIGUSR1 and check that is what it died of. The first fatal signal sent to a process
+ * decides its death (the kernel starts the exit when it is sent, not when it is handled):
+ * had anything signalled it before, that is what it died of. Ends the victim.
+ *
+ * @example
+ * ```ts
+ * import { assertNeverSignalled, spawnVictim } from "./_forge.ts";
+ * const victim = await spawnVictim();
+ * await assertNeverSignalled(victim, "the sweep signalled the victim");
+ * ```
+ */
+export async function assertNeverSignalled(victim: GroupHandle, message: string): Promise<void> {
+  try {
+    process.kill(victim.record.pid, "SIGUSR1");
+  } catch {
+    // already gone: the exit status below says of what
+  }
+  const status = await victim.exited;
+  assert.deepEqual(status, { exitCode: null, signal: "SIGUSR1" }, message);
 }
 
 /** Is `pid` running (zombies count as dead)? The sessions helpers' own check. */

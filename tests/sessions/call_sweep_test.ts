@@ -25,7 +25,15 @@ import { Registry } from "../../lib/registry/registry.ts";
 import { cliCommand, runCapture } from "../helpers/cli.ts";
 import { BASE_TOML, type TempWorkspace, tempWorkspace, toolTable } from "../helpers/workspace.ts";
 import { ENV, openRegistry, sessionWorkspace, textOf, waitFor } from "./_helpers.ts";
-import { admitLine, DEAD_OWNER, forgeFolder, running, spawnVictim, withState } from "./_forge.ts";
+import {
+  admitLine,
+  assertNeverSignalled,
+  DEAD_OWNER,
+  forgeFolder,
+  running,
+  spawnVictim,
+  withState,
+} from "./_forge.ts";
 
 const CALL = "0123456789abcdef01234567";
 
@@ -189,8 +197,7 @@ Deno.test("a forged call directory never gets a process signalled", async () => 
       });
       const dir = forgeFolder(state, "calls", CALL, [line]);
       const report = await sweepSessions(state, { graceMs: 100 });
-      await new Promise((r) => setTimeout(r, 50));
-      assert.ok(running(victim.record.pid), "a forged call journal got its victim killed");
+      await assertNeverSignalled(victim, "a forged call journal got its victim signalled");
       assert.equal(report.refused, 1);
       assert.equal(report.calls, 1);
       assert.equal(existsSync(dir), false);

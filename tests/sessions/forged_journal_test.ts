@@ -27,6 +27,7 @@ import { BASE_FILES, BASE_TOML, tempWorkspace } from "../helpers/workspace.ts";
 import { openRegistry, sessionWorkspace, textOf } from "./_helpers.ts";
 import {
   admitLine,
+  assertNeverSignalled,
   DEAD_OWNER,
   forgeFolder,
   running,
@@ -48,8 +49,7 @@ async function sweepForged(
     const v = { pid: victim.record.pid, startTime: victim.record.startTime! };
     const root = forgeFolder(state, "sessions", ROOT, [admitLine(fields(v))]);
     const report = await sweepSessions(state, { graceMs: 100 });
-    await new Promise((r) => setTimeout(r, 50));
-    assert.ok(running(v.pid), "the sweep killed a process named by a forged journal");
+    await assertNeverSignalled(victim, "the sweep signalled a process named by a forged journal");
     return { report, root };
   } finally {
     await victim.terminate({ graceMs: 0 });
@@ -287,8 +287,7 @@ Deno.test("a journal that is a symlink is never followed", async () => {
       rmSync(join(root, "journal.jsonl"));
       symlinkSync(join(outside, "journal.jsonl"), join(root, "journal.jsonl"));
       const report = await sweepSessions(state, { graceMs: 100 });
-      await new Promise((r) => setTimeout(r, 50));
-      assert.ok(running(victim.record.pid), "the sweep followed a symlinked journal");
+      await assertNeverSignalled(victim, "the sweep followed a symlinked journal");
       assert.equal(report.refused, 1);
       assert.equal(existsSync(root), false);
       assert.ok(existsSync(join(outside, "journal.jsonl")), "the link's target was removed");
@@ -366,8 +365,7 @@ Deno.test("`toolhost sweep` on a cloned repository's forged state leaves the vic
     });
     forgeFolder(state, "sessions", ROOT, [line], { pid: 999999, startTime: 1, bootId: null });
     const r = await runCapture(["sweep", "--repo", ws.root, "--json"]);
-    await new Promise((r) => setTimeout(r, 50));
-    assert.ok(running(victim.record.pid), "`toolhost sweep` killed the victim");
+    await assertNeverSignalled(victim, "`toolhost sweep` signalled the victim");
     assert.equal(r.code, 0, r.err);
     assert.equal(JSON.parse(r.out).refused, 1);
   } finally {
