@@ -70,14 +70,19 @@ export function readSandboxInfo(stream: Readable): Promise<SandboxInfo | undefin
     const chunks: Uint8Array[] = [];
     let size = 0;
     const parsed = () => parseSandboxInfo(Buffer.concat(chunks).toString("utf8"));
+    let over = false;
     stream.on("data", (c: Uint8Array) => {
-      if (size + c.length > MAX_INFO_BYTES) return void stream.destroy();
+      if (over || size + c.length > MAX_INFO_BYTES) {
+        over = true;
+        resolve(undefined);
+        return void stream.destroy();
+      }
       chunks.push(c);
       size += c.length;
       const info = parsed(); // bwrap writes it with one write
       if (info !== undefined) resolve(info);
     });
-    stream.once("close", () => resolve(parsed()));
+    stream.once("close", () => resolve(over ? undefined : parsed()));
     stream.once("error", () => resolve(undefined));
   });
 }
@@ -110,7 +115,10 @@ export function initState(info: SandboxInfo): InitState {
 
 /**
  * End a sandbox by its init: SIGKILL it while it runs, then wait (at most `ms`) until it
- * has ended. True when it has — then nothing of the sandbox runs any more.
+ * has ended. True when it has — then nothing of the sandbox runs any more, and its
+ * mounts are gone too (its output and tmp dirs can be removed: the init, last in its
+ * mount namespace, tears it down before it exits; a SIGKILLed init with no child left is
+ * not enough).
  *
  * @example
  * ```ts
@@ -124,12 +132,10 @@ export async function endInit(info: SandboxInfo, ms: number): Promise<boolean> {
   for (;;) {
     const state = initState(info);
     if (state === "ended") return true;
-    if (state === "unknown") return false;
-    if (info.pid !== process.pid) {
-      try {
-        process.kill(info.pid, "SIGKILL");
-      } catch { /* ended meanwhile */ }
-    }
+    if (state === "unknown" || info.pid === process.pid) return false;
+    try {
+      process.kill(info.pid, "SIGKILL");
+    } catch { /* ended meanwhile */ }
     const left = deadline - Date.now();
     if (left <= 0) return false;
     await new Promise((r) => setTimeout(r, Math.min(pause, left)));
