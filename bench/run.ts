@@ -30,6 +30,7 @@ export const SECTIONS: readonly Section[] = [
   { name: "native", file: "native_bench.ts", fn: "benchNative" },
   { name: "cold-start", file: "cold_start_bench.ts", fn: "benchColdStart" },
   { name: "trust", file: "trust_bench.ts", fn: "benchTrust" }, // issue 10
+  { name: "sweep", file: "sweep_bench.ts", fn: "benchSweep" }, // issue 16
   { name: "lazy-extensions", file: "lazy_extensions_bench.ts", fn: "benchLazyExtensions" }, // 18
   { name: "scale-out", file: "scale_out_bench.ts", fn: "benchScaleOut" }, // issue 20
   { name: "confine", file: "confine_bench.ts", fn: "benchConfine" }, // issue 15
