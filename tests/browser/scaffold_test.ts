@@ -5,20 +5,22 @@
  * TOOLHOST_BIN; through the real registry the confined session opens its page, clicks,
  * types and screenshots off the host's network and leaves no process; and a `file:`
  * page whose sibling is swapped for a symlink out of the scope after open_url's check
- * never shows the outside file. SKIPs with the reason where Chromium (or bubblewrap, for
- * the confined run) is missing.
+ * never shows the outside file; the README's "A browser session" commands work in an empty
+ * folder. SKIPs with the reason where Chromium (or bubblewrap, for the confined runs) is
+ * missing.
  */
 
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Buffer } from "node:buffer";
 import { Registry } from "../../lib/registry/registry.ts";
 import { sandboxSupport } from "../../lib/sandbox/detect.ts";
 import { loadWorkspace } from "../../lib/workspace/load_workspace.ts";
 import { runCapture } from "../helpers/cli.ts";
+import { blocksUnder } from "../docs/_readme.ts";
 import {
   assertGeneratedTestPasses,
   assertToolsCheck,
@@ -221,3 +223,31 @@ async function waitForSnapshot(reg: Registry, pred: (s: string) => boolean): Pro
   }
   assert.fail(`the tab never left the first page:\n${s}`);
 }
+
+Deno.test({
+  name: "README's browser session: its commands work in an empty folder",
+  ignore: missing !== undefined || noSandbox !== undefined,
+}, async () => {
+  await using tmp = tempDir();
+  const [block] = blocksUnder(/^A browser session$/, "sh");
+  const lines = block.split("\n").filter((l) => l.trim() !== "" && !l.startsWith("#"));
+  assert.equal(lines.length, 3, block);
+  toolhostWrapper(tmp.path);
+  const ws = join(tmp.path, "ws");
+  mkdirSync(ws);
+  const PATH = `${tmp.path}:${dirname(Deno.execPath())}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`;
+  for (const line of lines) {
+    const r = await new Deno.Command("sh", {
+      args: ["-c", line],
+      cwd: ws,
+      env: { PATH, HOME: Deno.env.get("HOME") ?? "/" },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const out = new TextDecoder().decode(r.stdout);
+    assert.equal(r.code, 0, `${line}\n${out}${new TextDecoder().decode(r.stderr)}`);
+    if (line.includes("tools call")) assert.equal(JSON.parse(out).isError, false, out);
+    // TAP (Node 20's default off a terminal) or spec (Node 22's).
+    if (line.startsWith("node --test")) assert.match(out, /^(# |ℹ )fail 0$/m);
+  }
+});
