@@ -69,8 +69,12 @@ Deno.test("cancellation ends the group, before or during the call", async () => 
   assert.equal(r0.record, undefined, "nothing was spawned");
   const ac = new AbortController();
   const spawned: ProcessRecord[] = [];
-  setTimeout(() => ac.abort(), 100);
-  const r = await run(["sleep"], { signal: ac.signal, onSpawn: (rec) => void spawned.push(rec) });
+  // Abort once the process exists (a timer could fire before a busy machine spawned it).
+  const onSpawn = (rec: ProcessRecord) => {
+    spawned.push(rec);
+    ac.abort();
+  };
+  const r = await run(["sleep"], { signal: ac.signal, onSpawn });
   assert.equal(r.cancelled, true);
   assert.equal(r.timedOut, false);
   assert.equal(spawned.length, 1);
