@@ -4,7 +4,9 @@
  * - a confined call of `/bin/true` (`sandbox = "none"`: new user/PID/IPC/UTS/net
  *   namespaces, its own /proc, system folders bound read-only) against the same call
  *   unconfined, both through `runBounded`, interleaved so machine load hits both alike;
- *   median of each, as a ratio (goal ≤ 1.5x) and as time added (goal ≤ 5 ms);
+ *   median of each, as a ratio (goal ≤ 1.5x) and as time added (goal ≤ 5 ms); and where
+ *   the time goes: both command lines spawned raw (bwrap's own share), and toolhost's own
+ *   CPU time per call (load hardly changes it, unlike wall time);
  * - a confined session start (a shell harness, started by its first bound call, then
  *   closed) against the same session unconfined, interleaved (informative).
  *
@@ -14,9 +16,12 @@
  * @module
  */
 
+import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import process from "node:process";
+import type { Readable } from "node:stream";
 import { runBounded } from "../lib/process/run.ts";
 import { Registry } from "../lib/registry/registry.ts";
 import { openConfine } from "../lib/sandbox/confine.ts";
@@ -38,6 +43,23 @@ async function time(fn: () => Promise<unknown>): Promise<number> {
   return performance.now() - t0;
 }
 
+/** Spawn `command` with no toolhost machinery (fd 3 a pipe, as bwrap's `--info-fd` needs). */
+function rawRun(command: string, args: string[]): Promise<void> {
+  return new Promise((resolve) => {
+    const c = spawn(command, args, { env: ENV, stdio: ["ignore", "ignore", "ignore", "pipe"] });
+    (c.stdio[3] as Readable | null)?.resume();
+    c.once("exit", () => resolve());
+  });
+}
+
+/** Wall time and this process's own CPU time (user + system) of one run, in ms. */
+async function measure(fn: () => Promise<unknown>): Promise<[number, number]> {
+  const cpu0 = process.cpuUsage();
+  const wall = await time(fn);
+  const cpu = process.cpuUsage(cpu0);
+  return [wall, (cpu.user + cpu.system) / 1000];
+}
+
 async function benchTrue(root: string, out: string[]): Promise<void> {
   const ws: Workspace = {
     root,
@@ -51,26 +73,46 @@ async function benchTrue(root: string, out: string[]): Promise<void> {
     stateDir: join(root, "state"),
   }, { ws, scope: [], executionPaths: [] });
   if (!c.ok) throw new Error(c.reason);
-  const plain = () => runBounded({ command: "/bin/true", cwd: "/", env: ENV });
-  const confined = () =>
-    runBounded({ command: "/bin/true", cwd: "/", env: ENV, confine: c.confine });
+  const argv = c.confine.wrap("/bin/true", [], "/", []);
+  const runs: Record<string, () => Promise<unknown>> = {
+    plain: () => runBounded({ command: "/bin/true", cwd: "/", env: ENV }),
+    confined: () => runBounded({ command: "/bin/true", cwd: "/", env: ENV, confine: c.confine }),
+    rawTrue: () => rawRun("/bin/true", []),
+    rawBwrap: () => rawRun(argv.command, argv.args),
+  };
   const n = Deno.env.get("BENCH_QUICK") ? 20 : 60;
-  for (let i = 0; i < 5; i++) await plain(), await confined(); // warm up
-  const a: number[] = [];
-  const b: number[] = [];
+  for (let i = 0; i < 5; i++) for (const run of Object.values(runs)) await run(); // warm up
+  const wall: Record<string, number[]> = {};
+  const cpu: Record<string, number[]> = {};
   for (let i = 0; i < n; i++) {
-    a.push(await time(plain));
-    b.push(await time(confined));
+    for (const [k, run] of Object.entries(runs)) {
+      const [w, u] = await measure(run);
+      (wall[k] ??= []).push(w);
+      (cpu[k] ??= []).push(u);
+    }
   }
-  const ratio = median(b) / median(a);
-  const added = median(b) - median(a);
+  const m = (k: string) => median(wall[k]);
+  const ratio = m("confined") / m("plain");
+  const added = m("confined") - m("plain");
   out.push(
-    `confine: /bin/true unconfined ${median(a).toFixed(2)} ms, confined ${
-      median(b).toFixed(2)
+    `confine: /bin/true unconfined ${m("plain").toFixed(2)} ms, confined ${
+      m("confined").toFixed(2)
     } ms (median of ${n}, interleaved)`,
   );
   out.push(`confine: ratio ${ratio.toFixed(2)}x  ${reportGoal("confine.true-ratio", ratio)}`);
   out.push(`confine: added ${added.toFixed(2)} ms  ${reportGoal("confine.true-added", added)}`);
+  // Where the time goes: the same command lines spawned raw, with no toolhost machinery.
+  out.push(
+    `confine: raw spawn, no toolhost: /bin/true ${m("rawTrue").toFixed(2)} ms, bwrap + /bin/true ${
+      m("rawBwrap").toFixed(2)
+    } ms (median, interleaved with the above)`,
+  );
+  const own = (k: string) => median(cpu[k]).toFixed(2);
+  out.push(
+    `confine: toolhost's own CPU per call (median): unconfined ${own("plain")} ms, confined ${
+      own("confined")
+    } ms; raw spawn /bin/true ${own("rawTrue")} ms, bwrap ${own("rawBwrap")} ms`,
+  );
 }
 
 function sessionWorkspace(root: string, sandbox: string): string {
