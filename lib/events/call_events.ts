@@ -3,8 +3,9 @@
  * something differs from `toolhost.lock`, an extension server restarted after it died —
  * reported where they happen and heard by whoever ran the call (or listing) that caused
  * them, e.g. `serve --http`'s `/metrics`. The listener is carried by the async context
- * (`AsyncLocalStorage`), so a breach found when a session started by a call is reaped
- * later still reaches that call's listener; with no listener, reporting does nothing.
+ * (`AsyncLocalStorage`); what reports later from another context (a session's harness
+ * reaped after the call that started it) captures the listener when it starts
+ * ({@link captureCallEvents}). With no listener, reporting does nothing.
  * Events carry only bounded kinds and declared names — never argument values or paths.
  *
  * @module
@@ -59,4 +60,23 @@ export function reportCallEvent(event: CallEvent): void {
   } catch {
     // ignored: see above
   }
+}
+
+/**
+ * The listener of the current async context, kept for later: `report(event)` reaches it
+ * from any context (e.g. when a session or extension started by a call ends later).
+ *
+ * @example
+ * ```ts
+ * import { captureCallEvents, withCallEvents } from "./call_events.ts";
+ * const seen: string[] = [];
+ * const report = withCallEvents((e) => seen.push(e.kind), () => captureCallEvents());
+ * report({ kind: "limit_breach", limit: "cpu" }); // outside the context: still heard
+ * console.log(seen); // ["limit_breach"]
+ * ```
+ */
+export function captureCallEvents(): (event: CallEvent) => void {
+  const listener = current.getStore();
+  if (listener === undefined) return () => {};
+  return (event) => current.run(listener, () => reportCallEvent(event));
 }

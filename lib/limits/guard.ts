@@ -8,7 +8,7 @@
  * @module
  */
 
-import { reportCallEvent } from "../events/call_events.ts";
+import { captureCallEvents } from "../events/call_events.ts";
 import type { GuardExit, GuardLimit, RunGuard } from "../process/run_guard.ts";
 import type { ProcessRecord } from "../process/proc_identity.ts";
 import { onLastResort } from "../process/last_resort.ts";
@@ -115,6 +115,8 @@ class RlimitGuard implements RunGuard {
   readonly #limits: ResourceLimits;
   readonly #prlimit: string;
   readonly #ticker = new Ticker();
+  // Who hears a breach: the listener of the call, session or extension start that opened us.
+  readonly #report = captureCallEvents();
   #maxData = 0;
   #tree?: Tree;
   #settled?: Promise<GuardLimit | null>;
@@ -147,7 +149,7 @@ class RlimitGuard implements RunGuard {
     this.#settled ??= (async () => {
       const kind = this.#classify(exit);
       await endTree(this.#tree);
-      if (kind !== null) reportCallEvent({ kind: "limit_breach", limit: kind });
+      if (kind !== null) this.#report({ kind: "limit_breach", limit: kind });
       return kind;
     })();
     return this.#settled;
@@ -177,6 +179,8 @@ class CgroupGuard implements RunGuard {
   readonly #limits: ResourceLimits;
   readonly #group: CallCgroup;
   readonly #ticker = new Ticker();
+  // Who hears a breach: the listener of the call, session or extension start that opened us.
+  readonly #report = captureCallEvents();
   #tree?: Tree;
   #settled?: Promise<GuardLimit | null>;
 
@@ -227,7 +231,7 @@ class CgroupGuard implements RunGuard {
       const kind = this.#ticker.breached ?? this.#check();
       await endTree(this.#tree);
       await this.#group.remove();
-      if (kind !== null) reportCallEvent({ kind: "limit_breach", limit: kind });
+      if (kind !== null) this.#report({ kind: "limit_breach", limit: kind });
       return kind;
     })();
     return this.#settled;
