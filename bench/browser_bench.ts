@@ -255,29 +255,33 @@ export async function benchBrowser(): Promise<string[]> {
     `toolhost, init --template browser (Node${confined ? ", confined" : ""})`,
     `Playwright MCP ${PLAYWRIGHT_MCP.split("@").pop()}`,
   ];
+  return [...out, ...report(samples, labels, pw.cli !== undefined)];
+}
+
+/** The table of medians, and each toolhost row's ratios to Playwright MCP (the last row). */
+function report(samples: Sample[][], labels: string[], withPlaywright: boolean): string[] {
   const metrics: [string, (s: Sample) => number][] = [
     ["start-to-ready", (s) => s.start],
     ["navigate", (s) => s.nav],
     ["screenshot", (s) => s.shot],
   ];
   const cell = (x: string) => x.padStart(18);
-  out.push(
+  const out = [
     `browser: MCP stdio, SDK client, medians of ${ROUNDS} interleaved rounds; start-to-ready =`,
     "  first navigation (starts the browser) − a steady one; screenshot = 800×600 PNG",
     `  ${"".padEnd(52)}${metrics.map(([m]) => cell(m)).join("")}${cell("left after close")}`,
-  );
+  ];
   for (const [n, xs] of samples.entries()) {
     const row = metrics.map(([, f]) => cell(`${median(xs.map(f)).toFixed(0)} ms`)).join("");
     out.push(`  ${labels[n].padEnd(52)}${row}${cell(String(xs.reduce((a, s) => a + s.left, 0)))}`);
   }
-  if (pw.cli !== undefined) {
-    const theirs = samples[servers.length - 1];
-    for (const n of [0, 1]) {
-      const ratios = metrics.map(([m, f]) =>
-        `${m} ${(median(samples[n].map(f)) / median(theirs.map(f))).toFixed(2)}x`
-      );
-      out.push(`  ratio ${labels[n]} / Playwright MCP: ${ratios.join(", ")}`);
-    }
+  if (!withPlaywright) return out;
+  const theirs = samples[samples.length - 1];
+  for (const n of [0, 1]) {
+    const ratios = metrics.map(([m, f]) =>
+      `${m} ${(median(samples[n].map(f)) / median(theirs.map(f))).toFixed(2)}x`
+    );
+    out.push(`  ratio ${labels[n]} / Playwright MCP: ${ratios.join(", ")}`);
   }
   return out;
 }
