@@ -172,6 +172,15 @@ test("harness-kit: blocks and a json-protocol request handled in-process", async
   }
 });
 
+test("harness-kit under Node: testSession refuses a .ts harness and says what to do", async () => {
+  await assert.rejects(
+    kit.testSession({ harness: join(tmpdir(), "kv_harness.ts"), actions: {} }),
+    (e) =>
+      e.code === "INVALID_INVOCATION" && /TypeScript, which Node\.js cannot run/.test(e.message) &&
+      /under Deno/.test(e.message),
+  );
+});
+
 test("the toolhost bin: --version and tools check", () => {
   const bin = join("node_modules", ".bin", "toolhost");
   assert.equal(execFileSync(bin, ["--version"], { encoding: "utf8" }).trim(), process.env.TOOLHOST_VERSION);
