@@ -4,7 +4,9 @@
  * - per-call cost of `runBounded` + `normalizeJsonOutput` on a trivial json tool (a tiny
  *   sh script printing a fixed result) against a raw `node:child_process` spawn of the
  *   same program with the same stdin (goal: under 1.3x and under 3 ms added per call),
- *   plus the full `invokeJsonCommand` (call dirs, environment, request, cleanup);
+ *   plus the full `invokeJsonCommand` (call dirs, environment, request, cleanup), and the
+ *   ways to start the program in its own session: `detached` and through `setsid`
+ *   (lib/process/session_launcher.ts, what toolhost uses under Deno);
  * - 200 sequential and 200 concurrent calls (wall time, calls/s);
  * - peak RSS (VmHWM, measured in a fresh child process) while a tool prints 1 GiB
  *   (256 MiB with BENCH_QUICK=1), on stdout and on stderr: with the default caps (the
@@ -28,6 +30,7 @@ import { runBounded } from "../lib/process/run.ts";
 import { invokeJsonCommand } from "../lib/protocols/invoke.ts";
 import { normalizeJsonOutput } from "../lib/protocols/json_output.ts";
 import { buildJsonRequest } from "../lib/protocols/json_request.ts";
+import { sessionLauncher } from "../lib/process/session_launcher.ts";
 import { reportGoal } from "./goals.ts";
 
 const MIB = 1024 * 1024;
@@ -41,9 +44,11 @@ const REQUEST = buildJsonRequest(
 
 type Call = () => Promise<unknown>;
 
-function rawCall(detached = false): Promise<Uint8Array> {
+/** A raw spawn of the tool: plain, `detached` (own session), or through `setsid PROGRAM`. */
+function rawCall(detached = false, launcher?: string): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
-    const child = spawn(TOOL, [], {
+    const [file, args] = launcher ? [launcher, ["--", TOOL]] : [TOOL, []];
+    const child = spawn(file, args, {
       cwd: "/",
       env: ENV,
       detached,
@@ -115,9 +120,11 @@ async function perCall(calls: Record<string, Call>, rounds: number, per: number)
 }
 
 async function overheadLines(stateDir: string): Promise<string[]> {
-  const calls = {
+  const launcher = sessionLauncher();
+  const calls: Record<string, Call> = {
     raw: () => rawCall(),
     rawGroup: () => rawCall(true),
+    ...(launcher ? { rawSetsid: () => rawCall(false, launcher) } : {}),
     bounded: boundedCall,
     full: fullCall(stateDir),
   };
@@ -130,12 +137,15 @@ async function overheadLines(stateDir: string): Promise<string[]> {
     `trivial json tool, 200 sequential calls each (10 interleaved rounds of 20, median round):`,
     `${"raw node:child_process spawn".padEnd(38)} ${ms.raw.toFixed(2)} ms/call`,
     line("raw spawn, detached (own group)", ms.rawGroup),
+    ...(launcher ? [line(`raw spawn through ${launcher} (own group)`, ms.rawSetsid)] : []),
     line("runBounded + normalizeJsonOutput", ms.bounded),
     line("invokeJsonCommand (dirs+env+cleanup)", ms.full) +
     `  (the whole call: ${reportGoal("process.json-call", ms.full / ms.raw)}; ${
       reportGoal("process.json-call-added", ms.full - ms.raw)
     })`,
-    `${"runBounded+normalize vs raw detached".padEnd(38)} ${vs(ms.bounded, ms.rawGroup)}`,
+    launcher
+      ? `${"runBounded+normalize vs raw setsid".padEnd(38)} ${vs(ms.bounded, ms.rawSetsid)}`
+      : `${"runBounded+normalize vs raw detached".padEnd(38)} ${vs(ms.bounded, ms.rawGroup)}`,
   ];
   for (const [name, call] of Object.entries(calls)) {
     const wall = await concurrent(call, 200);

@@ -10,7 +10,7 @@
 import { runtimeSafeArgv } from "./runtime_argv.ts";
 import { onLastResort } from "./last_resort.ts";
 import { spawn } from "node:child_process";
-import { Readable } from "node:stream";
+import { Readable, type Writable } from "node:stream";
 import { type ProcessRecord, recordProcess } from "./proc_identity.ts";
 import {
   signalGroup,
@@ -23,6 +23,12 @@ import { SpawnError, spawnFailureFromCode } from "./spawn_error.ts";
 import { endSandbox } from "./sandbox_end.ts";
 import { endInit, readSandboxInfo, SANDBOX_INFO_FD, type SandboxInfo } from "./sandbox_info.ts";
 import { armDeadMan, bindDeadMan, disarmDeadMan } from "./dead_man.ts";
+import {
+  awaitSessionLeader,
+  checkExecutable,
+  killLaunching,
+  sessionLauncher,
+} from "./session_launcher.ts";
 import {
   GROUP_TAG_VAR,
   newGroupTag,
@@ -124,6 +130,8 @@ function installExitHook(): void {
 export function killLiveGroupsSync(): number {
   let n = 0;
   for (const handle of unconfirmed) {
+    // Not a session leader yet (session_launcher.ts): no group signal can reach it.
+    if (handle.launching && killLaunching(handle.record)) n++;
     if (signalGroup(handle.record, "SIGKILL") === "signalled") n++;
     const { pid, startTime } = handle.record;
     n += reapTaggedEscapes({ tag: handle.tag, pid, startTime }).length;
@@ -145,6 +153,8 @@ class GroupHandleImpl implements GroupHandle {
   exitStatus: ExitStatus | null = null;
   readonly tag: string;
   readonly sandboxed: boolean;
+  /** Started through the session launcher and not yet seen leading its own session. */
+  launching = false;
   /** A sandbox's init, as bwrap reported it (undefined when it did not). */
   readonly #init: Promise<SandboxInfo | undefined>;
   #chain: Promise<unknown> = Promise.resolve();
@@ -246,12 +256,24 @@ export async function spawnGroup(options: SpawnGroupOptions): Promise<GroupHandl
   // bwrap's --die-with-parent has windows after clone; the dead man's switch has none.
   const sandboxed = options.sandboxed === true;
   if (sandboxed) armDeadMan(tag);
+  // Under Deno, `setsid PROGRAM` costs far less than a detached spawn (session_launcher.ts).
+  const launcher = sessionLauncher();
+  if (launcher !== null) {
+    try {
+      checkExecutable(options.command);
+    } catch (e) {
+      if (sandboxed) disarmDeadMan(tag);
+      throw e;
+    }
+  }
   // Deno rewrites an argv naming its own binary (runtime_argv.ts).
-  const argv = runtimeSafeArgv(options.command, options.args ?? []);
+  const argv = launcher === null
+    ? runtimeSafeArgv(options.command, options.args ?? [])
+    : runtimeSafeArgv(launcher, ["--", options.command, ...options.args ?? []]);
   const child = spawn(argv.command, argv.args, {
     cwd: options.cwd,
     env: { ...options.env, [GROUP_TAG_VAR]: tag },
-    detached: true,
+    detached: launcher === null,
     // A sandbox's bwrap writes its init to fd 3 (SANDBOX_INFO_FD, `--info-fd`).
     stdio: [
       "pipe",
@@ -284,6 +306,7 @@ export async function spawnGroup(options: SpawnGroupOptions): Promise<GroupHandl
   options.onStreams?.(handle.stdout, handle.stderr);
   const stdin = child.stdin!;
   stdin.on("error", () => {}); // EPIPE when the tool does not read its input
+  if (launcher !== null) await becomeLeader(handle, stdin);
   if (options.onSpawn !== undefined) {
     try {
       await options.onSpawn(record);
@@ -299,4 +322,20 @@ export async function spawnGroup(options: SpawnGroupOptions): Promise<GroupHandl
   if (input === undefined || input.length === 0) stdin.end();
   else stdin.end(input);
   return handle;
+}
+
+/** Wait until a launched child leads its own session; if it never does, end it and fail
+ * the spawn (nothing was journaled or written to it yet). */
+async function becomeLeader(handle: GroupHandleImpl, stdin: Writable): Promise<void> {
+  handle.launching = true;
+  const leads = await awaitSessionLeader(handle.record.pid);
+  handle.launching = false;
+  if (leads) return;
+  killLaunching(handle.record); // or, had it just become a leader, its group:
+  stdin.destroy();
+  handle.stdout.resume();
+  handle.stderr.resume();
+  await handle.terminate({ graceMs: 0 });
+  await handle.exited;
+  throw new SpawnError("failed");
 }
