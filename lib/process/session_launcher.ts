@@ -96,7 +96,7 @@ export function checkExecutable(command: string): void {
 const LEADER_BOUND_MS = 30_000;
 
 function pause(round: number): Promise<void> {
-  return new Promise((resolve) => round < 16 ? setImmediate(resolve) : setTimeout(resolve, 1));
+  return new Promise((resolve) => round < 2 ? setImmediate(resolve) : setTimeout(resolve, 1));
 }
 
 /**
