@@ -102,6 +102,16 @@ Deno.test("verifyStoredGroup: only a live leader with the exact identity is ours
 });
 
 /** A group whose leader exits at once, leaving `member` (a shell command) running in it. */
+/** Wait until process `pid` runs `/bin/sleep` (its exec happened: a launcher's or a
+ * shell's argv and environment are gone). */
+async function untilSleeping(pid: number): Promise<void> {
+  const cmdline = () => readFileSync(`/proc/${pid}/cmdline`, "latin1");
+  for (const deadline = Date.now() + 60_000; !cmdline().startsWith("/bin/sleep\0");) {
+    if (Date.now() > deadline) throw new Error("the process never exec'd /bin/sleep");
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 async function leaderless(member: string) {
   const h = await spawnGroup({
     command: "/bin/sh",
@@ -109,9 +119,18 @@ async function leaderless(member: string) {
     cwd: "/",
     env: ENV,
   });
-  h.stdout.resume();
+  let out = "";
+  // The member keeps stdout open: read until the line with its pid, not to the end.
+  const line = new Promise<void>((resolve) =>
+    h.stdout.on("data", (c: Uint8Array) => {
+      out += new TextDecoder().decode(c);
+      if (out.includes("\n")) resolve();
+    })
+  );
   h.stderr.resume();
   await h.exited;
+  await line;
+  await untilSleeping(Number(out.trim()));
   return h;
 }
 
@@ -151,12 +170,9 @@ Deno.test("verifyStoredGroup: a live leader without the recorded tag is never ou
   plain.stdout.resume();
   plain.stderr.resume();
   try {
-    // Wait until the exec happened (the leader's command is now sleep).
-    const cmdline = () => readFileSync(`/proc/${cleared.record.pid}/cmdline`, "latin1");
-    for (const deadline = Date.now() + 60_000; cmdline().startsWith("/bin/sh");) {
-      if (Date.now() > deadline) throw new Error("the leader never exec'd");
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    // Wait until the execs happened (the leaders' commands are now sleep).
+    await untilSleeping(cleared.record.pid);
+    await untilSleeping(plain.record.pid);
     assert.equal(verifyStoredGroup(cleared.record), "unverified");
     assert.equal(verifyStoredGroup(plain.record), "ours");
     // Another group's tag, a fresh one: not this group's secret.
