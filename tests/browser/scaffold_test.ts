@@ -165,7 +165,7 @@ Deno.test({
 
 Deno.test({
   name:
-    "init harness --template browser: a file: page's sibling swapped for a symlink out of the scope is never shown",
+    "init harness --template browser: a file: page's sibling swapped for a symlink out of the scope is never shown; the text bounds hold",
   ignore: missing !== undefined,
 }, async () => {
   await using tmp = tempDir();
@@ -207,6 +207,24 @@ Deno.test({
     const snap = await waitForSnapshot(reg, (s) => !s.startsWith("A\n"));
     assert.doesNotMatch(snap, /TOP-SECRET/);
     assert.match(snap, /refused/);
+
+    // The same bounds as examples/browser: 64 KiB with a marker, 200 console entries.
+    writeFileSync(
+      join(pages, "big.html"),
+      `<title>Big</title><p>${"word ".repeat(30_000)}</p><script>` +
+        `for (let i = 0; i < 500; i++) console.log(i + " " + "x".repeat(2000));</script>`,
+    );
+    const big = await reg.call("web_open_url_tools", {
+      url: pathToFileURL(join(pages, "big.html")).href,
+    }) as Result;
+    assert.equal(big.isError, false, textOf(big));
+    const cut = textOf(await reg.call("web_snapshot_tools", {}) as Result);
+    assert.ok(Buffer.byteLength(cut) <= 64 * 1024, "the snapshot passed 64 KiB");
+    assert.match(cut, /\n\[snapshot truncated: \d+ bytes, first part shown\]$/);
+    const logs = textOf(await reg.call("web_console_logs_tools", {}) as Result);
+    assert.ok(Buffer.byteLength(logs) <= 64 * 1024, "the console log passed 64 KiB");
+    assert.match(logs, /^\[300 older entries dropped\]\nlog: 300 x+\n/);
+    assert.equal(logs.split("\n")[1].length, 1000, "an entry was not cut to 1000 characters");
   } finally {
     await reg.close();
   }
