@@ -97,26 +97,43 @@ async function concurrent(call: Call, n: number): Promise<number> {
   return performance.now() - t0;
 }
 
+/** CPU time of this process and of its reaped children, in ms (from `/proc/self/stat`,
+ * 10 ms ticks for the children: meaningful over many calls). */
+function cpuMs(): { self: number; children: number } {
+  const u = process.cpuUsage();
+  const f = readFileSync("/proc/self/stat", "latin1");
+  const x = f.slice(f.lastIndexOf(")") + 2).split(" ");
+  return { self: (u.user + u.system) / 1000, children: (Number(x[13]) + Number(x[14])) * 10 };
+}
+
 /**
  * Sequential per-call cost: rounds interleaved across methods so drift hits all alike;
- * each method's figure is the median of its round means.
+ * each method's figure is the median of its round means. Also each method's CPU per call
+ * (toolhost's own and its children's, summed over all rounds): on a shared machine wall
+ * time mostly measures the wait for a core, CPU time what the call costs.
  */
 async function perCall(calls: Record<string, Call>, rounds: number, per: number) {
   const means: Record<string, number[]> = {};
+  const cpu: Record<string, { self: number; children: number }> = {};
   for (const [name, call] of Object.entries(calls)) {
     await sequential(call, 20); // warm-up
     means[name] = [];
+    cpu[name] = { self: 0, children: 0 };
   }
   for (let r = 0; r < rounds; r++) {
     for (const [name, call] of Object.entries(calls)) {
+      const before = cpuMs();
       means[name].push((await sequential(call, per)) / per);
+      const after = cpuMs();
+      cpu[name].self += (after.self - before.self) / (rounds * per);
+      cpu[name].children += (after.children - before.children) / (rounds * per);
     }
   }
   const out: Record<string, number> = {};
   for (const [name, xs] of Object.entries(means)) {
     out[name] = [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   }
-  return out;
+  return { ms: out, cpu };
 }
 
 async function overheadLines(stateDir: string): Promise<string[]> {
@@ -128,7 +145,7 @@ async function overheadLines(stateDir: string): Promise<string[]> {
     bounded: boundedCall,
     full: fullCall(stateDir),
   };
-  const ms = await perCall(calls, 10, 20);
+  const { ms, cpu } = await perCall(calls, 10, 20);
   const vs = (v: number, base: number) =>
     `ratio ${(v / base).toFixed(2)}x  added ${(v - base).toFixed(2)} ms`;
   const line = (label: string, v: number) =>
@@ -147,6 +164,14 @@ async function overheadLines(stateDir: string): Promise<string[]> {
       ? `${"runBounded+normalize vs raw setsid".padEnd(38)} ${vs(ms.bounded, ms.rawSetsid)}`
       : `${"runBounded+normalize vs raw detached".padEnd(38)} ${vs(ms.bounded, ms.rawGroup)}`,
   ];
+  lines.push("CPU per call, toolhost's own + its children's (all 200 calls of each method):");
+  for (const [name, c] of Object.entries(cpu)) {
+    lines.push(
+      `  ${name.padEnd(9)} ${c.self.toFixed(2)} + ${c.children.toFixed(2)} = ${
+        (c.self + c.children).toFixed(2)
+      } ms  (${((c.self + c.children) / (cpu.raw.self + cpu.raw.children)).toFixed(2)}x raw)`,
+    );
+  }
   for (const [name, call] of Object.entries(calls)) {
     const wall = await concurrent(call, 200);
     lines.push(

@@ -83,6 +83,7 @@ export function setSessionLauncher(path: string | null | undefined): void {
  * ```
  */
 export function checkExecutable(command: string): void {
+  if (!command.includes("/")) return; // a bare name: `setsid` searches the child's PATH
   try {
     accessSync(command, constants.X_OK);
     if (statSync(command).isDirectory()) throw new SpawnError("permission denied");
