@@ -161,10 +161,13 @@ Deno.test("a group tag is found in a large environment, across the read chunks",
     });
     const exited = new Promise((r) => child.once("exit", r));
     try {
-      // Until it has exec'd, the child's environment is still this process's.
+      // Until it has exec'd, the child's environment is still this process's; and the
+      // kernel names the new program (comm) before it sets up the new environment, which
+      // reads as empty until then.
       await waitUntil(() => {
         try {
-          return Deno.readTextFileSync(`/proc/${child.pid}/comm`) === "sleep\n";
+          return Deno.readTextFileSync(`/proc/${child.pid}/comm`) === "sleep\n" &&
+            Deno.readFileSync(`/proc/${child.pid}/environ`).length > 0;
         } catch {
           return false;
         }
