@@ -4,7 +4,8 @@
  * 1. Start-to-ready, raw (no toolhost): spawn the harness program and time until its
  *    readiness line — a harness-kit harness (`sessionHarness`, socket server) against the
  *    same program without harness-kit (a Deno script that reads stdin and prints
- *    `ready`). Goal (issue 19): harness-kit adds at most 20 ms.
+ *    `ready`). Goal (issue 19): harness-kit adds at most 20 ms. Also each one's CPU time up
+ *    to readiness (all its threads, from /proc), which a shared machine's load inflates less.
  * 2. Start-to-ready through the supervisor: the first bound call of a registry minus a
  *    steady-state bound call (sweep, session root with synced owner/lease/journal, spawn,
  *    readiness), for the harness-kit harness and for a `sh` harness.
@@ -69,7 +70,28 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)];
 }
 
-/** Spawn `args` with a one-line envelope on stdin; ms until the first stdout line. */
+/** CPU time a process has used so far, in ms: the sum over its threads of
+ * `/proc/<pid>/task/<tid>/schedstat` (nanoseconds); NaN without /proc. */
+function cpuSoFar(pid: number): number {
+  try {
+    let ns = 0;
+    for (const t of Deno.readDirSync(`/proc/${pid}/task`)) {
+      try {
+        ns += Number(Deno.readTextFileSync(`/proc/${pid}/task/${t.name}/schedstat`).split(" ")[0]);
+      } catch { /* the thread ended */ }
+    }
+    return ns / 1e6;
+  } catch {
+    return NaN;
+  }
+}
+
+/** The last readiness's CPU time (see {@linkcode timeToReady}). */
+let lastReadyCpu = NaN;
+
+/** Spawn `args` with a one-line envelope on stdin; ms until the first stdout line (and the
+ * child's CPU time up to then in `lastReadyCpu`: wall time on a shared machine is mostly
+ * the wait for a core). */
 async function timeToReady(args: string[], cwd: string, sessionDir: string): Promise<number> {
   const t0 = performance.now();
   const child = new Deno.Command(Deno.execPath(), {
@@ -91,6 +113,7 @@ async function timeToReady(args: string[], cwd: string, sessionDir: string): Pro
     seen += new TextDecoder().decode(value);
   }
   const ms = performance.now() - t0;
+  lastReadyCpu = cpuSoFar(child.pid);
   child.kill("SIGTERM");
   await child.status;
   reader.releaseLock();
@@ -111,11 +134,15 @@ async function rawReady(app: string, rounds: number): Promise<string[]> {
   Deno.mkdirSync(session, { recursive: true });
   const kit: number[] = [];
   const plain: number[] = [];
+  const kitCpu: number[] = [];
+  const plainCpu: number[] = [];
   await timeToReady([...DENO_RUN, "kit_harness.ts", "start"], app, session); // warm the cache
   await timeToReady([...DENO_RUN, "plain_ready.ts"], app, session);
   for (let i = 0; i < rounds; i++) {
     kit.push(await timeToReady([...DENO_RUN, "kit_harness.ts", "start"], app, session));
+    kitCpu.push(lastReadyCpu);
     plain.push(await timeToReady([...DENO_RUN, "plain_ready.ts"], app, session));
+    plainCpu.push(lastReadyCpu);
   }
   const added = median(kit) - median(plain);
   return [
@@ -123,6 +150,9 @@ async function rawReady(app: string, rounds: number): Promise<string[]> {
     `  harness-kit sessionHarness      ${median(kit).toFixed(1)} ms`,
     `  same program without harness-kit ${median(plain).toFixed(1)} ms`,
     `  -> harness-kit adds ${added.toFixed(1)} ms (${reportGoal("sessions.kit-added", added)})`,
+    `  CPU to ready (all threads, median): harness-kit ${median(kitCpu).toFixed(1)} ms, without ${
+      median(plainCpu).toFixed(1)
+    } ms -> +${(median(kitCpu) - median(plainCpu)).toFixed(1)} ms`,
   ];
 }
 
