@@ -9,28 +9,8 @@
 import type { BuiltinName } from "../workspace/types.ts";
 import { NATIVE_SPECS } from "../native/specs.ts";
 
-/** How a built-in treats the declaration's `args`. */
-export type TargetRule =
-  /** `args` must be absent: the model supplies input. */
-  | "model"
-  /** `args` optional: absent → model input; present → a fixed target (exactly one path). */
-  | "model-or-fixed"
-  /** `args` required (a fixed target). */
-  | "fixed"
-  /** `args` must be exactly `[]`. */
-  | "empty";
-
-/** Static description of one built-in. */
-export interface BuiltinSpec {
-  /** How `args` are used. */
-  target: TargetRule;
-  /** Allowed number of fixed args when fixed: [min, max]. */
-  fixedArgs: [number, number];
-  /** Input schema when the model supplies input. */
-  modelSchema: Record<string, unknown>;
-  /** Default description template. */
-  description: string;
-}
+export type { BuiltinSpec, TargetRule } from "./builtin_spec.ts";
+import type { BuiltinSpec } from "./builtin_spec.ts";
 
 const LOGICAL_PATH = { type: "string", minLength: 1, maxLength: 4096 } as const;
 const PATTERN = { type: "string", minLength: 1, maxLength: 4096 } as const;

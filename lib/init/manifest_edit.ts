@@ -16,7 +16,7 @@ import {
 } from "node:fs";
 import type { Buffer } from "node:buffer";
 import { PathError } from "../errors/errors.ts";
-import { existsError } from "./undo_log.ts";
+import { existsError } from "./exists_error.ts";
 import { errnoOf } from "../paths/errno.ts";
 
 const MANIFEST = "toolhost.toml";

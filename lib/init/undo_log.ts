@@ -11,6 +11,7 @@ import { dirname, join, posix } from "node:path";
 import { PathError } from "../errors/errors.ts";
 import type { ManifestEdit } from "./manifest_edit.ts";
 import { errnoOf } from "../paths/errno.ts";
+import { existsError } from "./exists_error.ts";
 
 /**
  * Creates folders and files below a root, remembering each, and undoes them.
@@ -85,17 +86,4 @@ export class UndoLog {
   }
 }
 
-/**
- * The error for a file `toolhost init` would have to overwrite.
- *
- * @example
- * ```ts
- * import { existsError } from "./undo_log.ts";
- * existsError("tools/greet.mjs").message;
- * ```
- */
-export function existsError(rel: string): PathError {
-  return new PathError(
-    `\`${rel}\` already exists; toolhost init never overwrites a file: choose another NAME or move that file away`,
-  );
-}
+export { existsError } from "./exists_error.ts";

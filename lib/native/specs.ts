@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { BuiltinSpec } from "../builtins/specs.ts";
+import type { BuiltinSpec } from "../builtins/builtin_spec.ts";
 import type { NativeName } from "../workspace/types.ts";
 import { NATIVE_LIMITS as L } from "./limits.ts";
 

@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { SweepOptions } from "./sweep.ts";
+import type { SweepOptions } from "./sweep_options.ts";
 
 /** Internal bound of a session's stop command, in ms (seed: 30 seconds). */
 export const STOP_TIMEOUT_MS = 30_000;
@@ -12,8 +12,8 @@ export const STOP_TIMEOUT_MS = 30_000;
 /** Most bytes a readiness line may hold before its newline (64 KiB). */
 export const READY_LINE_MAX_BYTES = 64 * 1024;
 
-/** Default SIGTERM→SIGKILL grace when a session's process group is ended, in ms. */
-export const DEFAULT_GRACE_MS = 2000;
+export { DEFAULT_GRACE_MS } from "./grace_default.ts";
+import { DEFAULT_GRACE_MS } from "./grace_default.ts";
 
 /** Options of a session supervisor. */
 export interface SupervisorOptions {

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { DEFAULT_GRACE_MS } from "./options.ts";
+import { DEFAULT_GRACE_MS } from "./grace_default.ts";
 import type { Terminator } from "./stale_folder.ts";
 import type { FolderSweepOptions } from "./folder_sweep.ts";
 import type { Deadline, ScanBudget } from "../process/proc_budget.ts";
