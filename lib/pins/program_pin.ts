@@ -52,7 +52,9 @@ const MAX_PROGRAM_BYTES = 1024n * 1024n * 1024n;
 
 /** What a file identity looks like, as a memo key. */
 function identityKey(st: BigIntStats): string {
-  return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+  // The mode too: under Deno, ctimeNs has whole-second resolution, so a `chmod +x` within
+  // the second would otherwise leave the identity as it was.
+  return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}:${st.mode}`;
 }
 
 const memo = new Map<string, string>();
