@@ -27,14 +27,19 @@ function alive(pid: number, startTime: number): boolean {
   return st !== null && st.startTime === startTime && st.state !== "Z" && st.state !== "X";
 }
 
+/** SIGKILL each live process of `list`; returns how many were not already killed. */
 function killEach(list: Killed[], into: Map<number, Killed>): number {
   let n = 0;
   for (const m of list) {
     if (m.pid <= 1 || m.pid === process.pid || !alive(m.pid, m.startTime)) continue;
+    // Killed in an earlier round and still dying (a loaded machine takes a while): not
+    // new, else rounds never come up empty. The wait below confirms it ends.
+    const before = into.get(m.pid);
+    const again = before !== undefined && before.startTime === m.startTime;
     try {
       process.kill(m.pid, "SIGKILL");
       into.set(m.pid, m);
-      n++;
+      if (!again) n++;
     } catch { /* exited meanwhile */ }
   }
   return n;
@@ -72,9 +77,11 @@ export function killKnown(tracker: DescendantTracker, record: ProcessRecord): Ki
 /**
  * Kill the group and every descendant the tracker knows or finds (a walk and a `/proc`
  * scan per round, yielding to the event loop), round after round until one finds none
- * (at most 8), then wait (at most `ms`, default 2000) until every process signalled is
- * gone or a zombie. Resolves to whether all are — false also when no round came up
- * empty or a round's `/proc` scan was cut by its budget (processes may remain unseen).
+ * (at most 8), then wait (at most `ms`, default 10,000 — a loaded machine can take
+ * seconds to end a SIGKILLed process; it returns as soon as they are gone) until every
+ * process signalled is gone or a zombie. Resolves to whether all are — false also when
+ * no round came up empty or a round's `/proc` scan was cut by its budget (processes may
+ * remain unseen).
  *
  * @example
  * ```ts
@@ -87,7 +94,7 @@ export function killKnown(tracker: DescendantTracker, record: ProcessRecord): Ki
 export async function killTreeConfirmed(
   tracker: DescendantTracker,
   record: ProcessRecord,
-  ms = 2000,
+  ms = 10_000,
 ): Promise<boolean> {
   const killed = new Map<number, Killed>();
   // Fail closed: a round that could not see everything, or rounds that never came up

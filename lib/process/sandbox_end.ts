@@ -29,7 +29,10 @@ export interface ProcId {
 export interface WalkBounds {
   /** Most processes listed. Default 4096. */
   maxProcesses?: number;
-  /** Most time spent walking `/proc`, in ms. Default 100. */
+  /**
+   * Most time spent walking `/proc`, in ms. Default 1000: a walk is a few reads, but a
+   * loaded machine can deschedule it, and a cut walk leaves processes unwarned.
+   */
   budgetMs?: number;
 }
 
@@ -73,7 +76,7 @@ export function sandboxInit(leader: ProcessRecord): ProcId | undefined {
  */
 export function sandboxMembers(init: ProcId, bounds: WalkBounds = {}): ProcId[] {
   const max = bounds.maxProcesses ?? 4096;
-  const until = Date.now() + (bounds.budgetMs ?? 100);
+  const until = Date.now() + (bounds.budgetMs ?? 1000);
   const out: ProcId[] = [];
   const queue = [init.pid];
   for (let i = 0; i < queue.length && out.length < max && Date.now() < until; i++) {
