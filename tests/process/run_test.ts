@@ -55,7 +55,13 @@ Deno.test("a tool sleeping past its deadline is ended as a timeout", async () =>
 });
 
 Deno.test("a deadline on a tool ignoring SIGTERM escalates to SIGKILL", async () => {
-  const r = await run(["sleep_ignoring_term"], { timeoutMs: 150, graceMs: 100 });
+  // The deadline must find the TERM trap set; on a loaded machine a short one may come
+  // first (then SIGTERM ends it): try a longer one rather than race.
+  let r = await run(["sleep_ignoring_term"], { timeoutMs: 150, graceMs: 100 });
+  for (const timeoutMs of [2000, 10_000]) {
+    if (r.signal !== "SIGTERM") break;
+    r = await run(["sleep_ignoring_term"], { timeoutMs, graceMs: 100 });
+  }
   assert.equal(r.timedOut, true);
   assert.equal(r.signal, "SIGKILL");
   assertGroupGone(r.record!);
@@ -186,9 +192,16 @@ Deno.test("a timed-out leader and its SIGTERM-ignoring children all end", async 
   const dir = mkdtempSync(join(tmpdir(), "toolhost-pids-"));
   try {
     const pidFile = join(dir, "pids");
-    const r = await run(["detach_timeout", pidFile], { timeoutMs: 300, graceMs: 100 });
+    // The deadline must find the child started (its pid written): else try a longer one.
+    let r = await run(["detach_timeout", pidFile], { timeoutMs: 300, graceMs: 100 });
+    for (const timeoutMs of [2000, 10_000]) {
+      if (readFileSync(pidFile, "utf8").trim() !== "") break;
+      r = await run(["detach_timeout", pidFile], { timeoutMs, graceMs: 100 });
+    }
     assert.equal(r.timedOut, true);
-    assertPidsDead(readFileSync(pidFile, "utf8").trim().split("\n").map(Number));
+    const pids = readFileSync(pidFile, "utf8").trim().split("\n").map(Number);
+    assert.ok(pids.every((p) => p > 1), "the child's pid was written");
+    assertPidsDead(pids);
     assertGroupGone(r.record!);
   } finally {
     rmSync(dir, { recursive: true, force: true });

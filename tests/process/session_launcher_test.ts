@@ -79,14 +79,22 @@ for (const [label, path] of WAYS) {
       try {
         const pids = join(dir, "pids");
         writeFileSync(pids, "");
-        const r = await runBounded({
-          command: tool("misbehave.sh"),
-          args: ["detach_timeout", pids],
-          cwd: "/",
-          env: ENV,
-          timeoutMs: 300,
-          graceMs: 100,
-        });
+        // The deadline must find the child started (its pid written): else a longer one.
+        const attempt = (timeoutMs: number) =>
+          runBounded({
+            command: tool("misbehave.sh"),
+            args: ["detach_timeout", pids],
+            cwd: "/",
+            env: ENV,
+            timeoutMs,
+            graceMs: 100,
+          });
+        let r = await attempt(300);
+        for (const ms of [2000, 10_000]) {
+          if (readFileSync(pids, "utf8").trim() !== "") break;
+          r = await attempt(ms);
+        }
+        assert.notEqual(readFileSync(pids, "utf8").trim(), "", "the child's pid was written");
         assert.equal(r.timedOut, true);
         assert.equal(r.cleanupConfirmed, true);
         assertGroupGone(r.record!);
