@@ -40,7 +40,10 @@ export interface GrepPattern {
    * repetition or case folding), so any line holding it matches and no regex runs.
    */
   pureLiteral: boolean;
-  /** A linear-time V8 whole-file check for a tiny safe subset (see fast_prefilter.ts). */
+  /**
+   * A linear-time V8 check for a tiny safe subset (see fast_prefilter.ts): whole windows,
+   * then the lines of a window that passes.
+   */
   prefilter: Prefilter | null;
 }
 

@@ -5,7 +5,8 @@
  * decoded and checked by the regex; the common literal case never decodes a line that
  * does not match. Otherwise the file is checked in line-aligned windows of about 64 KiB
  * by one whole-window test (the V8 prefilter or re2js), and only the lines of a window
- * that passes are tested one by one.
+ * that passes are tested one by one (by the V8 prefilter when there is one: it holds for
+ * a line exactly when the pattern does, see fast_prefilter.ts; otherwise by re2js).
  *
  * A search can pause: with a {@linkcode Deadline}, it looks at the clock about every
  * 64 KiB and, once the deadline has expired, returns `"paused"` with its place kept in a
@@ -151,12 +152,13 @@ function searchWindowLines(
   pattern: GrepPattern,
   sink: MatchSink,
 ): number {
+  const test = pattern.prefilter ?? pattern.line;
   for (let start = 0; start <= text.length;) {
     let end = text.indexOf("\n", start);
     if (end === -1) end = text.length;
     if (start === text.length && end === start) break; // no line after a final newline
     const line = text.slice(start, end);
-    if (pattern.line.test(line)) {
+    if (test.test(line)) {
       let shown = line.endsWith("\r") ? line.slice(0, -1) : line;
       if (shown.length > MAX_MATCH_TEXT_UNITS) shown = shown.slice(0, MAX_MATCH_TEXT_UNITS);
       if (!sink(lineNo, shown)) return -1;
