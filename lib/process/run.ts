@@ -16,6 +16,7 @@ import type { GuardLimit, RunGuard } from "./run_guard.ts";
 import { type GroupHandle, spawnGroup } from "./spawn_group.ts";
 import { SpawnError, type SpawnFailure } from "./spawn_error.ts";
 import type { Confine } from "./sandbox_init.ts";
+import { adoptSpare, type Spare } from "./warm_adopt.ts";
 
 /** Options of {@linkcode runBounded}. */
 export interface RunBoundedOptions {
@@ -58,6 +59,13 @@ export interface RunBoundedOptions {
   confine?: Confine;
   /** Paths writable inside the sandbox for this run (its output and tmp dirs). */
   sandboxWritable?: readonly string[];
+  /**
+   * Run in this pre-spawned sandbox instead of spawning one (a warm sandbox, see
+   * lib/sandbox/warm_pool.ts): it is handed `spare.payload` and `stdin`. It is already
+   * confined and journaled, so `confine`, `sandboxWritable` and `callDirs` are not used;
+   * `guard` must be absent (limited runs take the cold path). Default none.
+   */
+  spare?: Spare;
   /**
    * Also hand stdout to this consumer (e.g. a spill file); it may `pause()`/`resume()`
    * the stream for backpressure. Default none.
@@ -170,11 +178,24 @@ async function settleStreams(h: GroupHandle, cs: BoundedCollector[], ms: number)
  */
 export async function runBounded(opts: RunBoundedOptions): Promise<RunOutcome> {
   const out = baseOutcome(checkTimeoutMs(opts.timeoutMs), opts);
-  if (opts.signal?.aborted) return { ...out, cancelled: true };
+  if (opts.signal?.aborted) {
+    await opts.spare?.handle.terminate({ graceMs: 0 });
+    return { ...out, cancelled: true };
+  }
   let handle: GroupHandle;
   let streams: Streams | undefined;
   const early: { stop?: (why: StopReason) => void; pending?: StopReason } = {};
   const overflow = (why: StopReason) => early.stop ? early.stop(why) : (early.pending ??= why);
+  const onStreams = (
+    stdout: Readable,
+    stderr: Readable,
+  ) => (streams = collectStreams(stdout, stderr, opts, out, overflow));
+  if (opts.spare !== undefined) {
+    if (opts.guard !== undefined) throw new InvocationError("A warm sandbox cannot be limited.");
+    handle = await adoptSpare(opts.spare, opts, onStreams);
+    out.record = handle.record;
+    return await supervise(handle, opts, out, streams!, early);
+  }
   const inner = opts.confine?.wrap(
     opts.command,
     opts.args ?? [],
@@ -188,10 +209,7 @@ export async function runBounded(opts: RunBoundedOptions): Promise<RunOutcome> {
       ...argv,
       sandboxed: opts.confine !== undefined,
       onSpawn: journaled(opts),
-      onStreams: (
-        stdout,
-        stderr,
-      ) => (streams = collectStreams(stdout, stderr, opts, out, overflow)),
+      onStreams,
     });
   } catch (e) {
     await opts.guard?.settle({ exitCode: null, signal: null });

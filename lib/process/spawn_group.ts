@@ -22,6 +22,7 @@ import {
 import { SpawnError, spawnFailureFromCode } from "./spawn_error.ts";
 import { endSandbox } from "./sandbox_end.ts";
 import { endInit, readSandboxInfo, SANDBOX_INFO_FD, type SandboxInfo } from "./sandbox_info.ts";
+import { CALL_FD } from "./warm_script.ts";
 import { armDeadMan, bindDeadMan, disarmDeadMan } from "./dead_man.ts";
 import {
   awaitSessionLeader,
@@ -73,6 +74,20 @@ export interface SpawnGroupOptions {
    * those that left the group. Default false.
    */
   sandboxed?: boolean;
+  /**
+   * Keep the input for later (a warm sandbox's waiter, warm_script.ts): `stdin` is not
+   * written or closed, and file descriptor 4 (`CALL_FD`) is one more pipe; both are
+   * returned as {@linkcode GroupHandle.held}. Default false.
+   */
+  holdInput?: boolean;
+}
+
+/** The input ends of a group spawned with `holdInput`. */
+export interface HeldInput {
+  /** The leader's stdin. */
+  stdin: Writable;
+  /** The leader's file descriptor 4 (`CALL_FD`). */
+  call: Writable;
 }
 
 /** How the leader ended. */
@@ -97,6 +112,8 @@ export interface GroupHandle {
   readonly exited: Promise<ExitStatus>;
   /** The leader's status once exited, else null. */
   readonly exitStatus: ExitStatus | null;
+  /** The input ends, when spawned with `holdInput` (else undefined). */
+  readonly held?: HeldInput;
   /** Signal the whole group after the identity check. */
   killGroup(signal?: NodeJS.Signals): SignalOutcome;
   /**
@@ -151,6 +168,7 @@ class GroupHandleImpl implements GroupHandle {
   readonly stderr: Readable;
   readonly exited: Promise<ExitStatus>;
   exitStatus: ExitStatus | null = null;
+  held?: HeldInput;
   readonly tag: string;
   readonly sandboxed: boolean;
   /** Started through the session launcher and not yet seen leading its own session. */
@@ -274,13 +292,7 @@ export async function spawnGroup(options: SpawnGroupOptions): Promise<GroupHandl
     cwd: options.cwd,
     env: { ...options.env, [GROUP_TAG_VAR]: tag },
     detached: launcher === null,
-    // A sandbox's bwrap writes its init to fd 3 (SANDBOX_INFO_FD, `--info-fd`).
-    stdio: [
-      "pipe",
-      "pipe",
-      options.stderr === "ignore" ? "ignore" : "pipe",
-      ...(sandboxed ? ["pipe" as const] : []),
-    ],
+    stdio: stdioOf(options),
     windowsHide: true,
   });
   if (child.pid === undefined) {
@@ -306,17 +318,13 @@ export async function spawnGroup(options: SpawnGroupOptions): Promise<GroupHandl
   options.onStreams?.(handle.stdout, handle.stderr);
   const stdin = child.stdin!;
   stdin.on("error", () => {}); // EPIPE when the tool does not read its input
-  if (launcher !== null) await becomeLeader(handle, stdin);
-  if (options.onSpawn !== undefined) {
-    try {
-      await options.onSpawn(record);
-    } catch (e) {
-      stdin.destroy();
-      handle.stdout.resume();
-      handle.stderr.resume();
-      await handle.terminate({ graceMs: 0 });
-      throw e;
-    }
+  const call = options.holdInput ? child.stdio[CALL_FD] as Writable : undefined;
+  call?.on("error", () => {});
+  if (launcher !== null) await becomeLeader(handle, stdin, call);
+  await admit(handle, options, stdin, call);
+  if (call !== undefined) {
+    handle.held = { stdin, call };
+    return handle;
   }
   const input = options.stdin;
   if (input === undefined || input.length === 0) stdin.end();
@@ -324,15 +332,51 @@ export async function spawnGroup(options: SpawnGroupOptions): Promise<GroupHandl
   return handle;
 }
 
+/** The child's descriptors: a sandbox's bwrap writes its init to fd 3 (`--info-fd`); a
+ * held input's call line goes to fd 4 (`CALL_FD`). */
+function stdioOf(options: SpawnGroupOptions): ("pipe" | "ignore")[] {
+  const out: ("pipe" | "ignore")[] = ["pipe", "pipe", options.stderr ?? "pipe"];
+  if (options.sandboxed === true || options.holdInput) {
+    out.push(options.sandboxed === true ? "pipe" : "ignore");
+  }
+  if (options.holdInput) out.push("pipe");
+  return out;
+}
+
+/** Await `onSpawn`; if it throws, end the group and rethrow. */
+async function admit(
+  handle: GroupHandleImpl,
+  options: SpawnGroupOptions,
+  stdin: Writable,
+  call: Writable | undefined,
+): Promise<void> {
+  if (options.onSpawn === undefined) return;
+  try {
+    await options.onSpawn(handle.record);
+  } catch (e) {
+    stdin.destroy();
+    call?.destroy();
+    handle.stdout.resume();
+    handle.stderr.resume();
+    await handle.terminate({ graceMs: 0 });
+    throw e;
+  }
+}
+
 /** Wait until a launched child leads its own session; if it never does, end it and fail
  * the spawn (nothing was journaled or written to it yet). */
-async function becomeLeader(handle: GroupHandleImpl, stdin: Writable): Promise<void> {
+async function becomeLeader(
+  handle: GroupHandleImpl,
+  stdin: Writable,
+  call: Writable | undefined,
+): Promise<void> {
   handle.launching = true;
   const leads = await awaitSessionLeader(handle.record.pid);
   handle.launching = false;
   if (leads) return;
   killLaunching(handle.record); // or, had it just become a leader, its group:
   stdin.destroy();
+  call?.destroy();
   handle.stdout.resume();
   handle.stderr.resume();
   await handle.terminate({ graceMs: 0 });

@@ -19,6 +19,7 @@ import { errorResult, type ToolResult } from "../results/types.ts";
 import { buildJsonRequest, type JsonContext } from "./json_request.ts";
 import { normalizeJsonOutput } from "./json_output.ts";
 import { substitutePlainArgv } from "./plain_argv.ts";
+import type { TakenSpare, WarmPool, WarmRequest } from "../sandbox/warm_pool.ts";
 import { normalizePlainOutput, PLAIN_RETAIN_BYTES } from "./plain_output.ts";
 
 /** What both protocols need to run a command. */
@@ -49,6 +50,12 @@ export interface CommandCallBase {
   confine?: Confine;
   /** Receives copies of the tool's stderr (never a result). Default none. */
   onStderr?: (chunk: Uint8Array) => void;
+  /**
+   * Warm sandboxes (lib/sandbox/warm_pool.ts): a confined call without `guard` runs in a
+   * pre-spawned sandbox of its key when there is one, and the next is spawned after it.
+   * Default none (every call spawns its sandbox).
+   */
+  warm?: WarmPool;
 }
 
 /** A consumer of a plain call's whole stdout (lib/spill: `overflow = "artifact"`). */
@@ -87,27 +94,43 @@ export interface PlainCommandCall extends CommandCallBase {
 
 const CANCELLED = "The tool call was cancelled.";
 
+/** The warm sandbox request of `call`, when it may run warm. */
+function warmRequest(call: CommandCallBase): WarmRequest | undefined {
+  if (call.warm === undefined || call.confine === undefined || call.guard !== undefined) {
+    return undefined;
+  }
+  return { confine: call.confine, cwd: call.cwd, stateDir: call.stateDir };
+}
+
 async function withCallDirs(
-  stateDir: string,
-  body: (dirs: CallDirs) => Promise<ToolResult>,
+  call: CommandCallBase,
+  body: (dirs: CallDirs, spare?: TakenSpare) => Promise<ToolResult>,
 ): Promise<ToolResult> {
-  const dirs = await createCallDirs(stateDir);
+  const req = warmRequest(call);
+  const spare = req === undefined ? undefined : await call.warm!.take(req);
+  const dirs = spare?.dirs ?? await createCallDirs(call.stateDir);
   let result: ToolResult;
   try {
-    result = await body(dirs);
+    result = await body(dirs, spare);
   } finally {
+    await spare?.settle();
     await dirs.remove().catch(() => {
       result = errorResult("The tool call's private directories could not be removed.");
     });
+    if (req !== undefined) call.warm!.replenish(req);
   }
   return result;
 }
 
-function runOptions(call: CommandCallBase, dirs: CallDirs) {
+/** The run's options: in `spare` when it takes the call, else spawned cold. */
+function runOptions(call: CommandCallBase, dirs: CallDirs, args: string[], spare?: TakenSpare) {
+  const env = toolEnvironment(call.baseEnv, call.extraEnv ?? {}, { tmpDir: dirs.tmpDir });
   return {
     command: call.command,
+    args,
+    spare: spare?.handover(call.command, args, env),
     cwd: call.cwd,
-    env: toolEnvironment(call.baseEnv, call.extraEnv ?? {}, { tmpDir: dirs.tmpDir }),
+    env,
     timeoutMs: call.timeoutMs,
     signal: call.signal,
     callDirs: dirs, // journals the group, so `toolhost sweep` can end it after a crash
@@ -137,11 +160,10 @@ function runOptions(call: CommandCallBase, dirs: CallDirs) {
  */
 export async function invokeJsonCommand(call: JsonCommandCall): Promise<ToolResult> {
   if (call.signal?.aborted) return errorResult(CANCELLED);
-  return await withCallDirs(call.stateDir, async (dirs) => {
+  return await withCallDirs(call, async (dirs, spare) => {
     const context = { ...call.context, outputDir: dirs.outputDir, tmpDir: dirs.tmpDir };
     const run = await runBounded({
-      ...runOptions(call, dirs),
-      args: call.argv,
+      ...runOptions(call, dirs, call.argv, spare),
       stdin: buildJsonRequest(context, call.args),
     });
     call.onSettled?.(run);
@@ -167,10 +189,9 @@ export async function invokeJsonCommand(call: JsonCommandCall): Promise<ToolResu
 export async function invokePlainCommand(call: PlainCommandCall): Promise<ToolResult> {
   const argv = substitutePlainArgv(call.template, call.properties, call.args);
   if (call.signal?.aborted) return errorResult(CANCELLED);
-  return await withCallDirs(call.stateDir, async (dirs) => {
+  return await withCallDirs(call, async (dirs, spare) => {
     const run = await runBounded({
-      ...runOptions(call, dirs),
-      args: argv,
+      ...runOptions(call, dirs, argv, spare),
       retainStdoutBytes: PLAIN_RETAIN_BYTES,
       onStdout: call.stdoutSpill ? (s) => call.stdoutSpill!.attach(s) : undefined,
     });

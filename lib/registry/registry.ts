@@ -19,6 +19,7 @@ import type { Workspace } from "../workspace/types.ts";
 import type { ToolListing } from "../results/tool_listing.ts";
 import type { CallHost, CallOptions } from "../runtime/call_host.ts";
 import { callTool, closeRegistry } from "../runtime/call_tool.ts";
+import { WarmPool, warmSandboxesEnabled } from "../sandbox/warm_pool.ts";
 import { SessionSupervisor } from "../sessions/supervisor.ts";
 import { PinGuard } from "./pin_guard.ts";
 import { sessionPinKey } from "../workspace/names.ts";
@@ -77,6 +78,9 @@ export interface RegistryOptions {
    * of their tools (or a live listing), never at open.
    */
   extensions?: RegistryExtensionOptions;
+  /** Warm sandboxes for confined command tools (lib/sandbox/warm_pool.ts). Default on,
+   * unless `TOOLHOST_WARM_SANDBOXES=0` is in this process's environment. */
+  warmSandboxes?: boolean;
 }
 
 /** The error of a call made after `close()` began. */
@@ -150,6 +154,7 @@ export class Registry implements CallHost {
   #lock: RegistryLock | undefined;
   #guard: PinGuard | undefined;
   #extensions: ExtensionHost | undefined;
+  #warm: WarmPool | null | undefined; // created on first use; null when off
 
   /** Use {@link Registry.open}. */
   constructor(
@@ -206,6 +211,7 @@ export class Registry implements CallHost {
     const plugins = await openPluginHost(ws, selection, { stateDir, env, plugins: opts.plugins });
     const reg = new Registry(ws, selection, { stateDir, env }, guard, plugins);
     reg.stderr = opts.stderr;
+    if (!(opts.warmSandboxes ?? warmSandboxesEnabled())) reg.#warm = null;
     try { // compare what this registry exposes and runs with toolhost.lock
       const source = { workspace: ws, selection, listing: reg.list(), pins, env };
       reg.#lock = await openRegistryLock(ws, () => lockInputs(source), opts.lock);
@@ -358,6 +364,12 @@ export class Registry implements CallHost {
     }));
   }
 
+  /** Warm sandboxes of confined command tools (undefined when off, or once closed). */
+  get warm(): WarmPool | undefined {
+    if (this.#warm === null || this.#closing !== undefined) return undefined;
+    return (this.#warm ??= new WarmPool());
+  }
+
   /** Whether {@link Registry.close} was called. */
   get closed(): boolean {
     return this.#closing !== undefined;
@@ -381,6 +393,7 @@ export class Registry implements CallHost {
       const results = await Promise.allSettled([
         this.#extensions?.close(),
         closeRegistry(this),
+        this.#warm?.close(),
       ]);
       const failed = results.find((r) => r.status === "rejected");
       if (failed) throw (failed as PromiseRejectedResult).reason;

@@ -12,6 +12,7 @@ import type { Selection } from "../registry/selection.ts";
 import type { SessionSupervisor } from "../sessions/supervisor.ts";
 import type { ToolResult } from "../results/types.ts";
 import type { Workspace } from "../workspace/types.ts";
+import type { WarmPool } from "../sandbox/warm_pool.ts";
 
 /** Options for one call. */
 export interface CallOptions {
@@ -48,6 +49,8 @@ export interface CallHost {
   readonly artifactDir: string;
   /** Tool sessions. */
   readonly sessions: SessionSupervisor;
+  /** Warm sandboxes of confined command tools (lib/sandbox/warm_pool.ts), when on. */
+  readonly warm?: WarmPool;
   /** Receives copies of command tools' stderr (`--stderr`; never a result), if set. */
   readonly stderr?: (chunk: Uint8Array) => void;
   /**

@@ -202,6 +202,8 @@ async function callCommand(
     onStderr: reg.stderr,
     ...trustOptions(reg, artifact.id, decl), // limits, overflow spill
     ...confinementOf(decl, reg.stateDir, [reg.artifactDir]),
+    // Bound calls join their session's network: they keep the cold path.
+    ...(decl.session === undefined ? { warm: reg.warm } : {}),
   };
   // A call that cannot run (argv substitution) is refused before a session starts.
   const refused = decl.session !== undefined ? preflightCommand(spec) : undefined;

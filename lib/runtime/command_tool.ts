@@ -23,6 +23,7 @@ import { plainSpill } from "../spill/plain_spill.ts";
 import type { SpillTarget } from "../spill/spill_result.ts";
 import type { Protector } from "../redact/types.ts";
 import type { Confine } from "../process/sandbox_init.ts";
+import type { WarmPool } from "../sandbox/warm_pool.ts";
 import { type Confinement, openConfine, unconfinableMessage } from "../sandbox/confine.ts";
 
 /** What a command invocation needs (tools, help and session commands share it). */
@@ -74,6 +75,11 @@ export interface CommandSpec {
   confinement?: Confinement;
   /** Receives copies of the tool's stderr (`--stderr`; never a result). Default none. */
   onStderr?: (chunk: Uint8Array) => void;
+  /**
+   * Warm sandboxes (lib/sandbox/warm_pool.ts) for a confined call without resource
+   * limits that joins no session's network. Default none.
+   */
+  warm?: WarmPool;
 }
 
 /**
@@ -159,6 +165,10 @@ async function runResolved(
     guard: spec.guard,
     confine: spec.confine,
     onStderr: spec.onStderr,
+    // Limits (their guard wraps bwrap) and a joined network keep the cold path.
+    warm: spec.guard === undefined && spec.confinement?.joinNetOf === undefined
+      ? spec.warm
+      : undefined,
   };
   if (spec.protocol === "json") {
     return await invokeJsonCommand({

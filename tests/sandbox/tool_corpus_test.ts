@@ -64,13 +64,14 @@ function text(r: { content: { type: string; text?: string }[] }): string {
   return r.content.map((b) => b.text ?? "").join("");
 }
 
-async function open(sandbox: string, limits = "") {
+async function open(sandbox: string, limits = "", warmSandboxes = true) {
   const ws = await tempWorkspace(manifest(sandbox, limits), FILES);
   const stateDir = `${ws.root}/.toolhost/state`;
   const range = await openRange(ws.root, stateDir);
   const reg = await Registry.open(await loadWorkspace(ws.root), "app/review", {
     stateDir,
     env: { PATH: "/usr/bin:/bin", ...range.env },
+    warmSandboxes,
   });
   return {
     reg,
@@ -85,15 +86,39 @@ async function open(sandbox: string, limits = "") {
 
 const skip = skipReason();
 
-Deno.test("attack corpus: a confined command tool is refused or contained in every case", async () => {
-  if (skip) return printSkip("attack corpus (command tool)", skip);
-  const cases = attackCases();
-  assert.ok(cases.length >= 40, `${cases.length} cases`);
-  await using t = await open("read");
-  const r = await t.reg.call("attack_app", { case: "all" });
-  assert.equal(r.isError, false, text(r));
-  assertContained(t.range, text(r), cases);
-});
+/**
+ * Call `tool` in a warm sandbox (a first call leaves one; the second takes it) or, with
+ * warm sandboxes off, cold.
+ */
+async function callIn(
+  mode: "warm" | "cold",
+  reg: Registry,
+  tool: string,
+  args: Record<string, unknown>,
+  prime: Record<string, unknown>,
+) {
+  if (mode === "cold") {
+    assert.equal(reg.warm, undefined);
+    return await reg.call(tool, args);
+  }
+  await reg.call(tool, prime);
+  await reg.warm!.settled();
+  const r = await reg.call(tool, args);
+  assert.equal(reg.warm!.stats.taken, 1, "the call ran in a warm sandbox");
+  return r;
+}
+
+for (const mode of ["warm", "cold"] as const) {
+  Deno.test(`attack corpus: a confined command tool is refused or contained in every case (${mode})`, async () => {
+    if (skip) return printSkip(`attack corpus (command tool, ${mode})`, skip);
+    const cases = attackCases();
+    assert.ok(cases.length >= 40, `${cases.length} cases`);
+    await using t = await open("read", "", mode === "warm");
+    const r = await callIn(mode, t.reg, "attack_app", { case: "all" }, { case: "list" });
+    assert.equal(r.isError, false, text(r));
+    assertContained(t.range, text(r), cases);
+  });
+}
 
 Deno.test("attack corpus control: the same tool unconfined (host) escapes", async () => {
   await using t = await open("host");
@@ -106,13 +131,16 @@ Deno.test("attack corpus control: the same tool unconfined (host) escapes", asyn
 });
 
 for (const c of ["hopper", "daemon"]) {
-  Deno.test(`contained: a ${c} ends with its call (0 processes carry the marker)`, async () => {
-    if (skip) return printSkip(`contain ${c}`, skip);
-    await using t = await open("none");
-    const r = await t.reg.call("contain_app", { case: c, mark: t.range.mark });
-    assert.equal(r.isError, false, text(r));
-    assert.deepEqual(await markerGone(t.range.mark), []);
-  });
+  for (const mode of ["warm", "cold"] as const) {
+    Deno.test(`contained: a ${c} ends with its call (0 processes carry the marker, ${mode})`, async () => {
+      if (skip) return printSkip(`contain ${c} (${mode})`, skip);
+      await using t = await open("none", "", mode === "warm");
+      const args = { case: c, mark: t.range.mark };
+      const r = await callIn(mode, t.reg, "contain_app", args, { case: "none", mark: "-" });
+      assert.equal(r.isError, false, text(r));
+      assert.deepEqual(await markerGone(t.range.mark), []);
+    });
+  }
 }
 
 Deno.test("contained: a fork bomb in new sessions is counted under max_processes", async () => {

@@ -1,0 +1,150 @@
+/**
+ * The waiter of a warm (pre-spawned, single-use) sandbox and the call it is handed.
+ *
+ * A spare sandbox runs `dash -c WAITER_SCRIPT` with an environment holding only its group
+ * tag. The waiter reads one line from file descriptor {@link CALL_FD} (a pipe or socket
+ * toolhost holds; never stdin, which is the tool's input), closes it, and `eval`s it.
+ * The line is {@link callPayload}: `unset` of what the waiter's own environment holds
+ * beyond the tool's (`DENO_EXTRA_STDIO_FDS`, set by a Deno spawn), one
+ * `export NAME='value'` per variable of the tool's environment, then
+ * `exec 'program' 'arg'…` — every value single-quoted, newlines written as `"$_th_nl"`
+ * so the whole call is one line, read completely before anything runs (a cut line
+ * makes `read` fail, and the waiter exits without running anything). No argument or
+ * environment value is ever on a command line (`/proc/PID/cmdline` is world-readable):
+ * the waiter's command line is the fixed script, and the tool's is its own argv, as on
+ * the cold path.
+ *
+ * `dash` is required: it exports nothing of its own (it keeps the `PWD` bwrap set), while bash exports `_`,
+ * `SHLVL` and `OLDPWD` and sets `_` on every `exec`. Where no trusted dash is installed,
+ * {@linkcode waiterShell} is null and every call takes the cold path.
+ *
+ * @module
+ */
+
+import { Buffer } from "node:buffer";
+import { statSync } from "node:fs";
+import { isEnvName } from "./env.ts";
+
+/** The waiter's file descriptor the call is read from (fd 3 is bwrap's `--info-fd`). */
+export const CALL_FD = 4;
+
+/** The shell variables the waiter uses itself (an environment naming them goes cold). */
+const OWN_VARS = ["_th_nl", "_th_p"];
+
+/**
+ * Names dash rejects or rewrites when exported (`OPTIND` must be a number): a call whose
+ * environment holds one takes the cold path.
+ */
+const SHELL_SPECIAL = ["OPTIND"];
+
+/**
+ * Most bytes of a call line handed to a waiter (dash's `read` takes it a byte per system
+ * call). Past it, the cold path runs the call — so an argument list the kernel refuses
+ * (`E2BIG`) fails exactly as it does there.
+ */
+export const MAX_PAYLOAD_BYTES = 16 * 1024;
+
+/**
+ * The waiter: exit 1 if anything fails before the tool's `exec` succeeds (as bwrap does
+ * when it cannot `execvp` the command), read the call line from fd 4, close it, run it.
+ *
+ * @example
+ * ```ts
+ * import { WAITER_SCRIPT } from "./warm_script.ts";
+ * WAITER_SCRIPT.includes("read -r"); // true
+ * ```
+ */
+export const WAITER_SCRIPT = [
+  "trap 'exit 1' EXIT",
+  "_th_nl='",
+  "'",
+  `IFS= read -r _th_p <&${CALL_FD} || exit 1`,
+  `exec ${CALL_FD}<&-`,
+  'eval "$_th_p"',
+].join("\n");
+
+/** Where dash is looked for (root-owned, not writable by others). */
+const DASH_CANDIDATES = ["/usr/bin/dash", "/bin/dash"];
+
+let dash: string | null | undefined;
+
+/**
+ * The trusted `dash` a waiter runs under, or null when there is none (warm sandboxes are
+ * then off). Decided once per process.
+ *
+ * @example
+ * ```ts
+ * import { waiterShell } from "./warm_script.ts";
+ * waiterShell(); // "/usr/bin/dash" on Debian
+ * ```
+ */
+export function waiterShell(): string | null {
+  if (dash !== undefined) return dash;
+  dash = DASH_CANDIDATES.find((p) => {
+    try {
+      const st = statSync(p);
+      return st.isFile() && st.uid === 0 && (st.mode & 0o022) === 0 && (st.mode & 0o111) !== 0;
+    } catch {
+      return false;
+    }
+  }) ?? null;
+  return dash;
+}
+
+/**
+ * `s` as one single-quoted dash word: any character but `'` stands for itself inside
+ * single quotes; `'` is written `'\''`, and a newline `'"$_th_nl"'` (the payload is one
+ * line).
+ *
+ * @example
+ * ```ts
+ * import { shellQuote } from "./warm_script.ts";
+ * shellQuote("it's"); // "'it'\\''s'"
+ * ```
+ */
+export function shellQuote(s: string): string {
+  return `'${s.replaceAll("'", "'\\''").replaceAll("\n", `'"$_th_nl"'`)}'`;
+}
+
+/** One call as a waiter runs it. */
+export interface WarmCall {
+  /** Absolute program path. */
+  command: string;
+  /** argv[1..]. */
+  args: readonly string[];
+  /** The tool's complete environment, except the group tag (the spare's own stays). */
+  env: Readonly<Record<string, string>>;
+}
+
+/**
+ * The line a waiter `eval`s to become `call`, or why `call` cannot be handed to a waiter
+ * (it then takes the cold path, with the very same outcome as ever): a NUL byte (the
+ * spawn refuses it), an environment name dash cannot export unchanged, or a line past
+ * {@link MAX_PAYLOAD_BYTES}. The line sets exactly `call.env` (besides the group tag),
+ * then `exec`s the program with its arguments; newline-terminated.
+ *
+ * @example
+ * ```ts
+ * import { callPayload } from "./warm_script.ts";
+ * const p = callPayload({ command: "/bin/echo", args: ["a b"], env: { X: "1" } });
+ * if (p.ok) new TextDecoder().decode(p.line); // "unset DENO_EXTRA_STDIO_FDS OLDPWD; export X='1'; exec '/bin/echo' 'a b'\n"
+ * ```
+ */
+export function callPayload(
+  call: WarmCall,
+): { ok: true; line: Uint8Array } | { ok: false; reason: string } {
+  if (!call.command.startsWith("/")) return { ok: false, reason: "relative command" };
+  const parts = ["unset DENO_EXTRA_STDIO_FDS OLDPWD"];
+  for (const [k, v] of Object.entries(call.env)) {
+    if (!isEnvName(k) || OWN_VARS.includes(k) || SHELL_SPECIAL.includes(k)) {
+      return { ok: false, reason: "environment name" };
+    }
+    parts.push(`export ${k}=${shellQuote(v)}`);
+  }
+  parts.push(["exec", shellQuote(call.command), ...call.args.map(shellQuote)].join(" "));
+  const text = `${parts.join("; ")}\n`;
+  if (text.includes("\0")) return { ok: false, reason: "NUL byte" };
+  const line = Buffer.from(text, "utf8");
+  if (line.length > MAX_PAYLOAD_BYTES) return { ok: false, reason: "size" };
+  return { ok: true, line };
+}

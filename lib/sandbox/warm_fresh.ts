@@ -1,0 +1,101 @@
+/**
+ * What a warm sandbox must still match when a call takes it: the bubblewrap command line
+ * before `--` a cold spawn would get, and the host objects it bound when it was spawned.
+ * A file bind mount holds the inode it was given, so a program replaced after the spare
+ * was spawned would still be the old one inside it: every bound source's identity
+ * (device, inode, change time, mode) is recorded before the spawn and compared when the
+ * spare is taken; any difference, and the spare is ended and the call runs cold. (The
+ * window between that record and bwrap's bind is the one a cold call has between its
+ * pin check and bwrap's bind.)
+ *
+ * @module
+ */
+
+import { statSync } from "node:fs";
+import process from "node:process";
+import { GROUP_TAG_VAR } from "../process/escape_reaper.ts";
+import { SANDBOX_INFO_FD } from "../process/sandbox_info.ts";
+
+/** bwrap options whose first operand is a host path that gets mounted. */
+const BIND_FLAGS = new Set([
+  "--bind",
+  "--bind-try",
+  "--ro-bind",
+  "--ro-bind-try",
+  "--dev-bind",
+  "--dev-bind-try",
+]);
+
+function identity(path: string): string {
+  try {
+    const st = statSync(path);
+    return `${st.dev}:${st.ino}:${st.ctimeMs}:${st.mode}:${st.uid}`;
+  } catch (e) {
+    return `-${(e as { code?: string }).code ?? "?"}`;
+  }
+}
+
+/** The options before bwrap's `--` (all of them when there is none). */
+function options(args: readonly string[]): readonly string[] {
+  const end = args.indexOf("--");
+  return end < 0 ? args : args.slice(0, end);
+}
+
+/**
+ * The identities of everything bwrap command line `args` binds from the host, and of the
+ * working directory `cwd`, as one string (equal strings: nothing changed).
+ *
+ * @example
+ * ```ts
+ * import { boundIdentity } from "./warm_fresh.ts";
+ * boundIdentity(["--ro-bind", "/usr", "/usr", "--", "/bin/true"], "/") ===
+ *   boundIdentity(["--ro-bind", "/usr", "/usr", "--", "/bin/true"], "/"); // true
+ * ```
+ */
+export function boundIdentity(args: readonly string[], cwd: string): string {
+  const opts = options(args);
+  const out = [identity(cwd)];
+  for (let i = 0; i < opts.length - 1; i++) {
+    if (BIND_FLAGS.has(opts[i])) out.push(`${opts[i + 1]}=${identity(opts[i + 1])}`);
+  }
+  return out.join("\n");
+}
+
+/**
+ * The environment a tool gets from a cold sandboxed spawn with environment `env` and
+ * bwrap command line `args`, without the group tag: what a warm sandbox's waiter must
+ * export. Under Deno the spawn itself sets `DENO_EXTRA_STDIO_FDS=3` (the extra `--info-fd`
+ * pipe); bwrap applies its `--setenv`/`--unsetenv`, then sets `PWD` to the working
+ * directory it changed to (`--chdir`).
+ *
+ * @example
+ * ```ts
+ * import { sandboxedEnv } from "./warm_fresh.ts";
+ * sandboxedEnv(["--setenv", "PATH", "/usr/bin", "--chdir", "/w", "--", "/bin/true"], { PATH: "/x" });
+ * // { PATH: "/usr/bin", PWD: "/w" } (and DENO_EXTRA_STDIO_FDS: "3" under Deno)
+ * ```
+ */
+export function sandboxedEnv(
+  args: readonly string[],
+  env: Readonly<Record<string, string>>,
+): Record<string, string> {
+  const out = { ...env };
+  if (process.versions.deno !== undefined) out.DENO_EXTRA_STDIO_FDS = String(SANDBOX_INFO_FD);
+  const opts = options(args);
+  let chdir: string | undefined;
+  for (let i = 0; i < opts.length; i++) {
+    if (opts[i] === "--setenv" && i + 2 < opts.length) {
+      out[opts[i + 1]] = opts[i + 2];
+      i += 2;
+    } else if (opts[i] === "--unsetenv" && i + 1 < opts.length) {
+      delete out[opts[i + 1]];
+      i += 1;
+    } else if (opts[i] === "--chdir" && i + 1 < opts.length) {
+      chdir = opts[i + 1];
+      i += 1;
+    }
+  }
+  if (chdir !== undefined) out.PWD = chdir;
+  delete out[GROUP_TAG_VAR];
+  return out;
+}

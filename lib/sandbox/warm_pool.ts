@@ -1,0 +1,294 @@
+/**
+ * Warm sandboxes: a confined call's bubblewrap sandbox spawned before the call, so that
+ * bwrap's namespace and mount setup (about 12 ms and an extra `exec` on the bench VM) is
+ * off the call's critical path.
+ *
+ * A spare is spawned exactly as a confined call's sandbox is (`spawnGroup` with
+ * `sandboxed`: dead man's switch armed and bound, `--info-fd`, the setsid launcher), with
+ * its own private call directories (created and journaled — `admit` — when it is
+ * spawned, so `toolhost sweep` covers it after a crash) as its writable output and tmp
+ * dirs. Its command is a waiter (lib/process/warm_script.ts) that reads the call's line
+ * from fd 4 and `exec`s the tool with exactly the cold path's argv, environment, working
+ * directory and descriptors. A call takes the spare of its key (everything on the bwrap
+ * command line before `--`, and the state directory), adopts its call directories, and
+ * runs in it; each spare serves one call and is never reused. After the call the next
+ * spare of that key is spawned in the background.
+ *
+ * Bounds: at most one spare per key and {@linkcode WarmPoolOptions.maxSpares} in all
+ * (the least recently spawned is ended for a new key); a spare unused for
+ * {@linkcode WarmPoolOptions.idleMs} is ended; `close()` ends them all, confirmed.
+ * Nothing a spare starts outlives toolhost: the dead man's switch and the last-resort
+ * hooks cover it like any sandboxed group.
+ *
+ * Not warm (the cold path, unchanged): runs with resource limits (their guard wraps the
+ * sandbox), bound calls joining a session's network, sessions, extension servers and
+ * hooks, a call whose environment dash cannot export unchanged or whose line is too long
+ * (warm_script.ts), hosts without a trusted dash, and `TOOLHOST_WARM_SANDBOXES=0`.
+ *
+ * @module
+ */
+
+import process from "node:process";
+import { type CallDirs, createCallDirs } from "../process/call_dirs.ts";
+import type { Confine } from "../process/sandbox_init.ts";
+import { type GroupHandle, spawnGroup } from "../process/spawn_group.ts";
+import { runtimeSafeArgv } from "../process/runtime_argv.ts";
+import type { Spare } from "../process/warm_adopt.ts";
+import { callPayload, WAITER_SCRIPT, waiterShell } from "../process/warm_script.ts";
+import { boundIdentity, sandboxedEnv } from "./warm_fresh.ts";
+
+/** Options of a {@linkcode WarmPool}. */
+export interface WarmPoolOptions {
+  /** Most spares at once (one per key). Default 4. */
+  maxSpares?: number;
+  /** A spare unused this long is ended, in ms. Default 10000. */
+  idleMs?: number;
+}
+
+/** What identifies a confined call's sandbox. */
+export interface WarmRequest {
+  /** The call's confinement. */
+  confine: Confine;
+  /** Its working directory. */
+  cwd: string;
+  /** The state directory its call directories go under. */
+  stateDir: string;
+}
+
+/** A spare taken by one call: its call directories and the handover. */
+export interface TakenSpare {
+  /** The spare's call directories; the call adopts them (and removes them after). */
+  dirs: CallDirs;
+  /**
+   * The run's `spare` for this call, or undefined when the call cannot be handed to a
+   * waiter (warm_script.ts `callPayload`): the spare is then ended, and the call runs
+   * cold in these same directories.
+   */
+  handover(
+    command: string,
+    args: readonly string[],
+    env: Record<string, string>,
+  ): Spare | undefined;
+  /** Ends the spare if no handover happened; resolves once it is confirmed gone. */
+  settle(): Promise<void>;
+}
+
+interface Ready {
+  handle: GroupHandle;
+  dirs: CallDirs;
+  /** The bwrap command line (command and args), as JSON. */
+  argv: string;
+  args: string[];
+  identity: string;
+}
+
+interface Entry {
+  ready: Promise<Ready | undefined>;
+  /** Set once `ready` has settled. */
+  done: boolean;
+  timer?: ReturnType<typeof setTimeout>;
+}
+
+/** Writable dirs standing in for a spare's own in a key (same depth as the real ones). */
+const PLACEHOLDERS = ["/\0/calls/spare/output", "/\0/calls/spare/tmp"];
+
+/**
+ * Whether warm sandboxes are on: `TOOLHOST_WARM_SANDBOXES=0` turns them off.
+ *
+ * @example
+ * ```ts
+ * import { warmSandboxesEnabled } from "./warm_pool.ts";
+ * warmSandboxesEnabled({ TOOLHOST_WARM_SANDBOXES: "0" }); // false
+ * ```
+ */
+export function warmSandboxesEnabled(
+  env: Record<string, string | undefined> = process.env,
+): boolean {
+  return env.TOOLHOST_WARM_SANDBOXES !== "0" && waiterShell() !== null;
+}
+
+/**
+ * The warm sandboxes of one owner (a registry): at most one per key.
+ *
+ * @example
+ * ```ts
+ * import { WarmPool } from "./warm_pool.ts";
+ * const pool = new WarmPool({ maxSpares: 2 });
+ * // const taken = await pool.take({ confine, cwd, stateDir }); ... pool.replenish(req);
+ * await pool.close();
+ * ```
+ */
+export class WarmPool {
+  readonly #max: number;
+  readonly #idleMs: number;
+  readonly #entries = new Map<string, Entry>();
+  readonly #ending = new Set<Promise<void>>();
+  #closed = false;
+  readonly #stats = { spawned: 0, taken: 0 };
+
+  /** A pool with the given bounds. */
+  constructor(options: WarmPoolOptions = {}) {
+    this.#max = options.maxSpares ?? 4;
+    this.#idleMs = options.idleMs ?? 10_000;
+  }
+
+  /** How many spares are waiting or being spawned. */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** Spares spawned and spares taken by a call, so far. */
+  get stats(): { spawned: number; taken: number } {
+    return { ...this.#stats };
+  }
+
+  /** Resolves once every spare being spawned has been spawned (or has failed). */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.#entries.values()].map((e) => e.ready));
+  }
+
+  /**
+   * Take the spare of `req`'s key, if it still matches what a cold spawn would get; else
+   * undefined (the call runs cold). A spare still being spawned is left for the next
+   * call: waiting for it would cost this one more than its own spawn.
+   */
+  async take(req: WarmRequest): Promise<TakenSpare | undefined> {
+    const key = keyOf(req);
+    const entry = key === undefined ? undefined : this.#entries.get(key);
+    if (entry === undefined || !entry.done) return undefined;
+    this.#entries.delete(key!);
+    clearTimeout(entry.timer);
+    const ready = await entry.ready;
+    if (ready === undefined) return undefined;
+    if (this.#closed || !fresh(ready, req)) {
+      await this.#end(ready);
+      return undefined;
+    }
+    this.#stats.taken++;
+    return taken(ready);
+  }
+
+  /** Spawn the next spare of `req`'s key in the background, unless it has one. */
+  replenish(req: WarmRequest): void {
+    const key = keyOf(req);
+    if (this.#closed || key === undefined || this.#entries.has(key)) return;
+    while (this.#entries.size >= this.#max) {
+      const [oldest, e] = this.#entries.entries().next().value!;
+      this.#drop(oldest, e);
+    }
+    const entry: Entry = { ready: spawnSpare(req, () => this.#closed), done: false };
+    this.#stats.spawned++;
+    this.#entries.set(key, entry);
+    entry.ready.then((r) => {
+      entry.done = true;
+      if (this.#entries.get(key) !== entry) return; // taken or dropped meanwhile
+      if (r === undefined || this.#closed) return this.#drop(key, entry);
+      entry.timer = setTimeout(() => this.#drop(key, entry), this.#idleMs);
+      (entry.timer as { unref?: () => void }).unref?.();
+    });
+  }
+
+  /** End every spare (also those being spawned) and wait until each is confirmed gone. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const [key, e] of [...this.#entries]) this.#drop(key, e);
+    while (this.#ending.size > 0) await Promise.allSettled([...this.#ending]);
+  }
+
+  #drop(key: string, e: Entry): void {
+    if (this.#entries.get(key) === e) this.#entries.delete(key);
+    clearTimeout(e.timer);
+    this.#track(e.ready.then((r) => r === undefined ? undefined : this.#end(r)));
+  }
+
+  #end(r: Ready): Promise<void> {
+    return this.#track(endSpare(r));
+  }
+
+  #track(p: Promise<void>): Promise<void> {
+    const q = p.catch(() => {}).finally(() => this.#ending.delete(q));
+    this.#ending.add(q);
+    return q;
+  }
+}
+
+/** The waiter's command line confined by `req`, with `writable` as its call dirs. */
+function waiterArgv(req: WarmRequest, shell: string, writable: readonly string[]) {
+  return req.confine.wrap(shell, ["-c", WAITER_SCRIPT], req.cwd, writable);
+}
+
+function keyOf(req: WarmRequest): string | undefined {
+  const shell = waiterShell();
+  if (shell === null) return undefined;
+  return JSON.stringify([req.stateDir, req.cwd, waiterArgv(req, shell, PLACEHOLDERS)]);
+}
+
+/** Still what a cold spawn would be: running, same command line, same bound objects. */
+function fresh(r: Ready, req: WarmRequest): boolean {
+  if (r.handle.exitStatus !== null) return false;
+  const argv = waiterArgv(req, waiterShell()!, [r.dirs.outputDir, r.dirs.tmpDir]);
+  return JSON.stringify(argv) === r.argv && boundIdentity(r.args, req.cwd) === r.identity;
+}
+
+async function spawnSpare(req: WarmRequest, closed: () => boolean): Promise<Ready | undefined> {
+  // After the call's result is on its way: a spawn's own synchronous part costs a few ms.
+  await new Promise((resolve) => setImmediate(resolve));
+  const shell = waiterShell();
+  if (shell === null || closed()) return undefined;
+  let dirs: CallDirs | undefined;
+  try {
+    dirs = await createCallDirs(req.stateDir);
+    const argv = waiterArgv(req, shell, [dirs.outputDir, dirs.tmpDir]);
+    const identity = boundIdentity(argv.args, req.cwd);
+    const d = dirs;
+    const handle = await spawnGroup({
+      ...argv,
+      cwd: req.cwd,
+      env: {},
+      sandboxed: true,
+      holdInput: true,
+      onSpawn: (record) => d.admit(record),
+    });
+    return { handle, dirs, argv: JSON.stringify(argv), args: argv.args, identity };
+  } catch {
+    await dirs?.remove().catch(() => {});
+    return undefined;
+  }
+}
+
+/** End a spare that never got a call, confirmed, then remove its call directories. */
+async function endSpare(r: Ready): Promise<void> {
+  await endUnused(r);
+  await r.dirs.remove();
+}
+
+/** End a spare that got no call (its waiter reads an EOF); its directories stay. */
+async function endUnused(r: Ready): Promise<void> {
+  r.handle.held?.stdin.destroy();
+  r.handle.held?.call.destroy();
+  r.handle.stdout.resume();
+  r.handle.stderr.resume();
+  await r.handle.terminate({ graceMs: 0 });
+}
+
+function taken(r: Ready): TakenSpare {
+  let handed = false;
+  let ended: Promise<void> | undefined;
+  return {
+    dirs: r.dirs,
+    handover(command, args, env) {
+      const argv = runtimeSafeArgv(command, args); // as bwrap's argv has it cold
+      const payload = callPayload({ ...argv, env: sandboxedEnv(r.args, env) });
+      if (!payload.ok) {
+        ended = endUnused(r);
+        return undefined;
+      }
+      handed = true;
+      return { handle: r.handle, payload: payload.line };
+    },
+    async settle() {
+      // Not handed over, or handed to a run that never adopted it (it threw first).
+      if (!handed || r.handle.exitStatus === null) await (ended ??= endUnused(r));
+    },
+  };
+}

@@ -1,0 +1,106 @@
+/**
+ * The warm-sandbox waiter (lib/process/warm_script.ts), run by dash outside any sandbox:
+ * every byte of every argument and environment value reaches the program unchanged, the
+ * call fd is closed before the `exec`, a cut line runs nothing, and what dash cannot
+ * export unchanged is refused (the call then runs cold).
+ */
+
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { Buffer } from "node:buffer";
+import type { Readable, Writable } from "node:stream";
+import {
+  CALL_FD,
+  callPayload,
+  MAX_PAYLOAD_BYTES,
+  WAITER_SCRIPT,
+  waiterShell,
+} from "../../lib/process/warm_script.ts";
+
+const TRICKY = [
+  `it's "quoted" 'twice' '\\''`,
+  "line1\nline2\n\n",
+  "$(touch /tmp/pwned) `id` ${HOME} $$ \\$x",
+  "back\\slash\\\\ \\n \\' end\\",
+  "é ā \u0080\u009f\u00ff 漢字 😀 \ud800 lone \udfff",
+  "\t\r\u0001\u001b[0m ; & | < > * ? [ ] { } ~ # ! %s %%",
+  "",
+  "-n",
+];
+
+/** Run the waiter with `line` on its call fd; resolves to its stdout and exit status. */
+function waiter(line: Uint8Array): Promise<{ out: Buffer; code: number | null }> {
+  return run(waiterShell()!, ["-c", WAITER_SCRIPT], line);
+}
+
+/** Run `command` (fd 3 as a sandbox's would be; with `line`, fd 4 the waiter's call fd). */
+function run(
+  command: string,
+  args: string[],
+  line?: Uint8Array,
+): Promise<{ out: Buffer; code: number | null }> {
+  const c = spawn(command, args, {
+    cwd: "/",
+    env: {},
+    stdio: ["pipe", "pipe", "ignore", "pipe", ...(line ? ["pipe" as const] : [])],
+  });
+  c.stdin!.end();
+  (c.stdio[3] as Readable).resume();
+  if (line) (c.stdio[CALL_FD] as Writable).end(line);
+  const chunks: Buffer[] = [];
+  (c.stdout as Readable).on("data", (b: Buffer) => chunks.push(b));
+  return new Promise((resolve) => {
+    c.once("close", (code) => resolve({ out: Buffer.concat(chunks), code }));
+  });
+}
+
+function payload(command: string, args: string[], env: Record<string, string> = {}) {
+  const p = callPayload({ command, args, env });
+  if (!p.ok) throw new Error(p.reason);
+  return p.line;
+}
+
+const skip = waiterShell() === null ? "no trusted dash installed" : undefined;
+
+Deno.test("waiter: arguments and environment values arrive byte for byte", async () => {
+  if (skip) return console.log(`SKIP waiter bytes: ${skip}`);
+  const args = await waiter(payload("/usr/bin/printf", ["%s\\0", ...TRICKY]));
+  assert.equal(args.code, 0);
+  assert.deepEqual(args.out, Buffer.from(TRICKY.map((t) => `${t}\0`).join(""), "utf8"));
+  const env: Record<string, string> = { PWD: "/" }; // bwrap sets it in a sandbox
+  TRICKY.forEach((v, i) => (env[`V${i}`] = v));
+  for (const n of ["PPID", "LINENO", "IFS", "PS1", "ENV", "_", "PATH"]) env[n] = TRICKY[0];
+  const got = await waiter(payload("/usr/bin/env", ["-0"], env));
+  assert.equal(got.code, 0);
+  const vars = got.out.toString("utf8").split("\0").filter((v) => v !== "").sort();
+  const want = Object.entries(env).map(([k, v]) => Buffer.from(`${k}=${v}`).toString()).sort();
+  assert.deepEqual(vars, want);
+});
+
+Deno.test("waiter: the call fd is closed before the exec; a cut line runs nothing", async () => {
+  if (skip) return console.log(`SKIP waiter fds: ${skip}`);
+  const list = ["-c", "ls -l /proc/$$/fd | sed 's/.*[0-9] \\([0-9]* ->\\)/\\1/; s/:\\[.*//'"];
+  const fds = await waiter(payload("/bin/sh", list));
+  const direct = await run("/bin/sh", list);
+  assert.match(fds.out.toString(), /^3 -> /m);
+  assert.equal(fds.out.toString(), direct.out.toString());
+  const line = payload("/usr/bin/printf", ["ran"]);
+  const cut = await waiter(line.subarray(0, line.length - 1)); // no newline: cut
+  assert.equal(cut.code, 1);
+  assert.equal(cut.out.length, 0);
+  const missing = await waiter(payload("/nonexistent/program", []));
+  assert.equal(missing.code, 1, "exit 1, as bwrap when it cannot execvp");
+});
+
+Deno.test("waiter: what dash cannot export unchanged is refused", () => {
+  const refused = (env: Record<string, string>, args: string[] = [], command = "/bin/true") =>
+    callPayload({ command, args, env }).ok === false;
+  assert.ok(refused({ OPTIND: "x" }));
+  assert.ok(refused({ "A-B": "x" }));
+  assert.ok(refused({ _th_p: "x" }));
+  assert.ok(refused({}, ["a\0b"]));
+  assert.ok(refused({ A: "a\0b" }));
+  assert.ok(refused({}, ["x".repeat(MAX_PAYLOAD_BYTES)]));
+  assert.ok(refused({}, [], "true"));
+  assert.ok(!refused({ A: "x" }, ["y"]));
+});

@@ -1,0 +1,303 @@
+/**
+ * Warm sandboxes (lib/sandbox/warm_pool.ts): a confined call that runs in a pre-spawned
+ * sandbox sees exactly what a cold one sees — environment (values with quotes, newlines,
+ * `$()`, backslashes, control and non-ASCII characters, a lone surrogate; names dash
+ * treats specially), argv, working directory, stdin and the descriptor table — a program
+ * that cannot be executed fails alike, each spare serves one call, and spares end when
+ * idle, on close, and with a `kill -9` of toolhost (nothing left by a `/proc` scan; the
+ * spare's call directory is swept).
+ */
+
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { existsSync, readdirSync, readlinkSync } from "node:fs";
+import { join } from "node:path";
+import { Buffer } from "node:buffer";
+import { loadWorkspace } from "../../lib/workspace/load_workspace.ts";
+import { Registry } from "../../lib/registry/registry.ts";
+import { WarmPool } from "../../lib/sandbox/warm_pool.ts";
+import { openConfine } from "../../lib/sandbox/confine.ts";
+import { invokePlainCommand } from "../../lib/protocols/invoke.ts";
+import { callsRoot } from "../../lib/process/call_dirs.ts";
+import { waiterShell } from "../../lib/process/warm_script.ts";
+import { sweepSessions } from "../../lib/sessions/sweep.ts";
+import { REPO_ROOT } from "../helpers/cli.ts";
+import { tempWorkspace } from "../helpers/workspace.ts";
+import { markerGone, printSkip, processExists, skipReason } from "./_corpus.ts";
+
+const PROBE = `#!/bin/sh
+hex() { od -An -v -tx1 | tr -d ' \\n'; }
+echo "env $(hex < /proc/$$/environ)"
+echo "argv $(hex < /proc/$$/cmdline)"
+echo "cwd $(readlink /proc/$$/cwd)"
+echo "stdin $(hex)"
+for f in /proc/$$/fd/*; do echo "fd \${f##*/} $(readlink "$f" | sed 's/:\\[[0-9]*\\]//')"; done
+`;
+
+const JSON_PROBE = `#!/bin/sh
+printf '{"content":[{"type":"text","text":"%s %s"}]}' "$(od -An -v -tx1 | tr -d ' \\n')" "$(od -An -v -tx1 < /proc/$$/environ | tr -d ' \\n')"
+`;
+
+const TOML = `[artifacts.app]
+path = "app"
+
+[artifacts.app.evals.review]
+audience = "agent"
+
+[artifacts.app.views.agent_tools.probe]
+description = "Report what the process sees."
+protocol = "plain"
+command = "tools/probe.sh"
+args = ["{a}", "{b}", "--", "{a}"]
+input_schema = { type = "object", properties = { a = { type = "string" }, b = { type = "string" } }, required = ["a", "b"] }
+sandbox = "none"
+
+[artifacts.app.views.agent_tools.jprobe]
+description = "Report stdin and environment."
+protocol = "json"
+command = "tools/jprobe.sh"
+args = []
+sandbox = "none"
+
+[artifacts.app.views.agent_tools.broken]
+description = "An interpreter that does not exist."
+protocol = "plain"
+command = "tools/broken.sh"
+args = []
+sandbox = "none"
+`;
+
+const FILES = {
+  "app/README.md": "# app\n",
+  "app/tools/probe.sh": { text: PROBE, mode: 0o755 },
+  "app/tools/jprobe.sh": { text: JSON_PROBE, mode: 0o755 },
+  "app/tools/broken.sh": { text: "#!/nonexistent/interpreter\n", mode: 0o755 },
+};
+
+/** Values no quoting mistake survives. */
+const TRICKY = [
+  `it's "quoted" 'twice' '\\''`,
+  "line1\nline2\n\n",
+  "$(touch /tmp/pwned) `id` ${HOME} $$ \\$x",
+  "back\\slash\\\\ \\n \\' end\\",
+  "é ā \u0080\u009f\u00ff 漢字 😀 \ud800 lone \udfff",
+  "\t\r\u0001\u001b[0m ; & | < > * ? [ ] { } ~ # !",
+  "",
+  "-n",
+];
+
+function trickyEnv(): Record<string, string> {
+  const env: Record<string, string> = { PATH: "/usr/bin:/bin" };
+  TRICKY.forEach((v, i) => (env[`V${i}`] = v));
+  for (const n of ["PPID", "LINENO", "IFS", "PS1", "PS4", "ENV", "_", "OLDPWD", "PWD", "HOME"]) {
+    env[n] = `${n} ${TRICKY[0]}`;
+  }
+  env.DENO_EXTRA_STDIO_FDS = "9";
+  return env;
+}
+
+function text(r: { content: { type: string; text?: string }[] }): string {
+  return r.content.map((b) => b.text ?? "").join("");
+}
+
+/** The probe's report with per-call values (group tag, call and registry dirs) masked and
+ * the environment sorted (dash exports in its own order). */
+function normalize(report: string): string {
+  const mask = (s: string) =>
+    s.replace(/calls\/[0-9a-f]{24}/g, "calls/CALL").replace(/artifacts\/[0-9a-f]{24}/g, "REG");
+  return report.split("\n").map((line) => {
+    if (!line.startsWith("env ") && !/^\S+ /.test(line)) return line;
+    const [kind, hex] = [line.slice(0, line.indexOf(" ")), line.slice(line.indexOf(" ") + 1)];
+    if (kind === "stdin") return `stdin ${mask(Buffer.from(hex, "hex").toString("utf8"))}`;
+    if (kind !== "env") return mask(line);
+    const vars = Buffer.from(hex, "hex").toString("utf8").split("\0").filter((v) => v !== "");
+    const masked = vars.map((v) => v.startsWith("_TOOLHOST_GROUP_TAG=") ? "TAG" : mask(v));
+    return `env ${JSON.stringify(masked.sort())}`;
+  }).join("\n");
+}
+
+async function open(root: string, warm: boolean, env = trickyEnv()) {
+  return await Registry.open(await loadWorkspace(root), "app/review", {
+    env,
+    warmSandboxes: warm,
+  });
+}
+
+/** Two calls on a warm registry: the second runs in the spare the first left. */
+async function warmSecond(reg: Registry, tool: string, args: Record<string, unknown>) {
+  await reg.call(tool, args);
+  await reg.warm!.settled();
+  const before = reg.warm!.stats.taken;
+  const r = await reg.call(tool, args);
+  assert.equal(reg.warm!.stats.taken, before + 1, "the second call ran in a warm sandbox");
+  return r;
+}
+
+const skip = skipReason() ?? (waiterShell() === null ? "no trusted dash" : undefined);
+
+Deno.test("warm sandbox: the tool sees the cold path's env, argv, cwd, stdin and fds", async () => {
+  if (skip) return printSkip("warm env/argv/fds", skip);
+  await using ws = await tempWorkspace(TOML, FILES);
+  const args = { a: TRICKY.join("|"), b: "" };
+  const cold = await open(ws.root, false);
+  const warm = await open(ws.root, true);
+  try {
+    const c = await cold.call("probe_app", args);
+    const w = await warmSecond(warm, "probe_app", args);
+    assert.equal(c.isError, false, text(c));
+    assert.equal(normalize(text(w)), normalize(text(c)));
+    assert.match(text(c), /^fd 0 /m); // the report is there at all
+    const jc = await cold.call("jprobe_app", {});
+    const jw = await warmSecond(warm, "jprobe_app", {});
+    assert.equal(jc.isError, false, text(jc));
+    const [stdinC, envC] = text(jc).split(" ");
+    const [stdinW, envW] = text(jw).split(" ");
+    assert.equal(normalize(`stdin ${stdinW}`), normalize(`stdin ${stdinC}`));
+    assert.equal(normalize(`env ${envW}`), normalize(`env ${envC}`));
+    assert.match(Buffer.from(stdinW, "hex").toString(), /"outputDir":/);
+  } finally {
+    await cold.close();
+    await warm.close();
+  }
+});
+
+Deno.test("warm sandbox: a program that cannot run fails as on the cold path", async () => {
+  if (skip) return printSkip("warm unexecutable", skip);
+  await using ws = await tempWorkspace(TOML, FILES);
+  const cold = await open(ws.root, false);
+  const warm = await open(ws.root, true);
+  try {
+    const c = await cold.call("broken_app", {});
+    const w = await warmSecond(warm, "broken_app", {});
+    assert.equal(c.isError, true);
+    assert.deepEqual(w, c);
+  } finally {
+    await cold.close();
+    await warm.close();
+  }
+});
+
+Deno.test("warm sandbox: an environment dash cannot export unchanged runs cold", async () => {
+  if (skip) return printSkip("warm shell name", skip);
+  await using ws = await tempWorkspace(TOML, FILES);
+  const env = { ...trickyEnv(), "A-B": "not a shell name" };
+  const cold = await open(ws.root, false, env);
+  const warm = await open(ws.root, true, env);
+  try {
+    const args = { a: "x", b: "y" };
+    const c = await cold.call("probe_app", args);
+    await warm.call("probe_app", args);
+    await warm.warm!.settled();
+    const w = await warm.call("probe_app", args); // takes the spare, ends it, runs cold
+    assert.equal(warm.warm!.stats.taken, 1);
+    assert.equal(normalize(text(w)), normalize(text(c)));
+    assert.match(normalize(text(w)), /"A-B=not a shell name"/);
+  } finally {
+    await cold.close();
+    await warm.close();
+  }
+});
+
+/** Processes whose command line or working directory is inside `root`. */
+function processesIn(root: string): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name) || !processExists(Number(name))) continue;
+    try {
+      if (readlinkSync(`/proc/${name}/cwd`).startsWith(root)) out.push(Number(name));
+    } catch { /* gone, or not ours to read */ }
+  }
+  return out;
+}
+
+async function gone(root: string): Promise<number[]> {
+  const byCmdline = await markerGone(root);
+  for (let i = 0; i < 600 && processesIn(root).length > 0; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return [...byCmdline, ...processesIn(root)];
+}
+
+Deno.test("warm sandbox: one call per spare, idle spares end, close ends the rest", async () => {
+  if (skip) return printSkip("warm lifecycle", skip);
+  await using ws = await tempWorkspace(TOML, FILES);
+  const stateDir = join(ws.root, ".toolhost", "state");
+  const c = openConfine({
+    policy: { mode: "none", network: false, read: [], write: [] },
+    stateDir,
+  }, { ws: await loadWorkspace(ws.root), scope: [], executionPaths: [] });
+  if (!c.ok) throw new Error(c.reason);
+  const pool = new WarmPool({ idleMs: 200 });
+  const call = () =>
+    invokePlainCommand({
+      command: "/bin/sh",
+      template: ["-c", "echo $$"],
+      properties: [],
+      args: {},
+      cwd: join(ws.root, "app"),
+      stateDir,
+      baseEnv: { PATH: "/usr/bin:/bin" },
+      confine: c.confine,
+      warm: pool,
+    });
+  await call();
+  await pool.settled();
+  assert.equal(pool.size, 1);
+  assert.equal(readdirSync(callsRoot(stateDir)).length, 1, "the spare owns a call directory");
+  const r = await call(); // takes it; the next one is spawned after
+  assert.equal(pool.stats.taken, 1);
+  assert.equal(r.isError, false);
+  await pool.settled();
+  assert.equal(pool.stats.spawned, 2, "a spare serves one call: a new one was spawned");
+  // Idle: ended, confirmed, and its call directory removed.
+  while (pool.size > 0) await new Promise((r) => setTimeout(r, 50));
+  await pool.close();
+  assert.deepEqual(await gone(ws.root), []);
+  assert.deepEqual(readdirSync(callsRoot(stateDir)), []);
+  // close() with a spare waiting.
+  const pool2 = new WarmPool();
+  await invokePlainCommand({
+    command: "/bin/true",
+    template: [],
+    properties: [],
+    args: {},
+    cwd: join(ws.root, "app"),
+    stateDir,
+    baseEnv: {},
+    confine: c.confine,
+    warm: pool2,
+  });
+  await pool2.settled();
+  assert.equal(pool2.size, 1);
+  assert.notDeepEqual(processesIn(ws.root), []);
+  await pool2.close();
+  assert.deepEqual(await gone(ws.root), []);
+  assert.deepEqual(readdirSync(callsRoot(stateDir)), []);
+});
+
+Deno.test("warm sandbox: kill -9 of toolhost with a spare waiting leaves nothing", async () => {
+  if (skip) return printSkip("warm kill -9", skip);
+  await using ws = await tempWorkspace(TOML, FILES);
+  const holder = join(REPO_ROOT, "tests", "fixtures", "sandbox", "warm_holder.ts");
+  const child = spawn(Deno.execPath(), ["run", "-A", holder, ws.root], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const ready = await new Promise<string>((resolve) => {
+    let out = "";
+    child.stdout!.on("data", (c: Uint8Array) => {
+      out += Buffer.from(c).toString();
+      if (out.includes("\n")) resolve(out.trim());
+    });
+    child.once("exit", () => resolve(out.trim()));
+  });
+  assert.equal(ready, "ready");
+  const stateDir = join(ws.root, ".toolhost", "state");
+  assert.notDeepEqual(processesIn(ws.root), [], "a spare waits");
+  child.kill("SIGKILL");
+  await new Promise((r) => child.once("exit", r));
+  assert.deepEqual(await gone(ws.root), []);
+  assert.equal(readdirSync(callsRoot(stateDir)).length, 1, "the spare's directory stays");
+  const report = await sweepSessions(stateDir);
+  assert.equal(report.failed, 0, report.problems.join("\n"));
+  assert.equal(existsSync(callsRoot(stateDir)) ? readdirSync(callsRoot(stateDir)).length : 0, 0);
+});
