@@ -30,7 +30,8 @@ export async function withRegistry<T>(
   work: (reg: Registry, signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
   return await withProgress("pinning execution paths", async (progress) => {
-    const reg = await Registry.openSelection(ws, spec, opts);
+    // One call: a warm sandbox spawned after it would only be ended by close().
+    const reg = await Registry.openSelection(ws, spec, { warmSandboxes: false, ...opts });
     progress.update("running the tool");
     const ctl = new AbortController();
     let received: string | undefined;
