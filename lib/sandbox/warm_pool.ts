@@ -15,7 +15,8 @@
  * spare of that key is spawned in the background.
  *
  * Bounds: at most one spare per key and {@linkcode WarmPoolOptions.maxSpares} in all
- * (the least recently spawned is ended for a new key); a spare unused for
+ * (the least recently spawned is ended for a new key), 16 in the whole process (past it,
+ * calls run cold); a spare unused for
  * {@linkcode WarmPoolOptions.idleMs} is ended; `close()` ends them all, confirmed.
  * Nothing a spare starts outlives toolhost: the dead man's switch and the last-resort
  * hooks cover it like any sandboxed group.
@@ -89,6 +90,13 @@ interface Entry {
   timer?: ReturnType<typeof setTimeout>;
 }
 
+/**
+ * Most spares waiting (or being spawned) in this process, over all pools: an MCP server
+ * with many HTTP sessions has a registry, and so a pool, per session.
+ */
+const PROCESS_MAX_SPARES = 16;
+let processSpares = 0;
+
 /** Writable dirs standing in for a spare's own in a key (same depth as the real ones). */
 const PLACEHOLDERS = ["/\0/calls/spare/output", "/\0/calls/spare/tmp"];
 
@@ -156,7 +164,7 @@ export class WarmPool {
     const key = keyOf(req);
     const entry = key === undefined ? undefined : this.#entries.get(key);
     if (entry === undefined || !entry.done) return undefined;
-    this.#entries.delete(key!);
+    this.#remove(key!);
     clearTimeout(entry.timer);
     const ready = await entry.ready;
     if (ready === undefined) return undefined;
@@ -176,9 +184,11 @@ export class WarmPool {
       const [oldest, e] = this.#entries.entries().next().value!;
       this.#drop(oldest, e);
     }
+    if (processSpares >= PROCESS_MAX_SPARES) return;
     const entry: Entry = { ready: spawnSpare(req, () => this.#closed), done: false };
     this.#stats.spawned++;
     this.#entries.set(key, entry);
+    processSpares++;
     entry.ready.then((r) => {
       entry.done = true;
       if (this.#entries.get(key) !== entry) return; // taken or dropped meanwhile
@@ -195,8 +205,12 @@ export class WarmPool {
     while (this.#ending.size > 0) await Promise.allSettled([...this.#ending]);
   }
 
+  #remove(key: string): void {
+    if (this.#entries.delete(key)) processSpares--;
+  }
+
   #drop(key: string, e: Entry): void {
-    if (this.#entries.get(key) === e) this.#entries.delete(key);
+    if (this.#entries.get(key) === e) this.#remove(key);
     clearTimeout(e.timer);
     this.#track(e.ready.then((r) => r === undefined ? undefined : this.#end(r)));
   }
