@@ -2,7 +2,8 @@
  * From a policy to the paths a sandbox shows: `none` — the declaration's execution paths
  * (and its program) read-only; `read` — the eval scope's Artifacts read-only; `write` —
  * the declaring Artifact writable and the rest of the scope read-only; `sandbox_read` /
- * `sandbox_write` on top. The state directory and every Artifact outside the scope are
+ * `sandbox_write` on top; in every mode toolhost's own harness-kit run-time files, read-only
+ * (harness_kit_files.ts). The state directory and every Artifact outside the scope are
  * hidden wherever a visible path would contain them. Paths keep their host paths, so a
  * tool's context (artifact path, output and tmp dirs, session dir) stays valid inside.
  *
@@ -15,6 +16,7 @@ import type { Workspace } from "../workspace/types.ts";
 import type { SandboxPlan } from "./bwrap_argv.ts";
 import type { SandboxPolicy } from "./policy.ts";
 import { interpreterPath } from "./interpreter_path.ts";
+import { harnessKitFiles } from "./harness_kit_files.ts";
 import process from "node:process";
 
 /** What a plan needs besides the policy. */
@@ -82,6 +84,13 @@ export function sandboxPlan(policy: SandboxPolicy, ctx: PlanContext): SandboxPla
       else readable.push(a.physicalPath);
     }
   }
+  const inScope = new Set(ctx.scope);
+  const closed = [resolve(ctx.stateDir)];
+  for (const a of ws.artifacts.values()) {
+    if (!inScope.has(a.id) || policy.mode === "none") closed.push(a.physicalPath);
+  }
+  // Never a harness-kit file that lies in the state dir or an Artifact hidden here.
+  readable.push(...harnessKitFiles().filter((f) => !closed.some((c) => isWithin(f, c))));
   const abs = (p: string) => isAbsolute(p) ? p : join(ws.root, p);
   readable.push(...policy.read.map(abs));
   writable.push(...policy.write.map(abs));
@@ -92,10 +101,6 @@ export function sandboxPlan(policy: SandboxPolicy, ctx: PlanContext): SandboxPla
       hidden.push({ path, folder: isFolder(path) });
     }
   };
-  hide(resolve(ctx.stateDir));
-  const inScope = new Set(ctx.scope);
-  for (const a of ws.artifacts.values()) {
-    if (!inScope.has(a.id) || policy.mode === "none") hide(a.physicalPath);
-  }
+  for (const c of closed) hide(c);
   return { policy, readable, writable, hidden, path: ctx.path ?? process.env.PATH };
 }
