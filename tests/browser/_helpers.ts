@@ -8,17 +8,23 @@
  */
 
 import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { Buffer } from "node:buffer";
+import { inflateSync } from "node:zlib";
 import { Registry } from "../../lib/registry/registry.ts";
 import { loadWorkspace } from "../../lib/workspace/load_workspace.ts";
 
 /** The browser example workspace. */
 export const WORKSPACE: string = new URL("../../examples/browser", import.meta.url).pathname;
 
-/** Why the browser tests cannot run here, or undefined when Chromium starts. */
+/**
+ * Why the browser tests cannot run here, or undefined when Chromium starts. `CHROMIUM`
+ * names another binary (the harnesses read the same variable; a `TOOLHOST_*` one would
+ * never reach them: toolhost strips those from a tool's environment).
+ */
 export function chromiumMissing(): string | undefined {
-  const exe = Deno.env.get("TOOLHOST_CHROMIUM") ?? "chromium";
+  const exe = Deno.env.get("CHROMIUM") ?? "chromium";
   try {
     execFileSync(exe, ["--version"], { stdio: "ignore", timeout: 60_000 });
     return undefined;
@@ -34,8 +40,8 @@ export function toolEnv(): Record<string, string> {
     HOME: Deno.env.get("HOME") ?? "/",
     LC_ALL: "C",
   };
-  const exe = Deno.env.get("TOOLHOST_CHROMIUM");
-  if (exe !== undefined) env.TOOLHOST_CHROMIUM = exe;
+  const exe = Deno.env.get("CHROMIUM");
+  if (exe !== undefined) env.CHROMIUM = exe;
   return env;
 }
 
@@ -109,38 +115,58 @@ export function pngSize(bytes: Uint8Array): { width: number; height: number } {
 }
 
 /**
- * A copy of examples/browser in `dir` whose session is confined: `sandbox = "read"` (no
- * network but the session's own loopback) with read access to what the harness needs
- * outside the workspace on this machine (harness-kit, lib/, deno and its cache, Chromium's
- * /etc files) — paths the checked-in example cannot name portably.
+ * Decode a PNG as far as its pixels: the chunks parse, the IDAT stream inflates to exactly
+ * `height` scanlines of the IHDR's width, each with a valid filter byte. Returns the size;
+ * throws when the bytes are not such a PNG.
  */
-export function confinedCopy(dir: string): string {
+export function decodePng(bytes: Uint8Array): { width: number; height: number } {
+  const { width, height } = pngSize(bytes);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const [depth, color] = [bytes[24], bytes[25]];
+  const channels = ({ 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 } as Record<number, number>)[color];
+  if (channels === undefined || bytes[28] !== 0) throw new Error("unsupported PNG");
+  const idat: Uint8Array[] = [];
+  let at = 8;
+  let ended = false;
+  while (at + 12 <= bytes.length && !ended) {
+    const len = view.getUint32(at);
+    const type = new TextDecoder().decode(bytes.subarray(at + 4, at + 8));
+    if (at + 12 + len > bytes.length) throw new Error(`truncated ${type} chunk`);
+    if (type === "IDAT") idat.push(bytes.subarray(at + 8, at + 8 + len));
+    ended = type === "IEND";
+    at += 12 + len;
+  }
+  if (!ended) throw new Error("no IEND");
+  const raw = inflateSync(Buffer.concat(idat));
+  const stride = 1 + Math.ceil((width * channels * depth) / 8);
+  if (raw.length !== stride * height) throw new Error("the pixel data does not match the size");
+  for (let y = 0; y < height; y++) {
+    if (raw[y * stride] > 4) throw new Error(`bad filter on row ${y}`);
+  }
+  return { width, height };
+}
+
+/**
+ * A copy of examples/browser in `dir` whose harness imports this checkout's harness-kit by
+ * its absolute path (the relative `../../../../harness-kit/` leads nowhere from `dir`);
+ * toolhost shows those files read-only in the sandbox, as for the checked-in example.
+ * `unconfined` drops the session's `sandbox` keys, so only the harness's own checks stand.
+ */
+export function exampleCopy(dir: string, o: { unconfined?: boolean } = {}): string {
   const repo = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
   cpSync(WORKSPACE, dir, { recursive: true });
   const harness = join(dir, "site/harness/browser_harness.ts");
   const src = readFileSync(harness, "utf8");
-  writeFileSync(
-    harness,
-    src.replace("../../../../harness-kit/mod.ts", `${repo}/harness-kit/mod.ts`),
-  );
-  const home = Deno.env.get("HOME") ?? "/root";
-  const read = [
-    `${repo}/harness-kit`,
-    `${repo}/lib`,
-    dirname(Deno.execPath()),
-    Deno.env.get("DENO_DIR") ?? join(home, ".cache/deno"),
-    "/etc/chromium.d",
-    "/etc/chromium",
-    "/etc/fonts",
-  ].filter((p) => existsSync(p));
-  const toml = join(dir, "toolhost.toml");
-  const keys = `sandbox = "read"\nsandbox_read = ${JSON.stringify(read)}\n`;
-  const text = readFileSync(toml, "utf8").replace(
-    /(\[artifacts\.site\.views\.agent_sessions\.browser\]\n(?:.*\n){2})/,
-    `$1${keys}`,
-  );
-  if (!text.includes(keys)) throw new Error("the session table was not found");
-  writeFileSync(toml, text);
+  const rewritten = src.replace('"../../../../harness-kit/mod.ts"', `"${repo}/harness-kit/mod.ts"`);
+  if (rewritten === src) throw new Error("the harness's harness-kit import was not found");
+  writeFileSync(harness, rewritten);
+  if (o.unconfined) {
+    const toml = join(dir, "toolhost.toml");
+    const text = readFileSync(toml, "utf8");
+    const open = text.replace(/^(sandbox|sandbox_read) = .*\n/gm, "");
+    if (open === text) throw new Error("the session's sandbox keys were not found");
+    writeFileSync(toml, open);
+  }
   return dir;
 }
 

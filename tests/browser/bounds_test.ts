@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -22,10 +22,10 @@ import {
 } from "../../examples/browser/site/harness/page.ts";
 import {
   chromiumMissing,
+  exampleCopy,
   markedProcesses,
   openRegistryAt,
   waitFor,
-  WORKSPACE,
 } from "./_helpers.ts";
 
 const missing = chromiumMissing();
@@ -80,11 +80,7 @@ Deno.test({
   const ws = join(tmp, "ws");
   const state = join(tmp, "state");
   try {
-    cpSync(WORKSPACE, ws, { recursive: true });
-    const repo = new URL("../../", import.meta.url).pathname;
-    const harness = join(ws, "site/harness/browser_harness.ts");
-    const src = Deno.readTextFileSync(harness);
-    Deno.writeTextFileSync(harness, src.replace("../../../../harness-kit/", `${repo}harness-kit/`));
+    exampleCopy(ws, { unconfined: true });
     writeFileSync(
       join(ws, "site/big.html"),
       `<title>Big</title><p>${"word ".repeat(30_000)}</p><script>` +

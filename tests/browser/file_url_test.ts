@@ -6,16 +6,16 @@
  * outside file. SKIPs with the reason when Chromium is missing.
  */
 import assert from "node:assert/strict";
-import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import {
   chromiumMissing,
+  exampleCopy,
   markedProcesses,
   openRegistryAt,
   waitFor,
-  WORKSPACE,
 } from "./_helpers.ts";
 
 const missing = chromiumMissing();
@@ -35,11 +35,7 @@ Deno.test({
   const ws = join(tmp, "ws");
   const state = join(tmp, "state");
   try {
-    cpSync(WORKSPACE, ws, { recursive: true });
-    const repo = new URL("../../", import.meta.url).pathname;
-    const harness = join(ws, "site/harness/browser_harness.ts");
-    const src = Deno.readTextFileSync(harness);
-    Deno.writeTextFileSync(harness, src.replace("../../../../harness-kit/", `${repo}harness-kit/`));
+    exampleCopy(ws, { unconfined: true });
     const pages = join(ws, "site/pages");
     mkdirSync(pages);
     writeFileSync(join(pages, "a.html"), '<title>A</title><a id="next" href="b.html">next</a>');

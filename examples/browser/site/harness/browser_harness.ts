@@ -118,8 +118,8 @@ await sessionHarness<Session>({
     },
     snapshot: async (_args, { state }) => await state.page.snapshot(),
     screenshot: async (_args, { state }) => {
-      const { png, scale } = await state.page.screenshot();
-      return [image(png, "image/png"), json({ bytes: png.length, scale })];
+      const { png, scale, width, height } = await state.page.screenshot();
+      return [image(png, "image/png"), json({ bytes: png.length, width, height, scale })];
     },
     console_logs: (_args, { state }) => {
       const { lines, dropped } = state.page.consoleLogs();

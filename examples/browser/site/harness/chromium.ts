@@ -26,7 +26,7 @@ export interface Browser {
 export interface LaunchOptions {
   /** The session directory; the profile is `<sessionDir>/chromium-profile`. */
   sessionDir: string;
-  /** Executable. Default `$TOOLHOST_CHROMIUM` or `chromium`. */
+  /** Executable. Default `$CHROMIUM` (the name the scaffold reads too) or `chromium`. */
   executable?: string;
   /** Viewport width × height in CSS pixels. Default 800 × 600. */
   width?: number;
@@ -101,7 +101,7 @@ export function socketTmpDir(sessionDir: string): string {
  * ```
  */
 export async function launchChromium(o: LaunchOptions): Promise<Browser> {
-  const exe = o.executable ?? process.env.TOOLHOST_CHROMIUM ?? "chromium";
+  const exe = o.executable ?? (process.env.CHROMIUM || "chromium");
   const env = { ...process.env, TMPDIR: socketTmpDir(o.sessionDir) };
   const child = spawn(exe, chromiumArgs(o), {
     stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"],

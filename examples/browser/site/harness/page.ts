@@ -175,7 +175,7 @@ export class Page {
   }
 
   /** A PNG of the viewport, downscaled until it fits {@linkcode MAX_IMAGE_BYTES}. */
-  async screenshot(): Promise<{ png: Uint8Array; scale: number }> {
+  async screenshot(): Promise<{ png: Uint8Array; scale: number; width: number; height: number }> {
     const m = await this.#send("Page.getLayoutMetrics") as {
       cssLayoutViewport: { clientWidth: number; clientHeight: number };
     };
@@ -184,7 +184,9 @@ export class Page {
       const clip = { x: 0, y: 0, width, height, scale };
       const r = await this.#send("Page.captureScreenshot", { format: "png", clip });
       const png = Buffer.from(String(r.data), "base64");
-      if (png.length <= MAX_IMAGE_BYTES) return { png, scale };
+      if (png.length <= MAX_IMAGE_BYTES) {
+        return { png, scale, width: Math.round(width * scale), height: Math.round(height * scale) };
+      }
     }
     throw new Error("The screenshot stays above 4 MiB even downscaled to 1/8.");
   }
