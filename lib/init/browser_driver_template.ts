@@ -214,8 +214,8 @@ function call(fn, ...args) {
   return "(" + fn.toString() + ")(" + args.map((a) => JSON.stringify(a)).join(", ") + ")";
 }
 
-/** One tab, attached over a flattened DevTools session. */
-class Page {
+/** One tab, attached over a flattened DevTools session (exported for tests). */
+export class Page {
   #cdp;
   #session;
   #logs = [];
