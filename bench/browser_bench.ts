@@ -4,8 +4,8 @@
  * all driven by the MCP SDK client over stdio:
  *
  * - toolhost: `toolhost serve --repo examples/browser --eval site/review`; the page is
- *   the harness's own app at `/`. The scaffold likewise (Node harness, confined where
- *   bubblewrap runs, else with its sandbox keys removed).
+ *   the harness's own app at `/`. The scaffold likewise (Node harness). Both confined as
+ *   declared where bubblewrap runs, else with their sandbox keys removed.
  * - Playwright MCP: `@playwright/mcp` (PINNED below, installed once with npm into a
  *   cache folder, browsers never downloaded) with `--executable-path` the same Chromium,
  *   `--headless --isolated`, an 800×600 viewport; the page is the same index.html from
@@ -36,7 +36,13 @@ import { Client } from "@modelcontextprotocol/sdk/client";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { scaffold } from "../lib/init/scaffold.ts";
 import { sandboxSupport } from "../lib/sandbox/detect.ts";
-import { chromiumMissing, markedProcesses, toolEnv, WORKSPACE } from "../tests/browser/_helpers.ts";
+import {
+  chromiumMissing,
+  exampleCopy,
+  markedProcesses,
+  toolEnv,
+  WORKSPACE,
+} from "../tests/browser/_helpers.ts";
 
 /** The Playwright MCP compared against (pinned: figures name a version). */
 export const PLAYWRIGHT_MCP = "@playwright/mcp@0.0.83";
@@ -69,7 +75,9 @@ function median(xs: number[]): number {
 
 /** One round: connect, navigate twice, screenshot, close; count what outlived it. */
 async function round(s: Server): Promise<Sample> {
-  const marker = `TOOLHOST_BENCH_MARK=${crypto.randomUUID()}`;
+  // Not a TOOLHOST_* name: toolhost strips those from a tool's environment, and the
+  // marker must reach the harness and Chromium to count what outlived the round.
+  const marker = `BROWSER_BENCH_MARK=${crypto.randomUUID()}`;
   const [k, v] = marker.split("=");
   const transport = new StdioClientTransport({
     command: s.command,
@@ -177,7 +185,7 @@ function toolhostServer(state: string, repo = WORKSPACE, evalId = "site/review")
 }
 
 function playwrightServer(cli: string, url: string, out: string): Server {
-  const exe = Deno.env.get("TOOLHOST_CHROMIUM") ?? "/usr/bin/chromium";
+  const exe = Deno.env.get("CHROMIUM") ?? "/usr/bin/chromium";
   return {
     label: "Playwright MCP",
     command: "node",
@@ -229,13 +237,15 @@ export async function benchBrowser(): Promise<string[]> {
   const scaffolded = join(tmp, "scaffold");
   scaffold({ kind: "harness", name: "web", template: "browser", repo: scaffolded });
   const confined = sandboxSupport().ok;
+  let example = WORKSPACE;
   if (!confined) {
-    // Where bubblewrap cannot run, the scaffold's confined session would be refused.
+    // Where bubblewrap cannot run, the confined sessions would be refused.
     const toml = join(scaffolded, "toolhost.toml");
     writeFileSync(toml, readFileSync(toml, "utf8").replace(/^sandbox(_read)? = .*\n/gm, ""));
+    example = exampleCopy(join(tmp, "example"), { unconfined: true });
   }
   const servers = [
-    (i: number) => toolhostServer(join(tmp, `state-${i}`)),
+    (i: number) => toolhostServer(join(tmp, `state-${i}`), example),
     (i: number) => scaffoldServer(scaffolded, join(tmp, `scaffold-state-${i}`)),
     ...(pw.cli === undefined
       ? []
@@ -251,7 +261,7 @@ export async function benchBrowser(): Promise<string[]> {
     rmSync(tmp, { recursive: true, force: true });
   }
   const labels = [
-    "toolhost, examples/browser (Deno harness)",
+    `toolhost, examples/browser (Deno${confined ? ", confined" : ""})`,
     `toolhost, init --template browser (Node${confined ? ", confined" : ""})`,
     `Playwright MCP ${PLAYWRIGHT_MCP.split("@").pop()}`,
   ];

@@ -402,7 +402,7 @@ async function initCases(t: Deno.TestContext, ws: DistWorkspace, r: Runner): Pro
 
 /** Why Chromium cannot run here (`" (...)"`), or `""` when it can. */
 function chromiumMissing(): string {
-  const exe = Deno.env.get("TOOLHOST_CHROMIUM") ?? "chromium";
+  const exe = Deno.env.get("CHROMIUM") ?? "chromium";
   try {
     const ok = new Deno.Command(exe, { args: ["--version"], stdout: "null", stderr: "null" })
       .outputSync().success;
