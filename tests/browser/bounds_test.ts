@@ -22,6 +22,7 @@ import {
 } from "../../examples/browser/site/harness/page.ts";
 import {
   chromiumMissing,
+  decodePng,
   exampleCopy,
   markedProcesses,
   openRegistryAt,
@@ -118,4 +119,14 @@ Deno.test({
     }
     rmSync(tmp, { recursive: true, force: true });
   }
+});
+
+Deno.test("decodePng: the README's screenshot decodes; a cut or corrupted one does not", () => {
+  const png = Deno.readFileSync(new URL("../../docs/browser_session.png", import.meta.url));
+  assert.deepEqual(decodePng(png), { width: 800, height: 600 });
+  assert.throws(() => decodePng(png.subarray(0, png.length - 40)));
+  const bent = png.slice();
+  bent.set([0, 0, 0x10, 0], 16); // IHDR width 4096: the pixel data no longer matches
+  assert.throws(() => decodePng(bent), /does not match/);
+  assert.throws(() => decodePng(new TextEncoder().encode("not a png at all, not at all")));
 });

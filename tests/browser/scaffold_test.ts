@@ -28,7 +28,7 @@ import {
   tempDir,
   toolhostWrapper,
 } from "../init/_helpers.ts";
-import { chromiumMissing, markedProcesses, pngSize, toolEnv, waitFor } from "./_helpers.ts";
+import { chromiumMissing, decodePng, markedProcesses, toolEnv, waitFor } from "./_helpers.ts";
 
 const missing = chromiumMissing();
 if (missing !== undefined) console.log(`SKIP tests/browser/scaffold_test.ts: ${missing}`);
@@ -126,7 +126,10 @@ Deno.test({
     const shot = await reg.call("web_screenshot_tools", {}) as Result;
     const png = shot.content.find((b) => b.type === "image");
     assert.equal(png?.mimeType, "image/png");
-    assert.deepEqual(pngSize(Buffer.from(String(png.data), "base64")), { width: 800, height: 600 });
+    assert.deepEqual(decodePng(Buffer.from(String(png.data), "base64")), {
+      width: 800,
+      height: 600,
+    });
     const browser = markedProcesses(state).find((pid) =>
       readFileSync(`/proc/${pid}/cmdline`, "latin1").includes("--remote-debugging-pipe")
     );
