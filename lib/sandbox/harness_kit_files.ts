@@ -15,7 +15,8 @@
  * - never a file inside the state directory or an Artifact outside the eval's scope (a
  *   workspace holding toolhost's source keeps an out-of-scope Artifact hidden).
  *
- * A compiled toolhost (`deno compile`) has no such files on disk: nothing is bound.
+ * A compiled or bundled toolhost (`deno compile`, the Node single executable) has no such
+ * files on disk: nothing is bound.
  *
  * @module
  */
@@ -58,9 +59,12 @@ let cached: string[] | undefined;
  */
 export function harnessKitFiles(): string[] {
   if (cached !== undefined) return cached;
-  const here = new URL(import.meta.url);
   const out: string[] = [];
-  if (here.protocol === "file:") {
+  let here: URL | undefined;
+  try {
+    here = new URL(import.meta.url);
+  } catch { /* a bundled build (the Node single executable) has no module URL */ }
+  if (here?.protocol === "file:") {
     const ext = here.pathname.endsWith(".js") ? ".js" : ".ts";
     for (const rel of HARNESS_KIT_RUNTIME) {
       const path = fileURLToPath(new URL(`../../${rel.replace(/\.ts$/, ext)}`, here));
