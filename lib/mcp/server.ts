@@ -21,7 +21,6 @@ import { Server } from "@modelcontextprotocol/sdk/server";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import {
-  CallToolRequestSchema,
   type CallToolResult,
   type JSONRPCMessage,
   LATEST_PROTOCOL_VERSION,
@@ -33,6 +32,7 @@ import {
 import { ToolhostError } from "../errors/errors.ts";
 import { errorResult } from "../results/types.ts";
 import { VERSION } from "../version.ts";
+import { setCallToolHandler } from "./call_tool_handler.ts";
 import { JsonMirrors } from "./json_mirrors.ts";
 import { toMcpResult } from "./result_mapping.ts";
 import { artifactLinks, registerArtifactResources } from "./resources.ts";
@@ -171,7 +171,8 @@ function registerHandlers(server: Server, source: ToolSource, ctx: HandlerContex
       })),
     };
   });
-  server.setRequestHandler(CallToolRequestSchema, async (req, extra): Promise<CallToolResult> => {
+  // Not `server.setRequestHandler`: see call_tool_handler.ts for what that adds and why.
+  setCallToolHandler(server, async (req, extra): Promise<CallToolResult> => {
     if (ctx.stop.aborted) return toMcpResult(errorResult("The server is shutting down."));
     const signal = AbortSignal.any([extra.signal, ctx.stop]);
     const token = req.params._meta?.progressToken;
