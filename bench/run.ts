@@ -35,6 +35,7 @@ export const SECTIONS: readonly Section[] = [
   { name: "scale-out", file: "scale_out_bench.ts", fn: "benchScaleOut" }, // issue 20
   { name: "confine", file: "confine_bench.ts", fn: "benchConfine" }, // issue 15
   { name: "browser", file: "browser_bench.ts", fn: "benchBrowser" }, // issue 21
+  { name: "cdp-clients", file: "cdp_client_bench.ts", fn: "benchCdpClients" }, // issue 21
 ];
 
 /** Command-line options of the runner. */
