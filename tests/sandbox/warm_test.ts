@@ -10,7 +10,7 @@
 
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync, readlinkSync } from "node:fs";
+import { existsSync, readdirSync, readlinkSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Buffer } from "node:buffer";
 import { loadWorkspace } from "../../lib/workspace/load_workspace.ts";
@@ -24,15 +24,7 @@ import { sweepSessions } from "../../lib/sessions/sweep.ts";
 import { REPO_ROOT } from "../helpers/cli.ts";
 import { tempWorkspace } from "../helpers/workspace.ts";
 import { markerGone, printSkip, processExists, skipReason } from "./_corpus.ts";
-
-const PROBE = `#!/bin/sh
-hex() { od -An -v -tx1 | tr -d ' \\n'; }
-echo "env $(hex < /proc/$$/environ)"
-echo "argv $(hex < /proc/$$/cmdline)"
-echo "cwd $(readlink /proc/$$/cwd)"
-echo "stdin $(hex)"
-for f in /proc/$$/fd/*; do echo "fd \${f##*/} $(readlink "$f" | sed 's/:\\[[0-9]*\\]//')"; done
-`;
+import { normalize, PROBE, TRICKY } from "./_warm.ts";
 
 const JSON_PROBE = `#!/bin/sh
 printf '{"content":[{"type":"text","text":"%s %s"}]}' "$(od -An -v -tx1 | tr -d ' \\n')" "$(od -An -v -tx1 < /proc/$$/environ | tr -d ' \\n')"
@@ -74,18 +66,6 @@ const FILES = {
   "app/tools/broken.sh": { text: "#!/nonexistent/interpreter\n", mode: 0o755 },
 };
 
-/** Values no quoting mistake survives. */
-const TRICKY = [
-  `it's "quoted" 'twice' '\\''`,
-  "line1\nline2\n\n",
-  "$(touch /tmp/pwned) `id` ${HOME} $$ \\$x",
-  "back\\slash\\\\ \\n \\' end\\",
-  "é ā \u0080\u009f\u00ff 漢字 😀 \ud800 lone \udfff",
-  "\t\r\u0001\u001b[0m ; & | < > * ? [ ] { } ~ # !",
-  "",
-  "-n",
-];
-
 function trickyEnv(): Record<string, string> {
   const env: Record<string, string> = { PATH: "/usr/bin:/bin" };
   TRICKY.forEach((v, i) => (env[`V${i}`] = v));
@@ -98,22 +78,6 @@ function trickyEnv(): Record<string, string> {
 
 function text(r: { content: { type: string; text?: string }[] }): string {
   return r.content.map((b) => b.text ?? "").join("");
-}
-
-/** The probe's report with per-call values (group tag, call and registry dirs) masked and
- * the environment sorted (dash exports in its own order). */
-function normalize(report: string): string {
-  const mask = (s: string) =>
-    s.replace(/calls\/[0-9a-f]{24}/g, "calls/CALL").replace(/artifacts\/[0-9a-f]{24}/g, "REG");
-  return report.split("\n").map((line) => {
-    if (!line.startsWith("env ") && !/^\S+ /.test(line)) return line;
-    const [kind, hex] = [line.slice(0, line.indexOf(" ")), line.slice(line.indexOf(" ") + 1)];
-    if (kind === "stdin") return `stdin ${mask(Buffer.from(hex, "hex").toString("utf8"))}`;
-    if (kind !== "env") return mask(line);
-    const vars = Buffer.from(hex, "hex").toString("utf8").split("\0").filter((v) => v !== "");
-    const masked = vars.map((v) => v.startsWith("_TOOLHOST_GROUP_TAG=") ? "TAG" : mask(v));
-    return `env ${JSON.stringify(masked.sort())}`;
-  }).join("\n");
 }
 
 async function open(root: string, warm: boolean, env = trickyEnv()) {
@@ -300,4 +264,47 @@ Deno.test("warm sandbox: kill -9 of toolhost with a spare waiting leaves nothing
   const report = await sweepSessions(stateDir);
   assert.equal(report.failed, 0, report.problems.join("\n"));
   assert.equal(existsSync(callsRoot(stateDir)) ? readdirSync(callsRoot(stateDir)).length : 0, 0);
+});
+
+Deno.test("warm sandbox: a program replaced since the spare was spawned runs in a new sandbox", async () => {
+  if (skip) return printSkip("warm replaced program", skip);
+  await using ws = await tempWorkspace(TOML, {
+    ...FILES,
+    "app/tools/v.sh": { text: "#!/bin/sh\necho v1\n", mode: 0o755 },
+  });
+  const stateDir = join(ws.root, ".toolhost", "state");
+  const program = join(ws.root, "app", "tools", "v.sh");
+  const c = openConfine({
+    policy: { mode: "none", network: false, read: [], write: [] },
+    stateDir,
+  }, { ws: await loadWorkspace(ws.root), scope: [], executionPaths: ["app/tools/v.sh"], program });
+  if (!c.ok) throw new Error(c.reason);
+  const pool = new WarmPool();
+  const call = async () =>
+    text(
+      await invokePlainCommand({
+        command: program,
+        template: [],
+        properties: [],
+        args: {},
+        cwd: join(ws.root, "app"),
+        stateDir,
+        baseEnv: { PATH: "/usr/bin:/bin" },
+        confine: c.confine,
+        warm: pool,
+      }),
+    );
+  try {
+    assert.equal(await call(), "v1\n");
+    await pool.settled(); // a spare with v.sh (v1) bound
+    writeFileSync(`${program}.new`, "#!/bin/sh\necho v2\n", { mode: 0o755 });
+    renameSync(`${program}.new`, program);
+    assert.equal(await call(), "v2\n");
+    assert.equal(pool.stats.taken, 0, "the stale spare was ended, not used");
+    await pool.settled();
+    assert.equal(await call(), "v2\n"); // the next spare binds the new file
+    assert.equal(pool.stats.taken, 1);
+  } finally {
+    await pool.close();
+  }
 });
