@@ -148,8 +148,9 @@ async function benchTrue(root: string, out: string[]): Promise<void> {
     await pool.settled();
     await pause();
     const rss = spareRssKb();
+    const taken = pool.stats.taken;
     const back = await backToBack(runs.warm, n);
-    reportTrue(out, { wall, cpu, n, rss, back });
+    reportTrue(out, { wall, cpu, n, rss, back, taken, backTaken: pool.stats.taken - taken });
   } finally {
     await pool.close();
   }
@@ -168,6 +169,10 @@ interface TrueFigures {
   n: number;
   rss: number | undefined;
   back: number;
+  /** Warm calls (of n + 5 warm-up) that ran in a spare. */
+  taken: number;
+  /** Back-to-back calls (of n) that ran in a spare. */
+  backTaken: number;
 }
 
 function reportTrue(out: string[], f: TrueFigures): void {
@@ -191,9 +196,11 @@ function reportTrue(out: string[], f: TrueFigures): void {
   out.push(
     `confine: cold (TOOLHOST_WARM_SANDBOXES=0) ratio ${
       (m("cold") / m("plain")).toFixed(2)
-    }x, added ${
-      (m("cold") - m("plain")).toFixed(2)
-    } ms; warm back to back (no pause: the spare may still be spawning) ${f.back.toFixed(2)} ms`,
+    }x, added ${(m("cold") - m("plain")).toFixed(2)} ms; ${f.taken} of ${
+      f.n + 5
+    } warm calls ran in a spare; warm back to back (no pause: a spare still being spawned is left for the next call) ${
+      f.back.toFixed(2)
+    } ms, ${f.backTaken} of ${f.n} in a spare`,
   );
   // Where the time goes: the same command lines spawned raw, with no toolhost machinery.
   out.push(
