@@ -308,3 +308,63 @@ Deno.test("warm sandbox: a program replaced since the spare was spawned runs in 
     await pool.close();
   }
 });
+
+Deno.test("warm sandbox: timeouts, cancellation, output caps and stderr behave as cold", async () => {
+  if (skip) return printSkip("warm run contract", skip);
+  await using ws = await tempWorkspace(TOML, FILES);
+  const stateDir = join(ws.root, ".toolhost", "state");
+  const c = openConfine({
+    policy: { mode: "none", network: false, read: [], write: [] },
+    stateDir,
+  }, { ws: await loadWorkspace(ws.root), scope: [], executionPaths: [] });
+  if (!c.ok) throw new Error(c.reason);
+  const pool = new WarmPool();
+  const run = async (script: string, warm: boolean, extra: { timeoutMs?: number } = {}) => {
+    const ctl = new AbortController();
+    const call = (command: string, onSpawn?: () => void) =>
+      invokePlainCommand({
+        command: "/bin/sh",
+        template: ["-c", command],
+        properties: [],
+        args: {},
+        cwd: join(ws.root, "app"),
+        stateDir,
+        baseEnv: { PATH: "/usr/bin:/bin" },
+        confine: c.confine,
+        signal: ctl.signal,
+        onSpawn,
+        ...extra,
+        ...(warm ? { warm: pool } : {}),
+      });
+    if (warm) {
+      await call("true"); // leaves a spare (the key is the sandbox, not the command)
+      await pool.settled();
+    }
+    const before = pool.stats.taken;
+    const cancel = script.includes("CANCEL")
+      ? () => void setTimeout(() => ctl.abort(), 200)
+      : undefined;
+    const r = await call(script, cancel);
+    if (warm) assert.equal(pool.stats.taken, before + 1, `${script}: ran warm`);
+    return r;
+  };
+  const cases: [string, { timeoutMs?: number }][] = [
+    ["sleep 100", { timeoutMs: 500 }],
+    ["echo CANCEL; exec sleep 100", {}],
+    ["head -c 20000000 /dev/zero", {}],
+    ["echo secret-on-stderr >&2; echo out; exit 3", {}],
+    ["trap 'exit 7' TERM; sleep 100 & wait", { timeoutMs: 500 }],
+  ];
+  try {
+    for (const [script, extra] of cases) {
+      const cold = await run(script, false, extra);
+      const warm = await run(script, true, extra);
+      assert.deepEqual(warm, cold, script);
+      assert.doesNotMatch(JSON.stringify(warm), /secret-on-stderr/);
+    }
+  } finally {
+    await pool.close();
+  }
+  assert.deepEqual(await gone(ws.root), []);
+  assert.deepEqual(readdirSync(callsRoot(stateDir)), []);
+});
