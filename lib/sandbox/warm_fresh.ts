@@ -28,8 +28,9 @@ const BIND_FLAGS = new Set([
 
 function identity(path: string): string {
   try {
-    const st = statSync(path);
-    return `${st.dev}:${st.ino}:${st.ctimeMs}:${st.mode}:${st.uid}`;
+    // A missing `--ro-bind-try` source is common: no exception for it (they are costly).
+    const st = statSync(path, { throwIfNoEntry: false });
+    return st === undefined ? "-" : `${st.dev}:${st.ino}:${st.ctimeMs}:${st.mode}:${st.uid}`;
   } catch (e) {
     return `-${(e as { code?: string }).code ?? "?"}`;
   }
