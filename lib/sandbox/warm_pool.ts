@@ -22,8 +22,8 @@
  * hooks cover it like any sandboxed group.
  *
  * Not warm (the cold path, unchanged): runs with resource limits (their guard wraps the
- * sandbox), bound calls joining a session's network, sessions, extension servers and
- * hooks, a call whose environment dash cannot export unchanged or whose line is too long
+ * sandbox), bound calls joining a session's network, sessions, extension servers,
+ * hooks and the native tools (`shell_exec`, `git_*`: lib/native spawns them), a call whose environment dash cannot export unchanged or whose line is too long
  * (warm_script.ts), hosts without a trusted dash, and `TOOLHOST_WARM_SANDBOXES=0`.
  *
  * @module

@@ -368,3 +368,38 @@ Deno.test("warm sandbox: timeouts, cancellation, output caps and stderr behave a
   assert.deepEqual(await gone(ws.root), []);
   assert.deepEqual(readdirSync(callsRoot(stateDir)), []);
 });
+
+Deno.test("warm sandbox: a working directory gone since the spare was spawned fails as cold", async () => {
+  if (skip) return printSkip("warm missing cwd", skip);
+  await using ws = await tempWorkspace(TOML, { ...FILES, "app/sub/README.md": "x" });
+  const stateDir = join(ws.root, ".toolhost", "state");
+  const c = openConfine({
+    policy: { mode: "none", network: false, read: [], write: [] },
+    stateDir,
+  }, { ws: await loadWorkspace(ws.root), scope: [], executionPaths: [] });
+  if (!c.ok) throw new Error(c.reason);
+  const pool = new WarmPool();
+  const call = (warm?: WarmPool) =>
+    invokePlainCommand({
+      command: "/bin/true",
+      template: [],
+      properties: [],
+      args: {},
+      cwd: join(ws.root, "app", "sub"),
+      stateDir,
+      baseEnv: { PATH: "/usr/bin:/bin" },
+      confine: c.confine,
+      warm,
+    });
+  try {
+    assert.equal((await call(pool)).isError, false);
+    await pool.settled();
+    renameSync(join(ws.root, "app", "sub"), join(ws.root, "app", "gone"));
+    const warm = await call(pool);
+    assert.equal(pool.stats.taken, 0, "the spare no longer matched: ended, not used");
+    assert.equal(warm.isError, true);
+    assert.deepEqual(warm, await call());
+  } finally {
+    await pool.close();
+  }
+});
