@@ -23,7 +23,7 @@ import { Client } from "@modelcontextprotocol/sdk/client";
 // @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { tempWorkspace } from "../tests/helpers/workspace.ts";
-import { E2E_FILES, serveArgs } from "../tests/mcp/_helpers.ts";
+import { serveArgs } from "../tests/mcp/_helpers.ts";
 import { type Balancer, haproxyMissing, startHaproxy } from "../tests/mcp/_haproxy.ts";
 
 const QUICK = Deno.env.get("BENCH_QUICK") === "1";
@@ -58,6 +58,28 @@ protocol = "json"
 command = "tools/harness.sh"
 args = ["act"]
 `;
+
+// Tools as cheap as a tool can be, so the figures are toolhost's cost, not the tools': every
+// process start costs ~6 ms of CPU on the 2-core bench VM, so nothing forks beyond `sh`
+// itself (stdin is not read: toolhost tolerates a tool that ignores its request).
+const INFO_SH = `#!/bin/sh
+printf '{"content":[{"type":"json","data":{"greeting":"hello","n":2}}]}\\n'
+`;
+const HARNESS_SH = `#!/bin/sh
+case "$1" in
+  start) echo 0 > "$ARTIFACTIZE_SESSION_DIR/count"; echo ready; exec sleep 300 ;;
+  act)
+    read -r n < "$ARTIFACTIZE_SESSION_DIR/count"; n=$((n + 1))
+    echo "$n" > "$ARTIFACTIZE_SESSION_DIR/count"
+    printf '{"content":[{"type":"json","data":{"count":%s}}]}\\n' "$n" ;;
+  stop) exit 0 ;;
+esac
+`;
+const FILES = {
+  "app/README.md": "# app\nhello\n",
+  "app/tools/info.sh": { text: INFO_SH, mode: 0o755 },
+  "app/tools/harness.sh": { text: HARNESS_SH, mode: 0o755 },
+};
 
 const CYCLE: [string, Record<string, unknown>][] = [
   ["read_app", { path: "README.md" }],
@@ -291,7 +313,7 @@ function pct(sorted: number[], p: number): number {
 export async function benchScaleOut(): Promise<string[]> {
   const missing = haproxyMissing();
   if (missing) return [`scale-out: SKIP (${missing})`];
-  await using tmp = await tempWorkspace(TOML, E2E_FILES);
+  await using tmp = await tempWorkspace(TOML, FILES);
   const root = tmp.root;
   const lines: string[] = [];
   const main = await run(root, 3, CLIENTS, true);

@@ -220,6 +220,9 @@ const MAX_ENVIRON_BYTES = 64 * 1024 * 1024;
 /** Bytes read at a time: an environment is searched with flat memory. */
 const ENVIRON_CHUNK = 64 * 1024;
 
+/** The read buffer of {@link carries}, grown once to fit the needle and a chunk. */
+let scratch: Buffer = Buffer.alloc(0);
+
 /**
  * Whether `/proc/<pid>/environ` holds `needle` (from {@link tagNeedle}), streaming with
  * flat memory; false when it cannot be read (another user's process, or gone), undefined
@@ -235,8 +238,11 @@ function carries(pid: number, needle: Buffer): boolean | undefined {
   try {
     // The file is searched as if it started with a NUL, so the first entry matches too.
     const keep = needle.length - 1;
-    const buf = Buffer.alloc(keep + ENVIRON_CHUNK);
-    buf[keep - 1] = 0;
+    // One buffer for every read (this is synchronous, so never shared by two searches):
+    // a fresh 64 KiB per process probed was a tenth of a busy server's CPU.
+    if (scratch.length < keep + ENVIRON_CHUNK) scratch = Buffer.alloc(keep + ENVIRON_CHUNK);
+    const buf = scratch;
+    buf.fill(0, 0, keep);
     let have = keep;
     for (let total = 0; total <= MAX_ENVIRON_BYTES;) {
       const n = readSync(fd, buf, have, ENVIRON_CHUNK, null);

@@ -272,16 +272,38 @@ export function signalGroup(
   signal: NodeJS.Signals,
   budget: ScanBudget = {},
 ): SignalOutcome {
+  // A running leader that is ours makes the group ours and not empty: signal it without
+  // listing its members (a `/proc` scan costs a read per process on the machine).
+  if (leaderRunsOurs(record)) return sendToGroup(record, signal);
   const { ours, live, complete } = inspectGroup(record, budget);
   if (!ours || !isSignallable(record)) return complete ? "gone" : "unconfirmed";
   // A verified leader makes the group ours: a partial view still signals it.
   if (live.length === 0 && complete) return "gone";
+  return sendToGroup(record, signal);
+}
+
+function sendToGroup(record: ProcessRecord, signal: NodeJS.Signals): SignalOutcome {
   try {
     process.kill(-record.pgid, signal);
     return "signalled";
   } catch (e) {
     return (e as { code?: string }).code === "EPERM" ? "denied" : "gone";
   }
+}
+
+/**
+ * The recorded leader runs (not a zombie) and is ours by {@link inspectGroup}'s rule 1:
+ * a signallable record of this boot whose leader has the recorded start time and still
+ * leads its own session and group. Then the group is ours and has a running member
+ * whatever a scan would list, so {@link signalGroup} and {@link waitGroupEmpty} need no
+ * scan. Reads one `/proc/<pid>/stat`.
+ */
+function leaderRunsOurs(record: ProcessRecord): boolean {
+  if (!isSignallable(record) || !hasProc()) return false;
+  if (record.startTime === null || record.bootId !== currentBootId()) return false;
+  const leader = readProcStat(record.pid);
+  return leader !== null && leader.state !== "Z" && leader.state !== "X" &&
+    leaderIsOurs(record, leader);
 }
 
 /** Options of {@linkcode terminateGroup}. */
@@ -324,7 +346,8 @@ export async function waitGroupEmpty(
   const deadline = Date.now() + ms;
   let pause = 2;
   for (;;) {
-    if (isGroupGone(inspectGroup(record, budget))) return true;
+    // A running leader of ours: not empty, no scan needed (see leaderRunsOurs).
+    if (!leaderRunsOurs(record) && isGroupGone(inspectGroup(record, budget))) return true;
     const left = deadline - Date.now();
     if (left <= 0) return false;
     await sleep(Math.min(pause, left));
