@@ -31,7 +31,7 @@ import { type Confinement, openConfine, unconfinableMessage } from "../sandbox/c
 import { confinementOf } from "../sandbox/confinement_of.ts";
 import { sandboxInitPid } from "../process/sandbox_init.ts";
 import { HarnessLimits } from "../limits/harness_limits.ts";
-import { sweepSessions } from "./sweep.ts";
+import { sharedSweep } from "./shared_sweep.ts";
 
 /** Lifecycle phase of a session. */
 export type SessionPhase =
@@ -195,7 +195,7 @@ export class ToolSession implements NetMember {
 
   async #launch(s: SessionScope): Promise<void> {
     joinSafetyNet(this);
-    const swept = await sweepSessions(this.#stateDir, this.#opts.sweep)
+    const swept = await sharedSweep(this.#stateDir, this.#opts.sweep)
       .catch(() => ({ failed: 1 }));
     if (swept.failed > 0) {
       return await this.#fail(
