@@ -50,7 +50,7 @@ function lossKind(e: unknown): string {
 }
 
 /** A fresh client connected through `url`, its tools listed. */
-async function connect(url: string, t: Tally) {
+async function connect(url: string, deadline: number, t: Tally) {
   const t0 = performance.now();
   const c = new Client({ name: "scale", version: "1" });
   // A replica that dies mid-call cuts the call's event stream before its response; the
@@ -61,8 +61,9 @@ async function connect(url: string, t: Tally) {
   };
   const transport = new StreamableHTTPClientTransport(new URL(url));
   try {
-    await c.connect(transport);
-    await c.listTools();
+    const timeout = Math.max(1000, deadline - Date.now());
+    await c.connect(transport, { timeout });
+    await c.listTools(undefined, { timeout });
   } catch (e) {
     await c.close().catch(() => {});
     throw e;
@@ -95,12 +96,15 @@ export async function startClient(
   while (done < calls && Date.now() < deadline) {
     try {
       if (s === undefined) {
-        s = await connect(url, t);
+        s = await connect(url, deadline, t);
         counted = 0;
       }
       const [name, args] = CYCLE[done % CYCLE.length];
       const t0 = performance.now();
-      const res = await s.c.callTool({ name, arguments: args });
+      // A slow call on a loaded machine is not a lost session: wait for it as long as the
+      // run may last (the SDK's default is 60 s), so only real losses initialize again.
+      const timeout = Math.max(1000, deadline - Date.now());
+      const res = await s.c.callTool({ name, arguments: args }, undefined, { timeout });
       const ms = performance.now() - t0;
       t.latencies.push(ms);
       const mine = t.byTool.get(name) ?? [];
