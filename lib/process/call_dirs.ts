@@ -47,6 +47,13 @@ export interface CallDirs {
    */
   admit(record: ProcessRecord): void;
   /**
+   * The admitted group was confirmed ended (`runBounded`'s `cleanupConfirmed`, a
+   * terminate report's `confirmed`): `remove()` need not look for it again. A sandbox's
+   * group can hold its init as a zombie long after it ended (slow system reapers), and
+   * that look is then a whole `/proc` scan.
+   */
+  retire(record: ProcessRecord): void;
+  /**
    * Remove everything; idempotent. Rejects with `CleanupFailed` if that is impossible,
    * or when an admitted group still runs (the directory and its records are then kept
    * for a sweep).
@@ -149,6 +156,12 @@ export function createCallDirs(stateDir: string): Promise<CallDirs> {
           mode: 0o600,
         });
         admitted.push(record);
+      },
+      retire: (record) => {
+        const i = admitted.findIndex((r) =>
+          r.pid === record.pid && r.startTime === record.startTime
+        );
+        if (i >= 0) admitted.splice(i, 1);
       },
       remove: memo(() => removeCallRoot(dirs, admitted)),
     };

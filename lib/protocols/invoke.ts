@@ -122,6 +122,11 @@ async function withCallDirs(
   return result;
 }
 
+/** A group confirmed ended needs no second look when its call dirs are removed. */
+function settled(dirs: CallDirs, run: RunOutcome): void {
+  if (run.cleanupConfirmed && run.record !== undefined) dirs.retire(run.record);
+}
+
 /** The run's options: in `spare` when it takes the call, else spawned cold. */
 function runOptions(call: CommandCallBase, dirs: CallDirs, args: string[], spare?: TakenSpare) {
   const env = toolEnvironment(call.baseEnv, call.extraEnv ?? {}, { tmpDir: dirs.tmpDir });
@@ -166,6 +171,7 @@ export async function invokeJsonCommand(call: JsonCommandCall): Promise<ToolResu
       ...runOptions(call, dirs, call.argv, spare),
       stdin: buildJsonRequest(context, call.args),
     });
+    settled(dirs, run);
     call.onSettled?.(run);
     return await normalizeJsonOutput(run, dirs.outputDir);
   });
@@ -195,6 +201,7 @@ export async function invokePlainCommand(call: PlainCommandCall): Promise<ToolRe
       retainStdoutBytes: PLAIN_RETAIN_BYTES,
       onStdout: call.stdoutSpill ? (s) => call.stdoutSpill!.attach(s) : undefined,
     });
+    settled(dirs, run);
     call.onSettled?.(run);
     const result = normalizePlainOutput(run, call.protect, call.successExitCodes);
     return call.stdoutSpill ? await call.stdoutSpill.finish(run, result) : result;

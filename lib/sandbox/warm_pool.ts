@@ -282,7 +282,8 @@ async function endUnused(r: Ready): Promise<void> {
   r.handle.held?.call.destroy();
   r.handle.stdout.resume();
   r.handle.stderr.resume();
-  await r.handle.terminate({ graceMs: 0 });
+  const report = await r.handle.terminate({ graceMs: 0 });
+  if (report.confirmed) r.dirs.retire(r.handle.record);
 }
 
 function taken(r: Ready): TakenSpare {

@@ -246,6 +246,26 @@ Deno.test("a call whose group cannot be confirmed gone keeps its records for a s
   });
 });
 
+Deno.test("only a group retired (confirmed ended) is not looked for again at removal", async () => {
+  await withState(async (state) => {
+    const victim = await spawnVictim();
+    try {
+      const dirs = await createCallDirs(state);
+      dirs.admit(victim.record);
+      dirs.retire({ ...victim.record, startTime: (victim.record.startTime ?? 0) + 1 }); // not it
+      await assert.rejects(dirs.remove(), /could not be confirmed gone/);
+      const again = await createCallDirs(state);
+      again.admit(victim.record);
+      again.retire(victim.record); // the caller vouches that it ended
+      await again.remove();
+      assert.equal(existsSync(again.root), false);
+      rmSync(dirs.root, { recursive: true });
+    } finally {
+      await victim.terminate({ graceMs: 0 });
+    }
+  });
+});
+
 Deno.test("the sweep before a session start ends a stale call's verified group", async () => {
   await using ws = await sessionWorkspace();
   const state = join(ws.root, ".state");
