@@ -29,6 +29,8 @@ export interface Subject {
   tool(action: string): string;
   /** A folder inside the eval's scope for test pages. */
   pages: string;
+  /** Whether its session is declared confined. */
+  confined: boolean;
 }
 
 /** The six bound actions, in declaration order. */
@@ -56,6 +58,7 @@ export async function makeSubject(label: (typeof LABELS)[number], dir: string): 
       session: "browser",
       tool: (a) => `${a}_site`,
       pages: join(root, "site/pages"),
+      confined: true,
     };
   }
   const r = await runCapture(["init", "harness", "web", "--template", "browser", "--repo", dir]);
@@ -68,6 +71,7 @@ export async function makeSubject(label: (typeof LABELS)[number], dir: string): 
     session: "web",
     tool: (a) => `web_${a}_tools`,
     pages: join(dir, "tools/pages"),
+    confined: true,
   };
 }
 

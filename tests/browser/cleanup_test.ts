@@ -4,7 +4,8 @@
  * toolhost's own group kill and sweep, not bubblewrap, end the tree): a one-shot
  * `tools call`, a session stop, a crash of Chromium and a `kill -9` of toolhost mid-session
  * each leave no process whose command line or environment names the state directory
- * (a `/proc` scan), and the next start works. SKIPs with the reason when Chromium (or
+ * (a `/proc` scan; confined, even before any sweep after the kill -9), and the next
+ * start works. SKIPs with the reason when Chromium (or
  * bubblewrap, for the confined rows) is missing.
  */
 import assert from "node:assert/strict";
@@ -73,6 +74,9 @@ async function killNine(s: Subject, state: string): Promise<void> {
   await owner.status;
   reader.releaseLock();
   await owner.stdout.cancel();
+  // Confined, the dead man's switch ends every sandbox with toolhost: nothing is left
+  // even before a sweep. Unconfined, the sweep (`toolhost sweep`) ends the group.
+  if (s.confined) await gone(state, `${s.label}: kill -9 of toolhost (before any sweep)`);
   await sweepSessions(state, { graceMs: 500 });
   await gone(state, `${s.label}: kill -9 of toolhost`);
 }
@@ -175,6 +179,7 @@ Deno.test({
       session: "browser",
       tool: (a) => `${a}_site`,
       pages: join(root, "site/pages"),
+      confined: false,
     };
     await cleanupTable(s, join(tmp, "state"));
   });
