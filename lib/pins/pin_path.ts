@@ -9,7 +9,7 @@ import { resolveDeclaredPath } from "./declared_path.ts";
 import { directoryDigest, symlinkDigest } from "./dir_digest.ts";
 import type { DigestLine } from "./dir_digest.ts";
 import { describeFsError, isPinFailure, pinFailure, quotePath } from "./failure.ts";
-import { FileChanged, hashRegularFile, SMALL_FILE_BYTES } from "./hash_file.ts";
+import { FileChanged, hashRegularFile, hashSmallFileSync, SMALL_FILE_BYTES } from "./hash_file.ts";
 import { yieldToEventLoop } from "./limit.ts";
 import { resolvePinOptions } from "./options.ts";
 import type { PinOptions } from "./options.ts";
@@ -56,7 +56,7 @@ export async function pinPath(
         `it holds more than ${budgets.maxBytes} bytes of file data (the pin limit)`,
       );
     }
-    return await hashOrFail(relPath, "it", () => hashRegularFile(target.abs, target.stat));
+    return await hashOrFail(relPath, undefined, () => hashRegularFile(target.abs, target.stat));
   }
   const entries = await collectEntries(target.abs, relPath, budgets);
   return directoryDigest(await digestEntries(relPath, entries));
@@ -65,50 +65,66 @@ export async function pinPath(
 /**
  * Digest entries one at a time: hashing is CPU-bound on this thread and large files already
  * overlap reads with hashing, so parallel files would only add overhead. Small files and
- * symlinks are handled synchronously, with a yield to the event loop every few MiB.
+ * symlinks are handled synchronously (no promise per entry), with a yield to the event loop
+ * every few MiB or few hundred entries.
  */
 async function digestEntries(declared: string, entries: PinEntry[]): Promise<DigestLine[]> {
   const lines: DigestLine[] = [];
   let syncBytes = 0;
   let syncEntries = 0;
   for (const entry of entries) {
-    lines.push(await digestEntry(declared, entry));
     const size = Number(entry.stat.size);
-    if (entry.kind === "l" || size <= SMALL_FILE_BYTES) {
-      syncBytes += size;
-      syncEntries++;
-      if (syncBytes >= YIELD_EVERY_BYTES || syncEntries >= YIELD_EVERY_ENTRIES) {
-        syncBytes = 0;
-        syncEntries = 0;
-        await yieldToEventLoop();
-      }
+    if (entry.kind === "f" && size > SMALL_FILE_BYTES) {
+      const digest = await hashOrFail(
+        declared,
+        entry,
+        () => hashRegularFile(entry.abs, entry.stat),
+      );
+      lines.push({ rel: entry.rel, kind: entry.kind, digest });
+      continue;
+    }
+    lines.push(digestSmallEntry(declared, entry));
+    syncBytes += size;
+    syncEntries++;
+    if (syncBytes >= YIELD_EVERY_BYTES || syncEntries >= YIELD_EVERY_ENTRIES) {
+      syncBytes = 0;
+      syncEntries = 0;
+      await yieldToEventLoop();
     }
   }
   return lines;
 }
 
-async function digestEntry(declared: string, entry: PinEntry): Promise<DigestLine> {
-  const what = `entry ${quotePath(`${declared}/${entry.rel}`)}`;
-  const digest = entry.kind === "f"
-    ? await hashOrFail(declared, what, () => hashRegularFile(entry.abs, entry.stat))
-    : await hashOrFail(
-      declared,
-      what,
-      () => Promise.resolve(symlinkDigest(readlinkSync(entry.abs, { encoding: "buffer" }))),
-    );
+/** A symlink or a file of at most `SMALL_FILE_BYTES`, with the same checks, synchronously. */
+function digestSmallEntry(declared: string, entry: PinEntry): DigestLine {
+  let digest: string;
+  try {
+    digest = entry.kind === "f"
+      ? hashSmallFileSync(entry.abs, entry.stat)
+      : symlinkDigest(readlinkSync(entry.abs, { encoding: "buffer" }));
+  } catch (e) {
+    throw entryFailure(declared, entry, e);
+  }
   return { rel: entry.rel, kind: entry.kind, digest };
 }
 
 async function hashOrFail(
   declared: string,
-  what: string,
+  entry: PinEntry | undefined,
   run: () => Promise<string>,
 ): Promise<string> {
   try {
     return await run();
   } catch (e) {
-    if (isPinFailure(e)) throw e;
-    if (e instanceof FileChanged) throw pinFailure(declared, `${what} ${e.message}`);
-    throw pinFailure(declared, describeFsError(e, what));
+    throw entryFailure(declared, entry, e);
   }
+}
+
+/** The `PreparationFailed` for `e` while hashing `entry` (undefined: the declared file). */
+function entryFailure(declared: string, entry: PinEntry | undefined, e: unknown): unknown {
+  if (isPinFailure(e)) return e;
+  // Named only when something failed: quoting every entry's path up front cost each file.
+  const what = entry === undefined ? "it" : `entry ${quotePath(`${declared}/${entry.rel}`)}`;
+  if (e instanceof FileChanged) return pinFailure(declared, `${what} ${e.message}`);
+  return pinFailure(declared, describeFsError(e, what));
 }

@@ -52,13 +52,14 @@ export interface DirEntry {
   stat: BigIntStats;
 }
 
-/** One directory being visited: its sorted names and the `lstat`s of the current batch. */
+/** One directory being visited: its sorted names, and the current batch's paths and `lstat`s. */
 interface Frame {
   abs: string;
   rel: string;
   names: string[];
   next: number;
   batchStart: number;
+  batchPaths: string[];
   batch: Settled<BigIntStats>[];
 }
 
@@ -90,7 +91,11 @@ export async function collectEntries(
       stack.pop();
       continue;
     }
-    const { child, stat } = await nextChild(frame);
+    if (frame.next >= frame.batchStart + frame.batch.length) {
+      loadBatch(frame);
+      await yieldToEventLoop();
+    }
+    const { child, stat } = nextChild(frame);
     checkEntryLimit(walk);
     if (!stat.ok) {
       throw pinFailure(walk.declared, describeFsError(stat.error, entryName(walk, child.rel)));
@@ -105,26 +110,28 @@ export async function collectEntries(
 
 async function openFrame(walk: Walk, abs: string, rel: string): Promise<Frame> {
   const names = await readSortedNames(walk, abs, rel);
-  return { abs, rel, names, next: 0, batchStart: 0, batch: [] };
+  return { abs, rel, names, next: 0, batchStart: 0, batchPaths: [], batch: [] };
 }
 
-/** The frame's next child and its `lstat`, loading `lstat`s a batch at a time. */
-async function nextChild(
+/**
+ * `lstat` the frame's next batch of names. Synchronous lstat is several times cheaper than
+ * async here; the caller yields to the event loop after each batch.
+ */
+function loadBatch(frame: Frame): void {
+  const start = frame.next;
+  frame.batchStart = start;
+  frame.batchPaths = frame.names.slice(start, start + LSTAT_BATCH).map((n) => join(frame.abs, n));
+  frame.batch = frame.batchPaths.map((abs) => settleSync(() => lstatSync(abs, { bigint: true })));
+}
+
+/** The frame's next child and its `lstat` (from the batch loaded by `loadBatch`). */
+function nextChild(
   frame: Frame,
-): Promise<{ child: { abs: string; rel: string }; stat: Settled<BigIntStats> }> {
+): { child: { abs: string; rel: string }; stat: Settled<BigIntStats> } {
   const i = frame.next++;
-  if (i >= frame.batchStart + frame.batch.length) {
-    const names = frame.names.slice(i, i + LSTAT_BATCH);
-    frame.batchStart = i;
-    // Synchronous lstat is several times cheaper than async here; yield between batches.
-    frame.batch = names.map((name) =>
-      settleSync(() => lstatSync(join(frame.abs, name), { bigint: true }))
-    );
-    await yieldToEventLoop();
-  }
   const name = frame.names[i];
   const child = {
-    abs: join(frame.abs, name),
+    abs: frame.batchPaths[i - frame.batchStart],
     rel: frame.rel === "" ? name : `${frame.rel}/${name}`,
   };
   return { child, stat: frame.batch[i - frame.batchStart] };
