@@ -38,7 +38,7 @@ const YIELD_EVERY_ENTRIES = 256;
  * @example
  * ```ts
  * import { pinPath } from "./pin_path.ts";
- * const sha = await pinPath("/work/repo", "tools/harness");
+ * const sha = await pinPath(new URL("../..", import.meta.url).pathname, "examples/app/tools");
  * console.log(sha); // 64 hex characters
  * ```
  */

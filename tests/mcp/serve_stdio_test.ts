@@ -129,6 +129,8 @@ Deno.test("serve over stdio: list, call, sessions, envelopes, progress, cancel, 
     if (harness) assert.equal(alive(harness), false, "the session harness was stopped");
     const fx = Number(Deno.readTextFileSync(`${tmp.root}/fx_grandchild.pid`));
     assert.equal(await waitFor(() => !alive(fx)), true, "the extension's group was stopped");
+    // The process has exited, but its last stderr bytes may not have been read yet.
+    await waitFor(() => /cleanup confirmed/.test(stderr()));
     assert.match(stderr(), /cleanup confirmed/);
     assert.deepEqual(errors, [], "stdout carried only protocol messages");
   }
@@ -148,7 +150,10 @@ for (const sig of ["SIGTERM", "SIGHUP"] as const) {
       Deno.kill(servePid, sig);
       assert.equal(await exitOf(servePid), true);
       assert.equal(alive(harness), false);
-      assert.match(stderr(), new RegExp(`${sig}.*\\n(.*\\n)*.*cleanup confirmed`));
+      const done = new RegExp(`${sig}.*\\n(.*\\n)*.*cleanup confirmed`);
+      // The process has exited, but its last stderr bytes may not have been read yet.
+      await waitFor(() => done.test(stderr()));
+      assert.match(stderr(), done);
     } finally {
       await client.close().catch(() => {});
     }
