@@ -5,7 +5,8 @@
  * one drifts: the bound-tool set and input schemas, the confinement, what each action
  * returns (page, click, type, snapshot, a screenshot that decodes as an 800×600 PNG of at
  * most 4 MiB, console lines), the URL scope rule (own app, `file:` only inside the scope,
- * never through a symlink, everything else refused), the 64 KiB snapshot and console
+ * never through a symlink, everything else refused), a page that cannot reach the host's
+ * loopback (confined), the 64 KiB snapshot and console
  * bounds with their markers, the downscale of a screenshot above 4 MiB, and `CHROMIUM`
  * naming the browser. SKIPs with the reason when Chromium or bubblewrap is missing.
  */
@@ -15,6 +16,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { type AddressInfo, createServer } from "node:net";
 import { sandboxSupport } from "../../lib/sandbox/detect.ts";
 import { loadWorkspace } from "../../lib/workspace/load_workspace.ts";
 import { Page as ExamplePage } from "../../examples/browser/site/harness/page.ts";
@@ -90,6 +92,18 @@ Deno.test("browser parity: the same six bound tools, input schemas and confineme
     assert.deepEqual(seen[0], seen[1], "the input schemas differ");
   });
 });
+
+/** A TCP listener on the host's loopback that counts the connections it gets. */
+async function hostListener(): Promise<{ port: number; connections(): number; close(): void }> {
+  let count = 0;
+  const server = createServer((socket) => {
+    count++;
+    socket.destroy();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return { port, connections: () => count, close: () => server.close() };
+}
 
 /** The session table of one subject: every row runs in one session, in order. */
 async function behaviourTable(s: Subject, tmp: string): Promise<void> {
@@ -188,6 +202,21 @@ async function behaviourTable(s: Subject, tmp: string): Promise<void> {
       inScope,
       /^Opened http:\/\/127\.0\.0\.1:\d+\/files\/[0-9a-f]{32}\/a\.html \(title: "A"\)\.$/,
     );
+
+    // Confined: a page's own requests to the host's loopback never arrive (the load event,
+    // which open_url waits for, comes after the image's request has failed).
+    const host = await hostListener();
+    try {
+      writeFileSync(
+        join(s.pages, "net.html"),
+        `<title>Net</title><img src="http://127.0.0.1:${host.port}/pixel.png">`,
+      );
+      const net = await ok("open_url", { url: pathToFileURL(join(s.pages, "net.html")).href });
+      assert.match(textOf(net), /\(title: "Net"\)/);
+      assert.equal(host.connections(), 0, `${s.label}: the page reached the host's loopback`);
+    } finally {
+      host.close();
+    }
 
     // The 64 KiB text rule, with its markers.
     await ok("open_url", { url: pathToFileURL(join(s.pages, "big.html")).href });
