@@ -158,7 +158,7 @@ async function benchTrue(root: string, out: string[]): Promise<void> {
   }
 }
 
-/** Warm calls with no pause: each may wait for the spare its predecessor left spawning. */
+/** Warm calls with no pause: a spare is spawned only while no call of its key runs. */
 async function backToBack(run: () => Promise<unknown>, n: number): Promise<number> {
   const xs: number[] = [];
   for (let i = 0; i < n; i++) xs.push(await time(run));
@@ -200,7 +200,7 @@ function reportTrue(out: string[], f: TrueFigures): void {
       (m("cold") / m("plain")).toFixed(2)
     }x, added ${(m("cold") - m("plain")).toFixed(2)} ms; ${f.taken} of ${
       f.n + 5
-    } warm calls ran in a spare; warm back to back (no pause: a spare still being spawned is left for the next call) ${
+    } warm calls ran in a spare; warm back to back (no pause: a spare is spawned only once no call of the tool runs, so these run cold) ${
       f.back.toFixed(2)
     } ms, ${f.backTaken} of ${f.n} in a spare`,
   );

@@ -107,8 +107,20 @@ async function withCallDirs(
   body: (dirs: CallDirs, spare?: TakenSpare) => Promise<ToolResult>,
 ): Promise<ToolResult> {
   const req = warmRequest(call);
+  // take() marks the key busy until replenish(): both, or neither.
   const spare = req === undefined ? undefined : await call.warm!.take(req);
-  const dirs = spare?.dirs ?? await createCallDirs(call.stateDir);
+  try {
+    return await inCallDirs(spare?.dirs ?? await createCallDirs(call.stateDir), spare, body);
+  } finally {
+    if (req !== undefined) call.warm!.replenish(req);
+  }
+}
+
+async function inCallDirs(
+  dirs: CallDirs,
+  spare: TakenSpare | undefined,
+  body: (dirs: CallDirs, spare?: TakenSpare) => Promise<ToolResult>,
+): Promise<ToolResult> {
   let result: ToolResult;
   try {
     result = await body(dirs, spare);
@@ -117,7 +129,6 @@ async function withCallDirs(
     await dirs.remove().catch(() => {
       result = errorResult("The tool call's private directories could not be removed.");
     });
-    if (req !== undefined) call.warm!.replenish(req);
   }
   return result;
 }

@@ -131,6 +131,8 @@ export class WarmPool {
   readonly #idleMs: number;
   readonly #entries = new Map<string, Entry>();
   readonly #ending = new Set<Promise<void>>();
+  /** Calls running per key: between their `take` and their `replenish`. */
+  readonly #busy = new Map<string, number>();
   #closed = false;
   readonly #stats = { spawned: 0, taken: 0 };
 
@@ -156,13 +158,16 @@ export class WarmPool {
   }
 
   /**
-   * Take the spare of `req`'s key, if it still matches what a cold spawn would get; else
-   * undefined (the call runs cold). A spare still being spawned is left for the next
-   * call: waiting for it would cost this one more than its own spawn.
+   * A call of `req`'s key starts: take its spare, if it still matches what a cold spawn
+   * would get; else undefined (the call runs cold). A spare still being spawned is left
+   * for the next call: waiting for it would cost this one more than its own spawn. Every
+   * `take` must be followed by a {@linkcode WarmPool.replenish} when the call has ended.
    */
   async take(req: WarmRequest): Promise<TakenSpare | undefined> {
     const key = keyOf(req);
-    const entry = key === undefined ? undefined : this.#entries.get(key);
+    if (key === undefined) return undefined;
+    this.#busy.set(key, (this.#busy.get(key) ?? 0) + 1);
+    const entry = this.#entries.get(key);
     if (entry === undefined || !entry.done) return undefined;
     this.#remove(key!);
     clearTimeout(entry.timer);
@@ -176,21 +181,30 @@ export class WarmPool {
     return taken(ready);
   }
 
-  /** Spawn the next spare of `req`'s key in the background, unless it has one. */
+  /**
+   * A call of `req`'s key has ended: spawn the key's next spare in the background, unless
+   * it has one (shortly after, and only while no call of the key runs).
+   */
   replenish(req: WarmRequest): void {
     const key = keyOf(req);
-    if (this.#closed || key === undefined || this.#entries.has(key)) return;
+    if (key === undefined) return;
+    const busy = (this.#busy.get(key) ?? 1) - 1;
+    if (busy > 0) this.#busy.set(key, busy);
+    else this.#busy.delete(key);
+    if (this.#closed || this.#entries.has(key)) return;
     while (this.#entries.size >= this.#max) {
       const [oldest, e] = this.#entries.entries().next().value!;
       this.#drop(oldest, e);
     }
     if (processSpares >= PROCESS_MAX_SPARES) return;
-    const entry: Entry = { ready: spawnSpare(req, () => this.#closed), done: false };
-    this.#stats.spawned++;
+    // Not while a call of the key runs (back-to-back calls would each contend with it).
+    const idle = () => !this.#closed && !this.#busy.has(key);
+    const entry: Entry = { ready: spawnSpare(req, idle), done: false };
     this.#entries.set(key, entry);
     processSpares++;
     entry.ready.then((r) => {
       entry.done = true;
+      if (r !== undefined) this.#stats.spawned++;
       if (this.#entries.get(key) !== entry) return; // taken or dropped meanwhile
       if (r === undefined || this.#closed) return this.#drop(key, entry);
       entry.timer = setTimeout(() => this.#drop(key, entry), this.#idleMs);
@@ -244,11 +258,17 @@ function fresh(r: Ready, req: WarmRequest): boolean {
   return JSON.stringify(argv) === r.argv && boundIdentity(r.args, req.cwd) === r.identity;
 }
 
-async function spawnSpare(req: WarmRequest, closed: () => boolean): Promise<Ready | undefined> {
-  // After the call's result is on its way: a spawn's own synchronous part costs a few ms.
-  await new Promise((resolve) => setImmediate(resolve));
+/**
+ * How long after a call a spare's spawn waits: the call's result is on its way first (a
+ * spawn's synchronous part costs a few ms), and a call of the same key that follows at
+ * once runs cold without a spawn contending with it.
+ */
+const SPAWN_DELAY_MS = 20;
+
+async function spawnSpare(req: WarmRequest, idle: () => boolean): Promise<Ready | undefined> {
+  await new Promise((resolve) => setTimeout(resolve, SPAWN_DELAY_MS));
   const shell = waiterShell();
-  if (shell === null || closed()) return undefined;
+  if (shell === null || !idle()) return undefined;
   let dirs: CallDirs | undefined;
   try {
     dirs = await createCallDirs(req.stateDir);
