@@ -3,10 +3,12 @@
  * before `--` a cold spawn would get, and the host objects it bound when it was spawned.
  * A file bind mount holds the inode it was given, so a program replaced after the spare
  * was spawned would still be the old one inside it: every bound source's identity
- * (device, inode, change time, mode) is recorded before the spawn and compared when the
- * spare is taken; any difference, and the spare is ended and the call runs cold. (The
- * window between that record and bwrap's bind is the one a cold call has between its
- * pin check and bwrap's bind.)
+ * (device, inode, mode, owner; for a file also its change time, which a rename or link
+ * moves too) is recorded before the spawn and compared when the spare is taken; any
+ * difference, and the spare is ended and the call runs cold. A folder's content is live
+ * through its bind, so a folder counts by its own identity only (files made in a
+ * writable folder do not make its spare stale). (The window between that record and
+ * bwrap's bind is the one a cold call has between its pin check and bwrap's bind.)
  *
  * @module
  */
@@ -30,7 +32,11 @@ function identity(path: string): string {
   try {
     // A missing `--ro-bind-try` source is common: no exception for it (they are costly).
     const st = statSync(path, { throwIfNoEntry: false });
-    return st === undefined ? "-" : `${st.dev}:${st.ino}:${st.ctimeMs}:${st.mode}:${st.uid}`;
+    if (st === undefined) return "-";
+    // A folder's content is live through its bind; its change time moves with every file
+    // made in it, so only its own identity counts. A file bind holds its inode: any change.
+    const changed = st.isDirectory() ? "" : `:${st.ctimeMs}`;
+    return `${st.dev}:${st.ino}:${st.mode}:${st.uid}${changed}`;
   } catch (e) {
     return `-${(e as { code?: string }).code ?? "?"}`;
   }

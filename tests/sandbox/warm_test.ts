@@ -403,3 +403,38 @@ Deno.test("warm sandbox: a working directory gone since the spare was spawned fa
     await pool.close();
   }
 });
+
+Deno.test("warm sandbox: files made in a bound folder do not make its spare stale", async () => {
+  if (skip) return printSkip("warm folder content", skip);
+  await using ws = await tempWorkspace(TOML, FILES);
+  const stateDir = join(ws.root, ".toolhost", "state");
+  const c = openConfine({
+    policy: { mode: "read", network: false, read: [], write: [] },
+    stateDir,
+  }, { ws: await loadWorkspace(ws.root), scope: ["app"], executionPaths: [] });
+  if (!c.ok) throw new Error(c.reason);
+  const pool = new WarmPool();
+  const call = async () =>
+    text(
+      await invokePlainCommand({
+        command: "/bin/sh",
+        template: ["-c", "cat new.txt 2>/dev/null || echo none"],
+        properties: [],
+        args: {},
+        cwd: join(ws.root, "app"),
+        stateDir,
+        baseEnv: { PATH: "/usr/bin:/bin" },
+        confine: c.confine,
+        warm: pool,
+      }),
+    );
+  try {
+    assert.equal(await call(), "none\n");
+    await pool.settled();
+    writeFileSync(join(ws.root, "app", "new.txt"), "made after the spare\n");
+    assert.equal(await call(), "made after the spare\n", "the folder's content is live");
+    assert.equal(pool.stats.taken, 1);
+  } finally {
+    await pool.close();
+  }
+});
