@@ -299,11 +299,22 @@ function sendToGroup(record: ProcessRecord, signal: NodeJS.Signals): SignalOutco
  * scan. Reads one `/proc/<pid>/stat`.
  */
 function leaderRunsOurs(record: ProcessRecord): boolean {
-  if (!isSignallable(record) || !hasProc()) return false;
-  if (record.startTime === null || record.bootId !== currentBootId()) return false;
+  return leaderState(record) === "running";
+}
+
+/**
+ * The recorded leader, when it is ours (see {@link leaderRunsOurs}): `running`, or
+ * `zombie-child` — exited, and this process's own child, so this process reaps it (Node
+ * and Deno always do) and one `kill(-pgid, 0)` then tells whether anything of the group
+ * is left. Undefined otherwise (gone, not ours, no `/proc`).
+ */
+function leaderState(record: ProcessRecord): "running" | "zombie-child" | undefined {
+  if (!isSignallable(record) || !hasProc()) return undefined;
+  if (record.startTime === null || record.bootId !== currentBootId()) return undefined;
   const leader = readProcStat(record.pid);
-  return leader !== null && leader.state !== "Z" && leader.state !== "X" &&
-    leaderIsOurs(record, leader);
+  if (leader === null || !leaderIsOurs(record, leader)) return undefined;
+  if (leader.state !== "Z" && leader.state !== "X") return "running";
+  return leader.ppid === process.pid ? "zombie-child" : undefined;
 }
 
 /** Options of {@linkcode terminateGroup}. */
@@ -346,11 +357,15 @@ export async function waitGroupEmpty(
   const deadline = Date.now() + ms;
   let pause = 2;
   for (;;) {
-    // A running leader of ours: not empty, no scan needed (see leaderRunsOurs).
-    if (!leaderRunsOurs(record) && isGroupGone(inspectGroup(record, budget))) return true;
-    const left = deadline - Date.now();
-    if (left <= 0) return false;
-    await sleep(Math.min(pause, left));
+    const last = Date.now() >= deadline;
+    // No scan while the leader runs (the group is not empty), nor, before the deadline,
+    // while it is our own unreaped child: a scan per poll there cost a busy server a read
+    // of every process's stat until its event loop came round to reaping the child.
+    const leader = leaderState(record);
+    const scan = leader === undefined || (leader === "zombie-child" && last);
+    if (scan && isGroupGone(inspectGroup(record, budget))) return true;
+    if (last) return false;
+    await sleep(Math.max(0, Math.min(pause, deadline - Date.now()))); // then a last look
     pause = Math.min(pause * 2, 50);
   }
 }
