@@ -71,6 +71,11 @@ function mainLines(r: ScaleResult, before: string): string[] {
     `  sessions lost       ${r.sessionsLost} (re-initialized; from the drained/killed replicas)`,
     `  clients unfinished  ${r.unfinished}`,
     ...[...r.lossKinds].map(([k, n]) => `    lost ${n}× ${k}`),
+    `  CPU                 replicas ${r.cpu.replicas.toFixed(1)} s + their tool processes ` +
+    `${r.cpu.tools.toFixed(1)} s, clients ${r.cpu.clients.toFixed(1)} s, HAProxy ` +
+    `${r.cpu.haproxy.toFixed(1)} s (${
+      ((r.cpu.replicas + r.cpu.tools) * 1000 / Math.max(1, r.calls)).toFixed(1)
+    } ms of replica + tool CPU per call)`,
     `  RSS per live session ${
       r.peakSessions ? (r.peakRssKiB / r.peakSessions / 1024).toFixed(2) : "?"
     } MiB (replica RSS ${(r.peakRssKiB / 1024).toFixed(0)} MiB at ${r.peakSessions} sessions)`,

@@ -95,6 +95,12 @@ export interface ScaleResult extends Tally {
   killed: boolean;
   /** Exit codes of the replicas (SIGTERMed and stopped ones: 143; SIGKILLed: null). */
   exits: (number | null)[];
+  /**
+   * CPU seconds during the run (last seen for replicas that exited): the replicas
+   * themselves, their reaped tool and harness processes, this process (every client), and
+   * HAProxy.
+   */
+  cpu: { replicas: number; tools: number; clients: number; haproxy: number };
 }
 
 /** A replica process. */
@@ -102,6 +108,24 @@ interface Replica {
   port: number;
   child: Deno.ChildProcess;
   gone: boolean;
+  /** CPU seconds last seen: its own, and its reaped children's. */
+  cpu: { own: number; children: number };
+}
+
+const TICK_S = 1 / 100; // USER_HZ is 100 on Linux
+
+/** CPU seconds of `pid` so far, its own and its reaped children's (zeros when gone). */
+function cpuOf(pid: number): { own: number; children: number } {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return {
+      own: (Number(f[11]) + Number(f[12])) * TICK_S,
+      children: (Number(f[13]) + Number(f[14])) * TICK_S,
+    };
+  } catch {
+    return { own: 0, children: 0 };
+  }
 }
 
 /** The state dir of replica `i` of a run in `root`. */
@@ -142,7 +166,7 @@ async function startReplica(root: string, i: number): Promise<Replica> {
     while (!(await reader.read()).done) { /* drain stderr */ }
   })().catch(() => {});
   const port = Number(/on http:\/\/127\.0\.0\.1:(\d+)/.exec(text)![1]);
-  return { port, child, gone: false };
+  return { port, child, gone: false, cpu: { own: 0, children: 0 } };
 }
 
 /** RSS of one process alone, KiB (0 when gone). */
@@ -199,10 +223,13 @@ export async function runScaleOut(o: ScaleOptions): Promise<ScaleResult> {
     peakSessions: 0,
     killed: false,
     exits: [],
+    cpu: { replicas: 0, tools: 0, clients: 0, haproxy: 0 },
   };
+  const cpuAt = cpuOf(Deno.pid);
   try {
     for (let i = 0; i < o.replicas; i++) replicas.push(await startReplica(o.root, i));
     lb = await startHaproxy(o.root, replicas.map((x) => x.port));
+    const started = replicas.map((x) => cpuOf(x.child.pid)); // start-up is not the run's
     const t0 = performance.now();
     const deadline = Date.now() + o.maxMs;
     let sampling = true;
@@ -219,6 +246,14 @@ export async function runScaleOut(o: ScaleOptions): Promise<ScaleResult> {
     r.seconds = (performance.now() - t0) / 1000;
     sampling = false;
     await sampler;
+    await sample(replicas, r, o); // the last CPU figures
+    const me = cpuOf(Deno.pid);
+    r.cpu = {
+      replicas: replicas.reduce((a, x, i) => a + x.cpu.own - started[i].own, 0),
+      tools: replicas.reduce((a, x, i) => a + x.cpu.children - started[i].children, 0),
+      clients: me.own - cpuAt.own,
+      haproxy: cpuOf(lb.pid).own,
+    };
     return r;
   } finally {
     await lb?.stop();
@@ -235,6 +270,10 @@ export async function runScaleOut(o: ScaleOptions): Promise<ScaleResult> {
 
 /** Note live sessions and RSS; send the kills once a third of the calls are done. */
 async function sample(replicas: Replica[], r: ScaleResult, o: ScaleOptions): Promise<void> {
+  for (const x of replicas) {
+    const now = cpuOf(x.child.pid);
+    if (now.own > 0) x.cpu = now; // a replica that exited keeps its last figures
+  }
   const live = replicas.filter((x) => !x.gone);
   const sessions = (await Promise.all(live.map((x) => liveSessions(x.port))))
     .reduce((a, b) => a + b, 0);

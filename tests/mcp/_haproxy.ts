@@ -29,6 +29,8 @@ export function freePort(): number {
 export interface Balancer {
   /** The MCP endpoint through HAProxy. */
   url: string;
+  /** HAProxy's process id. */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -70,6 +72,7 @@ export async function startHaproxy(dir: string, backends: number[]): Promise<Bal
   }
   return {
     url,
+    pid: child.pid,
     async stop() {
       child.kill("SIGTERM");
       await child.status;
