@@ -144,8 +144,51 @@ export async function reapEscapesConfirmed(
   return reaped.complete && left.length === 0;
 }
 
-/** Past this many pids created since the leader, one listing of `/proc` is cheaper. */
-const RANGE_PROBE_LIMIT = 2048;
+/**
+ * Leaders of groups this process spawned (spawn_group.ts) that may still run: pid → start
+ * time. Each was started with an environment toolhost built and a fresh tag of its own, so
+ * it carries no other group's tag: the reaper knows it without reading its environment.
+ * On a busy server most processes created during a call are such leaders (other calls'
+ * tools, tool-session harnesses).
+ */
+const ownLeaders = new Map<number, number>();
+
+/**
+ * Note a group leader this process just spawned with a tag of its own (see
+ * {@link forgetOwnLeader}); a null start time (no `/proc`) is not noted.
+ *
+ * @example
+ * ```ts
+ * import { forgetOwnLeader, noteOwnLeader } from "./escape_reaper.ts";
+ * noteOwnLeader(4242, 777);
+ * forgetOwnLeader(4242, 777);
+ * ```
+ */
+export function noteOwnLeader(pid: number, startTime: number | null): void {
+  if (startTime !== null) ownLeaders.set(pid, startTime);
+}
+
+/**
+ * Forget a leader noted with {@link noteOwnLeader} once its group is confirmed gone.
+ *
+ * @example
+ * ```ts
+ * import { forgetOwnLeader } from "./escape_reaper.ts";
+ * forgetOwnLeader(4242, 777);
+ * ```
+ */
+export function forgetOwnLeader(pid: number, startTime: number | null): void {
+  if (startTime !== null && ownLeaders.get(pid) === startTime) ownLeaders.delete(pid);
+}
+
+/**
+ * Past this many pids created since the leader, one listing of `/proc` is cheaper. Pids
+ * count threads too, and a probed thread created after the leader costs a stat and an
+ * environment read like a process, while a listing names processes only: on a busy
+ * machine (a browser's, a server's threads coming and going) a call's range holds
+ * hundreds of them, and at 2048 the probe was a third of a loaded server's CPU.
+ */
+const RANGE_PROBE_LIMIT = 64;
 
 type Found = { pid: number; startTime: number };
 
@@ -167,6 +210,8 @@ function tagged(
     const stat = readProcStat(pid);
     if (stat === null || stat.state === "Z" || stat.state === "X") return;
     if (group.startTime !== null && stat.startTime < group.startTime) return;
+    // Another group's leader, by pid and start time from this very stat read.
+    if (pid !== group.pid && ownLeaders.get(pid) === stat.startTime) return;
     const has = carries(pid, needle);
     if (has === undefined) unknown = true;
     if (has === true) found.push({ pid, startTime: stat.startTime });

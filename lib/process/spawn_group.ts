@@ -31,8 +31,10 @@ import {
   sessionLauncher,
 } from "./session_launcher.ts";
 import {
+  forgetOwnLeader,
   GROUP_TAG_VAR,
   newGroupTag,
+  noteOwnLeader,
   reapEscapesConfirmed,
   reapTaggedEscapes,
 } from "./escape_reaper.ts";
@@ -159,6 +161,7 @@ export function killLiveGroupsSync(): number {
 /** The group is gone for good: forget it, and strike it off the dead man's switch. */
 function settled(handle: GroupHandleImpl): void {
   unconfirmed.delete(handle);
+  forgetOwnLeader(handle.record.pid, handle.record.startTime);
   if (handle.sandboxed) disarmDeadMan(handle.tag);
 }
 
@@ -315,6 +318,7 @@ export async function spawnGroup(options: SpawnGroupOptions): Promise<GroupHandl
   const handle = new GroupHandleImpl(record, child.stdout!, stderr, exited, tag, init);
   installExitHook();
   unconfirmed.add(handle);
+  noteOwnLeader(record.pid, record.startTime); // forgotten when settled
   options.onStreams?.(handle.stdout, handle.stderr);
   const stdin = child.stdin!;
   stdin.on("error", () => {}); // EPIPE when the tool does not read its input

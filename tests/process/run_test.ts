@@ -5,6 +5,7 @@ import { join } from "node:path";
 import type { ProcessRecord } from "../../lib/process/proc_identity.ts";
 import { readProcStat } from "../../lib/process/proc_identity.ts";
 import { checkTimeoutMs, runBounded, type RunBoundedOptions } from "../../lib/process/run.ts";
+import { type GroupHandle, spawnGroup } from "../../lib/process/spawn_group.ts";
 import { assertGroupGone, assertPidsDead, ENV, text, tool } from "./helpers.ts";
 
 const MiB = 1024 * 1024;
@@ -184,6 +185,33 @@ Deno.test("descendants that left the group with setsid do not outlive the call",
     assert.equal(pids.length, 2);
     assertPidsDead(pids);
   } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+Deno.test("an escapee is reaped while other groups of this process run; those are left alone", async () => {
+  // The reaper knows this process's other group leaders without reading their environment
+  // (escape_reaper.ts): that must never hide an escapee, nor touch those groups.
+  const dir = mkdtempSync(join(tmpdir(), "toolhost-pids-"));
+  const others: GroupHandle[] = [];
+  try {
+    const pidFile = join(dir, "pids");
+    const call = run(["escape", pidFile], { graceMs: 100 }); // its leader is spawned now
+    for (let i = 0; i < 3; i++) {
+      const h = await spawnGroup({ command: "/bin/sleep", args: ["100"], cwd: "/", env: ENV });
+      h.stdout.resume();
+      h.stderr.resume();
+      others.push(h);
+    }
+    const r = await call;
+    assert.equal(r.cleanupConfirmed, true);
+    assert.ok(others.every((h) => h.record.pid > r.record!.pid), "spawned after the call's leader");
+    const pids = readFileSync(pidFile, "utf8").trim().split("\n").map(Number);
+    assert.equal(pids.length, 2);
+    assertPidsDead(pids);
+    for (const h of others) assert.equal(h.exitStatus, null, "another group was ended");
+  } finally {
+    for (const h of others) await h.terminate({ graceMs: 0 });
     rmSync(dir, { recursive: true, force: true });
   }
 });
