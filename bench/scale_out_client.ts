@@ -74,8 +74,8 @@ async function connect(url: string, deadline: number, t: Tally) {
 
 /**
  * Make `calls` successful calls through `url` before `deadline` (ms since the epoch),
- * counting into `t`; on a lost session end it where it may still live, back off, and
- * initialize again.
+ * counting into `t` (and calling `onCall` after each); on a lost session end it where it
+ * may still live, back off, and initialize again.
  *
  * @example
  * ```ts
@@ -88,6 +88,7 @@ export async function startClient(
   calls: number,
   deadline: number,
   t: Tally,
+  onCall?: () => void,
 ): Promise<void> {
   let done = 0;
   let s: Awaited<ReturnType<typeof connect>> | undefined;
@@ -117,6 +118,7 @@ export async function startClient(
       }
       done++;
       t.calls++;
+      onCall?.();
       lostInARow = 0;
     } catch (e) {
       const kind = lossKind(e);

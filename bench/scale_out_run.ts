@@ -235,18 +235,21 @@ export async function runScaleOut(o: ScaleOptions): Promise<ScaleResult> {
     let sampling = true;
     const sampler = (async () => {
       while (sampling) {
-        await sample(replicas, r, o);
+        await sample(replicas, r);
         await new Promise((res) => setTimeout(res, 100));
       }
     })();
     const url = lb.url;
+    // The kills follow the calls themselves, not the sampler: under load a `/metrics`
+    // answer may take seconds, and the clients could be done before it came.
+    const onCall = () => killAtAThird(replicas, r, o);
     await Promise.all(
-      Array.from({ length: o.clients }, () => startClient(url, o.calls, deadline, r)),
+      Array.from({ length: o.clients }, () => startClient(url, o.calls, deadline, r, onCall)),
     );
     r.seconds = (performance.now() - t0) / 1000;
     sampling = false;
     await sampler;
-    await sample(replicas, r, o); // the last CPU figures
+    await sample(replicas, r); // the last CPU figures
     const me = cpuOf(Deno.pid);
     r.cpu = {
       replicas: replicas.reduce((a, x, i) => a + x.cpu.own - started[i].own, 0),
@@ -268,8 +271,8 @@ export async function runScaleOut(o: ScaleOptions): Promise<ScaleResult> {
   }
 }
 
-/** Note live sessions and RSS; send the kills once a third of the calls are done. */
-async function sample(replicas: Replica[], r: ScaleResult, o: ScaleOptions): Promise<void> {
+/** Note CPU, live sessions and RSS. */
+async function sample(replicas: Replica[], r: ScaleResult): Promise<void> {
   for (const x of replicas) {
     const now = cpuOf(x.child.pid);
     if (now.own > 0) x.cpu = now; // a replica that exited keeps its last figures
@@ -282,6 +285,10 @@ async function sample(replicas: Replica[], r: ScaleResult, o: ScaleOptions): Pro
     r.peakSessions = sessions;
     r.peakRssKiB = rss;
   }
+}
+
+/** SIGTERM replica 0 and SIGKILL replica 1 once a third of the calls are done. */
+function killAtAThird(replicas: Replica[], r: ScaleResult, o: ScaleOptions): void {
   if (o.kill && !r.killed && replicas.length >= 2 && r.calls >= (o.clients * o.calls) / 3) {
     r.killed = true;
     replicas[0].child.kill("SIGTERM");
