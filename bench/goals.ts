@@ -40,8 +40,8 @@ export const GOALS: readonly GoalSpec[] = [
   g("builtins.grep-uuid-prefix", "builtins", "grep `[0-9a-f]{8}-[0-9a-f]{4}` / `rg -j1`", 2),
   g("pins.directory", "pins", "pinPath 10,000 files / find|sort|xargs sha256sum", 1),
   g("pins.hash-wasm", "pins", "pinPath throughput / hash-wasm (issue 3)", 3, { kind: "min" }),
-  g("confine.true-ratio", "confine", "confined `true` / unconfined `true`", 1.5),
-  g("confine.true-added", "confine", "confined `true`, time added to unconfined", 5, {
+  g("confine.true-ratio", "confine", "confined `true` (warm sandbox) / unconfined", 1.5),
+  g("confine.true-added", "confine", "confined `true` (warm sandbox), time added", 5, {
     unit: "ms",
   }),
   g("mcp.server-cpu", "mcp", "serve CPU per 4 KiB read / server-filesystem's", 0.5),
