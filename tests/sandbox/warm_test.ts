@@ -438,3 +438,24 @@ Deno.test("warm sandbox: files made in a bound folder do not make its spare stal
     await pool.close();
   }
 });
+
+Deno.test("warm sandbox: TOOLHOST_WARM_SANDBOXES=0 turns them off; on by default", async () => {
+  await using ws = await tempWorkspace(TOML, FILES);
+  const before = Deno.env.get("TOOLHOST_WARM_SANDBOXES");
+  const open = async () =>
+    await Registry.open(await loadWorkspace(ws.root), "app/review", { env: trickyEnv() });
+  try {
+    Deno.env.set("TOOLHOST_WARM_SANDBOXES", "0");
+    const off = await open();
+    assert.equal(off.warm, undefined);
+    await off.close();
+    Deno.env.delete("TOOLHOST_WARM_SANDBOXES");
+    const on = await open();
+    assert.equal(on.warm !== undefined, waiterShell() !== null);
+    await on.close();
+    assert.equal(on.warm, undefined, "a closed registry has none");
+  } finally {
+    if (before === undefined) Deno.env.delete("TOOLHOST_WARM_SANDBOXES");
+    else Deno.env.set("TOOLHOST_WARM_SANDBOXES", before);
+  }
+});
