@@ -93,7 +93,7 @@ export interface ScaleResult extends Tally {
   peakSessions: number;
   /** Whether the kills were sent. */
   killed: boolean;
-  /** Exit codes of the replicas (SIGTERMed and stopped ones: 143; SIGKILLed: null). */
+  /** Exit codes of the replicas (SIGTERMed and stopped ones: 0 after a completed drain, 143 when it was cut; SIGKILLed: null). */
   exits: (number | null)[];
   /**
    * CPU seconds during the run (last seen for replicas that exited): the replicas

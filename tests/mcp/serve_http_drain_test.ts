@@ -50,11 +50,11 @@ Deno.test("serve over HTTP: /healthz and /readyz need no token and reveal nothin
     assert.equal(mcp.status, 401);
   } finally {
     const status = await served.stop();
-    assert.equal(status.code, 143, "ended by SIGTERM: 128 + 15 after cleanup");
+    assert.equal(status.code, 0, "a completed SIGTERM drain is a clean stop");
   }
 });
 
-Deno.test("serve over HTTP: SIGTERM drains — readyz 503, no new session, the call in flight finishes, cleanup, exit 143", async () => {
+Deno.test("serve over HTTP: SIGTERM drains — readyz 503, no new session, the call in flight finishes, cleanup, exit 0", async () => {
   await using tmp = await tempWorkspace("", E2E_FILES);
   Deno.writeTextFileSync(`${tmp.root}/toolhost.toml`, gateToml(tmp.root));
   const served = await serveHttp(tmp.root, ["--drain-timeout", "10m"]);
@@ -87,7 +87,7 @@ Deno.test("serve over HTTP: SIGTERM drains — readyz 503, no new session, the c
     const result = await call;
     assert.match((result.content as Text[])[0].text, /released/);
     const status = await served.child.status;
-    assert.equal(status.code, 143, served.stderr());
+    assert.equal(status.code, 0, served.stderr()); // every open request finished
     assert.match(served.stderr(), /cleanup confirmed/);
     assert.doesNotMatch(served.stderr(), /drain timeout/);
     assert.equal(alive(harness), false, "the session's harness was stopped");
@@ -128,7 +128,7 @@ Deno.test("serve over HTTP: --drain-timeout bounds the wait; the cut call's proc
     }).catch((e) => e);
     const gatePid = await readPid(`${tmp.root}/gate.pid`);
     const status = await served.stop();
-    assert.equal(status.code, 143, served.stderr());
+    assert.equal(status.code, 143, served.stderr()); // cut short: 128 + SIGTERM's 15
     assert.match(served.stderr(), /drain timeout: 1 open request\(s\) cut/);
     assert.match(served.stderr(), /cleanup confirmed/);
     assert.equal(await waitFor(() => groupMembers(gatePid).length === 0), true);

@@ -53,9 +53,10 @@ export function serveCommand(io: CliIo, done: (code: number) => void): Command {
         "With --http, SIGTERM drains first: /readyz turns 503, new sessions are refused and " +
         "open requests may finish (up to --drain-timeout). GET /healthz and /readyz are for " +
         "load balancers and need no token.\n" +
-        "Exit status: 0 when the stdio client closes the connection; 130, 143 or 129 when " +
-        "SIGINT, SIGTERM or SIGHUP ended the server, once cleanup is confirmed (after an " +
-        "--http drain too); 1 when cleanup could not be confirmed.",
+        "Exit status: 0 when the stdio client closes the connection, and after an --http " +
+        "drain that let every open request finish; 130, 143 or 129 when SIGINT, SIGTERM or " +
+        "SIGHUP ended the server otherwise (a drain cut short by --drain-timeout or a second " +
+        "signal: 143), once cleanup is confirmed; 1 when cleanup could not be confirmed.",
     )
     .option("--eval <eval>", "the agent eval, e.g. app/review (required)")
     .option(
@@ -121,7 +122,8 @@ export function serveCommand(io: CliIo, done: (code: number) => void): Command {
     const signal = o.http !== undefined
       ? await serveHttp(evalId, o, open, log)
       : await serveOnStdio(evalId, open, log);
-    // Ended by a signal: 128 + its number, as for `tools call` and any interrupted program.
+    // Ended by a signal: 128 + its number, as for `tools call` and any interrupted program
+    // (a completed --http drain is a replica's normal end and returns no signal).
     done(signal === undefined ? EXIT.ok : signalExitCode(signal));
   });
   return cmd;
@@ -156,13 +158,16 @@ function guardStdout(): () => void {
   return () => Object.assign(console, saved);
 }
 
-/** Serve over HTTP until a signal; returns that (first) signal once cleanup is confirmed. */
+/**
+ * Serve over HTTP until a signal; once cleanup is confirmed, returns that (first) signal,
+ * or undefined after a SIGTERM drain that let every open request finish.
+ */
 async function serveHttp(
   evalId: string,
   o: ServeOptions,
   open: () => Promise<ToolSource>,
   log: (line: string) => void,
-): Promise<string> {
+): Promise<string | undefined> {
   const bind = parseBind(o.http!);
   const limits = sessionLimits(o);
   const token = o.tokenEnv === undefined ? undefined : readToken(o.tokenEnv);
@@ -184,22 +189,28 @@ async function serveHttp(
   const signals = watchSignals();
   log(`serving eval ${evalId} on ${http.url}`);
   const signal = await signals.next();
+  let drained = false;
   if (signal === "SIGTERM") {
     log(`SIGTERM: draining (${http.sessionCount} session(s)); no new sessions`);
     // A second signal cuts the drain short; cleanup still runs to the end.
+    let cut = false;
     void signals.next().then((s) => {
+      cut = true;
       log(`${s}: drain cut short`);
       return http.close();
     }).catch(() => {});
     const { abandoned } = await http.drain();
     if (abandoned > 0) log(`drain timeout: ${abandoned} open request(s) cut`);
+    drained = abandoned === 0 && !cut;
   } else {
     log(`${signal}: closing ${http.sessionCount} session(s)`);
     await http.close();
   }
   signals.stop();
   log("cleanup confirmed");
-  return signal;
+  // A drain that let every open request finish is a rolling restart going as planned:
+  // exit 0 (issue 20), so a supervisor counts it as a clean stop.
+  return drained ? undefined : signal;
 }
 
 /** The validated `--drain-timeout`, ms. */
