@@ -19,7 +19,13 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const OUT = join(ROOT, "dist", "npm");
 // harness-kit/testing.ts is loaded by a computed specifier (harness-kit/mod.ts), so it is
 // named here to be emitted.
-const ENTRY_POINTS = ["mod.ts", "harness-kit/mod.ts", "harness-kit/testing.ts", "lib/cli/main.ts"];
+const ENTRY_POINTS = [
+  "mod.ts",
+  "harness-kit/mod.ts",
+  "harness-kit/testing.ts",
+  "lib/cli/main.ts",
+  "lib/process/inherited_fds.ts", // imported by the bin only
+];
 const NODE_TYPES = "20.19.43";
 
 /** What the npm build reads from deno.json. */
@@ -137,6 +143,9 @@ function writeBin(): void {
   writeFileSync(
     bin,
     `#!/usr/bin/env node\nimport { runCli } from "../esm/lib/cli/main.js";\n` +
+      `import { closeInheritedFds } from "../esm/lib/process/inherited_fds.js";\n` +
+      // Before anything is spawned: descriptors the parent leaked must not reach any tool.
+      `closeInheritedFds();\n` +
       `process.exitCode = await runCli(process.argv.slice(2));\n`,
   );
   chmodSync(bin, 0o755);

@@ -8,7 +8,10 @@
  */
 
 import { runCli } from "../lib/cli/main.ts";
+import { closeInheritedFds } from "../lib/process/inherited_fds.ts";
 
+// Before anything is spawned: descriptors the parent leaked must not reach any tool.
+closeInheritedFds();
 runCli(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
