@@ -97,6 +97,21 @@ async function warmSecond(reg: Registry, tool: string, args: Record<string, unkn
   return r;
 }
 
+/** The workspace's state dir and a confinement of `mode` over it (network off). */
+async function confined(
+  root: string,
+  mode: "none" | "read",
+  ctx: { scope?: string[]; executionPaths?: string[]; program?: string } = {},
+) {
+  const stateDir = join(root, ".toolhost", "state");
+  const c = openConfine({
+    policy: { mode, network: false, read: [], write: [] },
+    stateDir,
+  }, { ws: await loadWorkspace(root), scope: [], executionPaths: [], ...ctx });
+  if (!c.ok) throw new Error(c.reason);
+  return { stateDir, c };
+}
+
 const skip = skipReason() ?? (waiterShell() === null ? "no trusted dash" : undefined);
 
 Deno.test("warm sandbox: the tool sees the cold path's env, argv, cwd, stdin and fds", async () => {
@@ -185,12 +200,7 @@ async function gone(root: string): Promise<number[]> {
 Deno.test("warm sandbox: one call per spare, idle spares end, close ends the rest", async () => {
   if (skip) return printSkip("warm lifecycle", skip);
   await using ws = await tempWorkspace(TOML, FILES);
-  const stateDir = join(ws.root, ".toolhost", "state");
-  const c = openConfine({
-    policy: { mode: "none", network: false, read: [], write: [] },
-    stateDir,
-  }, { ws: await loadWorkspace(ws.root), scope: [], executionPaths: [] });
-  if (!c.ok) throw new Error(c.reason);
+  const { stateDir, c } = await confined(ws.root, "none");
   const pool = new WarmPool({ idleMs: 200 });
   const call = () =>
     invokePlainCommand({
@@ -272,13 +282,11 @@ Deno.test("warm sandbox: a program replaced since the spare was spawned runs in 
     ...FILES,
     "app/tools/v.sh": { text: "#!/bin/sh\necho v1\n", mode: 0o755 },
   });
-  const stateDir = join(ws.root, ".toolhost", "state");
   const program = join(ws.root, "app", "tools", "v.sh");
-  const c = openConfine({
-    policy: { mode: "none", network: false, read: [], write: [] },
-    stateDir,
-  }, { ws: await loadWorkspace(ws.root), scope: [], executionPaths: ["app/tools/v.sh"], program });
-  if (!c.ok) throw new Error(c.reason);
+  const { stateDir, c } = await confined(ws.root, "none", {
+    executionPaths: ["app/tools/v.sh"],
+    program,
+  });
   const pool = new WarmPool();
   const call = async () =>
     text(
@@ -312,12 +320,7 @@ Deno.test("warm sandbox: a program replaced since the spare was spawned runs in 
 Deno.test("warm sandbox: timeouts, cancellation, output caps and stderr behave as cold", async () => {
   if (skip) return printSkip("warm run contract", skip);
   await using ws = await tempWorkspace(TOML, FILES);
-  const stateDir = join(ws.root, ".toolhost", "state");
-  const c = openConfine({
-    policy: { mode: "none", network: false, read: [], write: [] },
-    stateDir,
-  }, { ws: await loadWorkspace(ws.root), scope: [], executionPaths: [] });
-  if (!c.ok) throw new Error(c.reason);
+  const { stateDir, c } = await confined(ws.root, "none");
   const pool = new WarmPool();
   const run = async (script: string, warm: boolean, extra: { timeoutMs?: number } = {}) => {
     const ctl = new AbortController();
@@ -372,12 +375,7 @@ Deno.test("warm sandbox: timeouts, cancellation, output caps and stderr behave a
 Deno.test("warm sandbox: a working directory gone since the spare was spawned fails as cold", async () => {
   if (skip) return printSkip("warm missing cwd", skip);
   await using ws = await tempWorkspace(TOML, { ...FILES, "app/sub/README.md": "x" });
-  const stateDir = join(ws.root, ".toolhost", "state");
-  const c = openConfine({
-    policy: { mode: "none", network: false, read: [], write: [] },
-    stateDir,
-  }, { ws: await loadWorkspace(ws.root), scope: [], executionPaths: [] });
-  if (!c.ok) throw new Error(c.reason);
+  const { stateDir, c } = await confined(ws.root, "none");
   const pool = new WarmPool();
   const call = (warm?: WarmPool) =>
     invokePlainCommand({
@@ -407,12 +405,7 @@ Deno.test("warm sandbox: a working directory gone since the spare was spawned fa
 Deno.test("warm sandbox: files made in a bound folder do not make its spare stale", async () => {
   if (skip) return printSkip("warm folder content", skip);
   await using ws = await tempWorkspace(TOML, FILES);
-  const stateDir = join(ws.root, ".toolhost", "state");
-  const c = openConfine({
-    policy: { mode: "read", network: false, read: [], write: [] },
-    stateDir,
-  }, { ws: await loadWorkspace(ws.root), scope: ["app"], executionPaths: [] });
-  if (!c.ok) throw new Error(c.reason);
+  const { stateDir, c } = await confined(ws.root, "read", { scope: ["app"] });
   const pool = new WarmPool();
   const call = async () =>
     text(
