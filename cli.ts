@@ -6,12 +6,10 @@
  */
 
 import { runCli } from "./lib/cli/main.ts";
-import { closeInheritedFds } from "./lib/process/inherited_fds.ts";
 
 if (import.meta.main) {
-  // Descriptors the parent leaked must not reach any tool (under Deno they cannot be
-  // closed from here; lib/process/inherited_fds.ts).
-  closeInheritedFds();
+  // No closeInheritedFds() here: Deno's node:fs cannot close a descriptor Deno did not
+  // open (lib/process/inherited_fds.ts), so it would only add start-up work.
   const code = await runCli(process.argv.slice(2));
   process.exitCode = code;
 }

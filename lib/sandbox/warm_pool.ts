@@ -169,7 +169,7 @@ export class WarmPool {
     this.#busy.set(key, (this.#busy.get(key) ?? 0) + 1);
     const entry = this.#entries.get(key);
     if (entry === undefined || !entry.done) return undefined;
-    this.#remove(key!);
+    this.#remove(key);
     clearTimeout(entry.timer);
     const ready = await entry.ready;
     if (ready === undefined) return undefined;

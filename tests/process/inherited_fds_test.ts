@@ -1,10 +1,10 @@
 /**
  * A descriptor leaked to toolhost by whoever started it (no close-on-exec) must not reach
  * the tools it starts: bubblewrap passes descriptors into a sandbox unchanged, and a
- * directory descriptor from outside reaches outside the sandbox's mounts. The CLI entries
- * call `closeInheritedFds()` first. Node (the npm package, the single executable) closes
- * them; Deno's `node:fs` cannot close a descriptor it did not open, so there they are
- * found but stay open (docs/trust.md says so).
+ * directory descriptor from outside reaches outside the sandbox's mounts. The Node
+ * entries (the npm package, the single executable) call `closeInheritedFds()` first;
+ * Deno's `node:fs` cannot close a descriptor it did not open, so `cli.ts` does not call
+ * it and such descriptors stay open there (docs/trust.md says so).
  */
 
 import assert from "node:assert/strict";

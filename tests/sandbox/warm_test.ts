@@ -352,6 +352,8 @@ Deno.test("warm sandbox: timeouts, cancellation, output caps and stderr behave a
     return r;
   };
   const cases: [string, { timeoutMs?: number }][] = [
+    // These two deadlines are meant to expire: the result ("timed out after 500 ms") is
+    // the same whether or not the trap was set in time, so a busy machine cannot flip it.
     ["sleep 100", { timeoutMs: 500 }],
     ["echo CANCEL; exec sleep 100", {}],
     ["head -c 20000000 /dev/zero", {}],
