@@ -358,13 +358,30 @@ async function admit(
   try {
     await options.onSpawn(handle.record);
   } catch (e) {
-    stdin.destroy();
-    call?.destroy();
-    handle.stdout.resume();
-    handle.stderr.resume();
-    await handle.terminate({ graceMs: 0 });
+    await abandonGroup(handle, [stdin, call]);
     throw e;
   }
+}
+
+/**
+ * End a group that will never run its call: close the inputs held open for it (stdin,
+ * a warm sandbox's call line), drain its output, and end it with no grace.
+ *
+ * @example
+ * ```ts
+ * import { abandonGroup, spawnGroup } from "./spawn_group.ts";
+ * const h = await spawnGroup({ command: "/bin/sleep", args: ["10"], cwd: "/", env: {} });
+ * console.log((await abandonGroup(h, [])).confirmed); // true
+ * ```
+ */
+export async function abandonGroup(
+  handle: GroupHandle,
+  inputs: readonly (Writable | undefined)[],
+): Promise<TerminateReport> {
+  for (const s of inputs) s?.destroy();
+  handle.stdout.resume();
+  handle.stderr.resume();
+  return await handle.terminate({ graceMs: 0 });
 }
 
 /** Wait until a launched child leads its own session; if it never does, end it and fail
@@ -379,11 +396,7 @@ async function becomeLeader(
   handle.launching = false;
   if (leads) return;
   killLaunching(handle.record); // or, had it just become a leader, its group:
-  stdin.destroy();
-  call?.destroy();
-  handle.stdout.resume();
-  handle.stderr.resume();
-  await handle.terminate({ graceMs: 0 });
+  await abandonGroup(handle, [stdin, call]);
   await handle.exited;
   throw new SpawnError("failed");
 }

@@ -8,7 +8,7 @@
  */
 
 import type { Readable } from "node:stream";
-import type { GroupHandle } from "./spawn_group.ts";
+import { abandonGroup, type GroupHandle } from "./spawn_group.ts";
 import type { ProcessRecord } from "./proc_identity.ts";
 
 /** A pre-spawned group (spawned with `holdInput`) and the call line it is to run. */
@@ -51,11 +51,7 @@ export async function adoptSpare(
     try {
       await opts.onSpawn(h.record);
     } catch (e) {
-      held.stdin.destroy();
-      held.call.destroy();
-      h.stdout.resume();
-      h.stderr.resume();
-      await h.terminate({ graceMs: 0 });
+      await abandonGroup(h, [held.stdin, held.call]);
       throw e;
     }
   }

@@ -32,7 +32,7 @@
 import process from "node:process";
 import { type CallDirs, createCallDirs } from "../process/call_dirs.ts";
 import type { Confine } from "../process/sandbox_init.ts";
-import { type GroupHandle, spawnGroup } from "../process/spawn_group.ts";
+import { abandonGroup, type GroupHandle, spawnGroup } from "../process/spawn_group.ts";
 import { runtimeSafeArgv } from "../process/runtime_argv.ts";
 import type { Spare } from "../process/warm_adopt.ts";
 import { callPayload, WAITER_SCRIPT, waiterShell } from "../process/warm_script.ts";
@@ -298,11 +298,7 @@ async function endSpare(r: Ready): Promise<void> {
 
 /** End a spare that got no call (its waiter reads an EOF); its directories stay. */
 async function endUnused(r: Ready): Promise<void> {
-  r.handle.held?.stdin.destroy();
-  r.handle.held?.call.destroy();
-  r.handle.stdout.resume();
-  r.handle.stderr.resume();
-  const report = await r.handle.terminate({ graceMs: 0 });
+  const report = await abandonGroup(r.handle, [r.handle.held?.stdin, r.handle.held?.call]);
   if (report.confirmed) r.dirs.retire(r.handle.record);
 }
 
