@@ -274,16 +274,18 @@ async function within<T>(p: Promise<T>, ms: number): Promise<T | null> {
  */
 export async function spawnGroup(options: SpawnGroupOptions): Promise<GroupHandle> {
   const tag = newGroupTag();
-  // bwrap's --die-with-parent has windows after clone; the dead man's switch has none.
+  // bwrap's --die-with-parent has windows after clone; the dead man's switch has none. An
+  // unconfined group is armed only until it is journaled (onSpawn): a toolhost killed
+  // between its spawn and its record must not leave a process that no record names.
   const sandboxed = options.sandboxed === true;
-  if (sandboxed) armDeadMan(tag);
+  armDeadMan(tag);
   // Under Deno, `setsid PROGRAM` costs far less than a detached spawn (session_launcher.ts).
   const launcher = sessionLauncher();
   if (launcher !== null) {
     try {
       checkExecutable(options.command);
     } catch (e) {
-      if (sandboxed) disarmDeadMan(tag);
+      disarmDeadMan(tag);
       throw e;
     }
   }
@@ -299,14 +301,14 @@ export async function spawnGroup(options: SpawnGroupOptions): Promise<GroupHandl
     windowsHide: true,
   });
   if (child.pid === undefined) {
-    if (sandboxed) disarmDeadMan(tag);
+    disarmDeadMan(tag);
     const code = await new Promise<string | undefined>((resolve) => {
       child.once("error", (e: Error & { code?: string }) => resolve(e.code));
     });
     throw new SpawnError(spawnFailureFromCode(code));
   }
   // Synchronously, before the event loop can reap the child.
-  if (sandboxed) bindDeadMan(tag, child.pid);
+  bindDeadMan(tag, child.pid);
   const record: ProcessRecord = { ...recordProcess(child.pid), tag };
   child.on("error", () => {});
   const exited = new Promise<ExitStatus>((resolve) => {
@@ -324,8 +326,13 @@ export async function spawnGroup(options: SpawnGroupOptions): Promise<GroupHandl
   stdin.on("error", () => {}); // EPIPE when the tool does not read its input
   const call = options.holdInput ? child.stdio[CALL_FD] as Writable : undefined;
   call?.on("error", () => {});
-  if (launcher !== null) await becomeLeader(handle, stdin, call);
-  await admit(handle, options, stdin, call);
+  try {
+    if (launcher !== null) await becomeLeader(handle, stdin, call);
+    await admit(handle, options, stdin, call);
+  } finally {
+    // Unconfined: journaled by now (or ended); its record covers it from here on.
+    if (!sandboxed) disarmDeadMan(tag);
+  }
   if (call !== undefined) {
     handle.held = { stdin, call };
     return handle;

@@ -76,3 +76,20 @@ Deno.test("dead man's switch: a disarmed group is left alone", async () => {
     } catch { /* gone */ }
   }
 });
+
+Deno.test("dead man's switch: an unconfined group killed before its journal record dies with toolhost", async () => {
+  const r = await armThenDie("journaling");
+  assert.ok(await gone(r.sleeper), "a group no record names outlived a kill -9 of its owner");
+});
+
+Deno.test("dead man's switch: an unconfined group once journaled is left to the sweep", async () => {
+  const r = await armThenDie("journaled");
+  try {
+    await new Promise((res) => setTimeout(res, 500)); // the watcher acts at once, if at all
+    assert.ok(alive(r.sleeper), "a journaled unconfined group is the sweep's, as before");
+  } finally {
+    try {
+      Deno.kill(-r.sleeper, "SIGKILL");
+    } catch { /* gone */ }
+  }
+});
