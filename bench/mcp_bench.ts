@@ -4,9 +4,9 @@
  *   `toolhost serve`) against the official filesystem server's `read_text_file`
  *   (`npx -y @modelcontextprotocol/server-filesystem@2026.8.31`), same file (64 B, 4 KiB —
  *   the headline — and 16 KiB), same client, sequential calls in interleaved batches
- *   (goal: toolhost ≥ 1.0× at every size), and each server's own CPU per call over those
- *   batches, from /proc/<pid>/stat of the server's process tree, not the client's (goal at
- *   4 KiB: toolhost ≤ 0.5×);
+ *   after one shared warm-up (goal: toolhost ≥ 1.0× at every size), and each server's own
+ *   CPU per call over those batches, from /proc/<pid>/stat of the server's process tree,
+ *   not the client's (goal at 4 KiB: toolhost ≤ 0.5×); see mcp_throughput.ts;
  * - p50/p99 latency of a json command tool: through `serve` (stdio) against
  *   `Registry.call` in-process (`tools call` without process start-up).
  *
@@ -15,15 +15,13 @@
  * @module
  */
 
-import process from "node:process";
 import { Client } from "@modelcontextprotocol/sdk/client";
 // @ts-types="@modelcontextprotocol/sdk/client/stdio"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { Registry } from "../lib/registry/registry.ts";
 import { type RawRpc, rawRpc } from "./raw_rpc_client.ts";
 import { loadWorkspace } from "../lib/workspace/load_workspace.ts";
-import { reportGoal } from "./goals.ts";
-import { treeCpuMs } from "./proc_cpu.ts";
+import { type Connected, sampleText, throughput, timeCalls } from "./mcp_throughput.ts";
 
 const FS_SERVER = "@modelcontextprotocol/server-filesystem@2026.8.31";
 const REPO = new URL("../", import.meta.url).pathname.replace(/\/$/, "");
@@ -50,14 +48,6 @@ cat >/dev/null
 printf '{"content":[{"type":"json","data":{"greeting":"hello","n":2}}]}\\n'
 `;
 
-type Call = () => Promise<unknown>;
-
-/** An SDK client and the pid of the server process it started. */
-interface Connected {
-  client: Client;
-  pid: number;
-}
-
 async function connect(command: string, args: string[]): Promise<Connected> {
   const client = new Client({ name: "toolhost-bench", version: "1" });
   const transport = new StdioClientTransport({ command, args, stderr: "ignore" });
@@ -66,24 +56,9 @@ async function connect(command: string, args: string[]): Promise<Connected> {
   return { client, pid: transport.pid };
 }
 
-async function timeCalls(call: Call, n: number): Promise<number[]> {
-  const out: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t = performance.now();
-    await call();
-    out.push(performance.now() - t);
-  }
-  return out;
-}
-
 function pct(ms: number[], p: number): number {
   const s = [...ms].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
-}
-
-function sampleText(size: number): string {
-  const line = "the quick brown fox jumps over the lazy dog 0123456789 abcdefghij\n";
-  return line.repeat(Math.ceil(size / line.length)).slice(0, size);
 }
 
 async function writeWorkspace(dir: string): Promise<string> {
@@ -135,70 +110,6 @@ export async function benchMcp(): Promise<string[]> {
     for (const c of clients) await c.close().catch(() => {});
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
-}
-
-/** File sizes of the throughput comparison; 4 KiB is the headline (a typical source file). */
-const SIZES = [64, 4096, 16384];
-
-async function throughput(
-  th: Connected,
-  fs: Connected,
-  dir: string,
-  quick: boolean,
-): Promise<string[]> {
-  // Interleaved batches: the VM's noise drifts over seconds, so both servers share it.
-  const batches = quick ? 10 : 30;
-  const batch = 100;
-  const lines = [
-    `tools/call over stdio, sequential, ${batches} interleaved batches × ${batch} calls per server:`,
-  ];
-  for (const size of SIZES) {
-    const name = `file_${size}.txt`;
-    await Deno.writeTextFile(`${dir}/app/${name}`, sampleText(size));
-    const readTh: Call = () => th.client.callTool({ name: "read_app", arguments: { path: name } });
-    const readFs: Call = () =>
-      fs.client.callTool({ name: "read_text_file", arguments: { path: `${dir}/app/${name}` } });
-    await timeCalls(readTh, 500); // both runtimes' JITs warm up before anything is timed
-    await timeCalls(readFs, 500);
-    const total = { th: 0, fs: 0 };
-    const clientCpu = { th: 0, fs: 0 }; // this process: the SDK client's own work, µs
-    const serverCpu = { th: 0, fs: 0 }; // the server's process tree, ms
-    for (let r = 0; r < batches; r++) {
-      const order = r % 2 === 0 ? (["th", "fs"] as const) : (["fs", "th"] as const);
-      for (const k of order) {
-        const cpu = process.cpuUsage();
-        const pid = (k === "th" ? th : fs).pid;
-        const server = treeCpuMs(pid);
-        const t = performance.now();
-        await timeCalls(k === "th" ? readTh : readFs, batch);
-        total[k] += performance.now() - t;
-        serverCpu[k] += treeCpuMs(pid) - server;
-        const used = process.cpuUsage(cpu);
-        clientCpu[k] += used.user + used.system;
-      }
-    }
-    const perCall = (us: number) => (us / (batches * batch)).toFixed(0);
-    const rate = (ms: number) => (batches * batch) / (ms / 1000);
-    const sdk = total.fs / total.th; // toolhost's calls/s over server-filesystem's
-    lines.push(
-      `  ${String(size).padStart(5)} B file: toolhost read_app ${
-        rate(total.th).toFixed(0)
-      } calls/s, ` +
-        `server-filesystem read_text_file ${rate(total.fs).toFixed(0)} calls/s, ratio ` +
-        `${sdk.toFixed(2)}× (${reportGoal(`mcp.sdk-${size}`, sdk)}); client CPU per call ` +
-        `${perCall(clientCpu.th)} / ${perCall(clientCpu.fs)} µs; server CPU per call ` +
-        `${perCall(serverCpu.th * 1000)} / ${perCall(serverCpu.fs * 1000)} µs`,
-    );
-    if (size === 4096) {
-      const cpu = serverCpu.th / serverCpu.fs;
-      lines.push(
-        `  4096 B: serve's own CPU per call / server-filesystem's ${cpu.toFixed(2)}× (${
-          reportGoal("mcp.server-cpu", cpu)
-        })`,
-      );
-    }
-  }
-  return lines;
 }
 
 /**

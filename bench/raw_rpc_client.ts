@@ -13,6 +13,8 @@ export interface RawRpc {
   call(method: string, params: unknown): Promise<string>;
   /** Stop the server. */
   close(): Promise<void>;
+  /** The server process's pid (for its CPU time, see proc_cpu.ts). */
+  pid: number;
 }
 
 /**
@@ -69,6 +71,7 @@ export async function rawRpc(command: string, args: string[]): Promise<RawRpc> {
   );
   return {
     call,
+    pid: child.pid,
     async close() {
       await writer.close().catch(() => {});
       try {
