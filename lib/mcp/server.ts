@@ -32,6 +32,7 @@ import {
 import { ToolhostError } from "../errors/errors.ts";
 import { errorResult } from "../results/types.ts";
 import { VERSION } from "../version.ts";
+import { callSignal } from "./call_signal.ts";
 import { setCallToolHandler } from "./call_tool_handler.ts";
 import { JsonMirrors } from "./json_mirrors.ts";
 import { toMcpResult } from "./result_mapping.ts";
@@ -174,12 +175,18 @@ function registerHandlers(server: Server, source: ToolSource, ctx: HandlerContex
   // Not `server.setRequestHandler`: see call_tool_handler.ts for what that adds and why.
   setCallToolHandler(server, async (req, extra): Promise<CallToolResult> => {
     if (ctx.stop.aborted) return toMcpResult(errorResult("The server is shutting down."));
-    const signal = AbortSignal.any([extra.signal, ctx.stop]);
+    const call = callSignal(extra.signal, ctx.stop);
     const token = req.params._meta?.progressToken;
     const ticker = token === undefined
       ? undefined
       : startProgress(token, interval, (n) => extra.sendNotification(n));
-    const run = callSafely(source, req.params.name, req.params.arguments ?? {}, signal, ctx.log);
+    const run = callSafely(
+      source,
+      req.params.name,
+      req.params.arguments ?? {},
+      call.signal,
+      ctx.log,
+    );
     ctx.inflight.add(run);
     try {
       const result = await run;
@@ -198,6 +205,7 @@ function registerHandlers(server: Server, source: ToolSource, ctx: HandlerContex
       return out;
     } finally {
       ctx.inflight.delete(run);
+      call.dispose();
       if (ticker !== undefined) clearInterval(ticker);
     }
   });

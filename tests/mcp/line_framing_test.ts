@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 // @ts-types="@modelcontextprotocol/sdk/shared/stdio"
 import { ReadBuffer } from "@modelcontextprotocol/sdk/shared/stdio.js";
-import { feedLines, frameBytes } from "../../lib/extensions/line_framing.ts";
+import { feedLines, frameBytes, utf8Bytes } from "../../lib/extensions/line_framing.ts";
 
 Deno.test("feedLines: split chunks, a bad line skipped, the next still delivered", () => {
   const buf = new ReadBuffer();
@@ -26,4 +26,21 @@ Deno.test("feedLines: more unread input than the bound is an error and false", (
   );
   assert.equal(feedLines(buf, Buffer.from("y"), { onerror: (e) => errors.push(e) }), false);
   assert.equal(errors.length, 1);
+});
+
+Deno.test("utf8Bytes: the same bytes as TextEncoder, surrogates and all", () => {
+  const enc = new TextEncoder();
+  const cases = [
+    "",
+    "plain ascii\n",
+    "é ü ß — ✓ 中文 😀\n",
+    "lone high \ud800 and low \udc00 surrogates, reversed pair \udc00\ud800, end \ud83d",
+    "\u0000\u007f\u0080\u07ff\u0800\uffff",
+    "x".repeat(70_000) + "😀".repeat(1000),
+  ];
+  for (const text of cases) {
+    assert.deepEqual(utf8Bytes(text), enc.encode(text), JSON.stringify(text.slice(0, 40)));
+  }
+  const message = { jsonrpc: "2.0" as const, id: 1, result: { text: "a\ud800b😀" } };
+  assert.deepEqual(frameBytes(message), enc.encode(JSON.stringify(message) + "\n"));
 });
