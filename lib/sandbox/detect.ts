@@ -7,7 +7,7 @@
  * @module
  */
 
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
@@ -40,6 +40,7 @@ let cached: SandboxSupport | undefined;
 export function configureSandbox(c: SandboxConfig): void {
   config = { ...c };
   cached = undefined;
+  inFlight = undefined;
 }
 
 /**
@@ -95,7 +96,8 @@ export function usernsBlocker(): string | undefined {
   return undefined;
 }
 
-function detect(): SandboxSupport {
+/** What is known before the probe runs: a final answer, or the `bwrap` to probe. */
+function preflight(): SandboxSupport | { probe: string } {
   const platform = config.platform ?? process.platform;
   if (platform !== "linux") {
     return {
@@ -112,16 +114,25 @@ function detect(): SandboxSupport {
         "bubblewrap (`bwrap`) was not found; install the `bubblewrap` package (apt-get install bubblewrap, dnf install bubblewrap)",
     };
   }
-  const probe = spawnSync(bwrap, [
-    "--unshare-user",
-    "--unshare-all",
-    "--die-with-parent",
-    "--ro-bind",
-    "/",
-    "/",
-    "true",
-  ], { stdio: "ignore", timeout: 30_000 });
-  if (probe.status !== 0) {
+  return { probe: bwrap };
+}
+
+/** The probe: build one sandbox that runs `true`. */
+const PROBE_ARGS = [
+  "--unshare-user",
+  "--unshare-all",
+  "--die-with-parent",
+  "--ro-bind",
+  "/",
+  "/",
+  "true",
+];
+/** The same bound for the synchronous and the asynchronous probe. */
+const PROBE_TIMEOUT_MS = 30_000;
+
+/** The decision from the probe's outcome (`succeeded`: it exited 0). */
+function decide(bwrap: string, succeeded: boolean): SandboxSupport {
+  if (!succeeded) {
     return {
       ok: false,
       reason: usernsBlocker() ??
@@ -130,6 +141,69 @@ function detect(): SandboxSupport {
   }
   const nsenter = findExecutable("nsenter", process.env.PATH);
   return nsenter === undefined ? { ok: true, bwrap } : { ok: true, bwrap, nsenter };
+}
+
+function detect(): SandboxSupport {
+  const pre = preflight();
+  if (!("probe" in pre)) return pre;
+  const probe = spawnSync(pre.probe, PROBE_ARGS, { stdio: "ignore", timeout: PROBE_TIMEOUT_MS });
+  return decide(pre.probe, probe.status === 0);
+}
+
+/** The probe started by {@linkcode prefetchSandboxSupport}, with the config it was for. */
+let inFlight: { config: SandboxConfig; answer: Promise<SandboxSupport> } | undefined;
+
+/**
+ * Start deciding whether confinement works without blocking: the probe (one `bwrap` run)
+ * then overlaps whatever the caller does next (loading a workspace), and the answer is
+ * cached exactly as {@linkcode sandboxSupport} would cache it — the same checks, the same
+ * probe arguments and bound, the same decision. Nothing is written anywhere: the answer
+ * lives in this process only. The promise never rejects; await it before the first
+ * {@linkcode sandboxSupport} call to use the answer (a call before it settles probes again,
+ * synchronously). The probe is never detached: it ends before the process can (it is
+ * awaited, or bwrap's `--die-with-parent` ends it).
+ *
+ * @example
+ * ```ts
+ * import { prefetchSandboxSupport, sandboxSupport } from "./detect.ts";
+ * const pending = prefetchSandboxSupport();
+ * // … other work …
+ * await pending;
+ * sandboxSupport(); // answered from the cache
+ * ```
+ */
+export function prefetchSandboxSupport(): Promise<SandboxSupport> {
+  if (cached) return Promise.resolve(cached);
+  if (inFlight?.config === config) return inFlight.answer;
+  const forConfig = config;
+  const answer = probeAsync().then((s) => {
+    // configureSandbox() while the probe ran: this answer is for the old config.
+    if (config === forConfig) cached ??= s;
+    return s;
+  });
+  inFlight = { config: forConfig, answer };
+  return answer;
+}
+
+function probeAsync(): Promise<SandboxSupport> {
+  const pre = preflight();
+  if (!("probe" in pre)) return Promise.resolve(pre);
+  const bwrap = pre.probe;
+  return new Promise((resolve) => {
+    let settled = false;
+    const finish = (succeeded: boolean) => {
+      if (settled) return;
+      settled = true;
+      resolve(decide(bwrap, succeeded));
+    };
+    try {
+      const child = spawn(bwrap, PROBE_ARGS, { stdio: "ignore", timeout: PROBE_TIMEOUT_MS });
+      child.on("error", () => finish(false));
+      child.on("close", (code) => finish(code === 0));
+    } catch {
+      finish(false);
+    }
+  });
 }
 
 /**

@@ -18,6 +18,7 @@ import { renderCheckReport } from "../../check/human_report.ts";
 import { STDERR_HELP, stderrCopy } from "../stderr_copy.ts";
 import { lockSectionFor } from "../../lock_build/check_lock.ts";
 import { warnLockDisabled } from "../../lock/open_lock.ts";
+import { prefetchSandboxSupport } from "../../sandbox/detect.ts";
 
 /** Options of `tools check`. */
 export interface CheckOptions extends CommonOptions {
@@ -154,6 +155,9 @@ Exit codes: 0 ready/success, 1 declaration/preflight/tool/cleanup failure,
     );
   withCommon(cmd).action(async (positional: string | undefined, o: CheckOptions) => {
     const spec = checkSelection(positional, o);
+    // The confinement probe (one bwrap run) overlaps loading the workspace; the report
+    // reads its answer. It decides exactly what the synchronous probe would.
+    const probe = o.execute ? undefined : prefetchSandboxSupport();
     const { ws, stateDir } = await openWorkspace(o);
     if (o.lock === false) warnLockDisabled((l) => io.err(l));
     if (o.execute) {
@@ -164,6 +168,7 @@ Exit codes: 0 ready/success, 1 declaration/preflight/tool/cleanup failure,
       io.out(`${JSON.stringify(r.report, null, 2)}\n`);
       return done(r.ok ? EXIT.ok : EXIT.failure);
     }
+    await probe;
     const reports = staticReports(ws, spec);
     if (o.lock !== false) await attachLockSections(ws, reports, stateDir);
     if (o.json) {
