@@ -11,6 +11,7 @@ import { Ajv2019 } from "ajv/dist/2019.js";
 import AjvDraft07Module from "ajv";
 import AjvDraft04Module from "ajv-draft-04";
 import addFormatsModule from "ajv-formats";
+import * as formatsModule from "ajv-formats/dist/formats.js";
 import type { AnySchema, ValidateFunction } from "ajv";
 // A static import, so the binaries and the npm build carry it (no require at run time).
 import DRAFT_06_META from "ajv/dist/refs/json-schema-draft-06.json" with { type: "json" };
@@ -42,6 +43,10 @@ const unwrap = <T>(m: T): T => ((m as any).default ?? m) as T;
 const AjvDraft07 = unwrap(AjvDraft07Module) as unknown as AjvCtor;
 const AjvDraft04 = unwrap(AjvDraft04Module) as unknown as AjvCtor;
 const addFormats = unwrap(addFormatsModule) as unknown as (ajv: unknown) => void;
+/** ajv-formats' own table: what `addFormats` adds to every instance (mode "full"). */
+const FULL_FORMATS = (unwrap(formatsModule) as unknown as {
+  fullFormats: Record<string, unknown>;
+}).fullFormats;
 
 /** RE2-backed RegExp engine for ajv's `code.regExp` option (linear-time `pattern`). */
 function re2Engine(
@@ -84,6 +89,10 @@ function addDraft06MetaSchema(ajv: { addMetaSchema(s: AnySchema): unknown }): vo
 
 function newAjv(ctor: AjvCtor, draft06: boolean, validateSchema = true) {
   const ajv = new ctor({
+    // An instance that never validates schemas never reads its draft's meta-schema, and
+    // adding it costs milliseconds per instance: only validating instances carry it. (Every
+    // `$ref` is local, so no schema can reach a meta-schema by reference.)
+    meta: validateSchema,
     strict: false,
     allErrors: true,
     useDefaults: false,
@@ -248,15 +257,12 @@ function compileFresh(schema: object): CompiledSchema {
 /** How deep the meta-schema fast path looks before leaving a schema to ajv. */
 const MAX_FAST_META_DEPTH = 32;
 
-/** The formats schemas may name (ajv-formats'), read from an ajv on first use. */
-let knownFormats: ReadonlySet<string> | undefined;
-/** An ajv that only lends its formats (never compiles anything). */
-let formatsAjv: AjvInstance | undefined;
+/** The formats schemas may name: the ones `addFormats` gives every instance. */
+const KNOWN_FORMATS: ReadonlySet<string> = new Set(Object.keys(FULL_FORMATS));
 
 /** The `regex` format check the meta-schema applies to `pattern` (ajv-formats'). */
 function regexFormat(): ((s: string) => boolean) | undefined {
-  formatsAjv ??= newAjv(Ajv2020 as unknown as AjvCtor, false, false);
-  const f = (formatsAjv as unknown as { formats: Record<string, unknown> }).formats.regex;
+  const f = FULL_FORMATS.regex;
   if (typeof f === "function") return f as (s: string) => boolean;
   const v = (f as { validate?: unknown } | undefined)?.validate;
   return typeof v === "function" ? (v as (s: string) => boolean) : undefined;
@@ -274,11 +280,7 @@ function regexFormat(): ((s: string) => boolean) | undefined {
  * ```
  */
 export function checkFormatsKnown(node: unknown): void {
-  formatsAjv ??= newAjv(Ajv2020 as unknown as AjvCtor, false, false);
-  knownFormats ??= new Set(
-    Object.keys((formatsAjv as unknown as { formats: Record<string, unknown> }).formats),
-  );
-  checkFormatsIn(node, knownFormats);
+  checkFormatsIn(node, KNOWN_FORMATS);
 }
 
 function checkFormatsIn(node: unknown, known: ReadonlySet<string>): void {
