@@ -7,7 +7,9 @@
  * Steps: `deno bundle --platform node --format cjs` bundles scripts/sea_entry.ts with every
  * dependency (the same import map and deno.lock as `deno run`/`deno compile`, so no
  * node_modules and no second resolver), and the small launcher scripts/sea_launcher.ts;
- * the same `node` makes a V8 code cache of the CLI bundle; `node --experimental-sea-config`
+ * the CLI bundle is made ASCII-only (scripts/ascii_bundle.ts: V8 then keeps its source as
+ * one byte per character); the same `node` makes a V8 code cache of it after running its
+ * start-up paths (scripts/sea_code_cache.ts); `node --experimental-sea-config`
  * turns the launcher into a SEA blob (with its code cache) carrying the CLI bundle and its
  * cache as assets, so `--version` never compiles the CLI; `postject` (npm, pinned in
  * deno.json) injects the blob into a copy of the `node` binary (`NODE_BIN`, else `node` on
@@ -34,7 +36,8 @@ import {
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { inject } from "postject";
-import { WRAPPER_HEAD, WRAPPER_TAIL } from "./sea_wrapper.ts";
+import { asciiBundle } from "./ascii_bundle.ts";
+import { makeCodeCache } from "./sea_code_cache.ts";
 
 /** The repository root. */
 export const ROOT: string = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -149,12 +152,6 @@ async function injectBlob(binary: string, blob: string): Promise<void> {
   if (mac) execFileSync("codesign", ["--sign", "-", binary]);
 }
 
-/** Compiles the wrapped bundle (argv[1]) with `node:vm` and writes its code cache (argv[2]). */
-const MAKE_CACHE = 'const vm = require("node:vm"), fs = require("node:fs");' +
-  "const [src, out] = process.argv.slice(1);" +
-  "const code = process.env.TH_HEAD + fs.readFileSync(src, 'utf8') + process.env.TH_TAIL;" +
-  'fs.writeFileSync(out, new vm.Script(code, { filename: "toolhost.cjs" }).createCachedData());';
-
 /**
  * Make the blob from `launcher` (main) and `bundle` (asset, with a code cache made by the
  * same node) and inject it into a copy of node at `output` (atomically).
@@ -172,11 +169,8 @@ async function assemble(
   const cache = `${bundle}.${tag}.cache`;
   const tmp = `${output}.${tag}.tmp`;
   try {
-    log("making the CLI bundle's V8 code cache");
-    execFileSync(node.path, ["-e", MAKE_CACHE, bundle, cache], {
-      stdio: ["ignore", "ignore", "inherit"],
-      env: { TH_HEAD: WRAPPER_HEAD, TH_TAIL: WRAPPER_TAIL },
-    });
+    log("making the CLI bundle's V8 code cache (after running its start-up paths)");
+    await makeCodeCache(node.path, bundle, cache, { root: ROOT, log });
     writeFileSync(
       config,
       JSON.stringify({
@@ -224,6 +218,8 @@ export async function buildSea(options: BuildSeaOptions = {}): Promise<BuiltSea>
   log("bundling the CLI for Node (deno bundle)");
   try {
     bundleCli(fresh);
+    // One-byte source for V8 (see ascii_bundle.ts); the launcher reads it as Latin-1.
+    writeFileSync(fresh, asciiBundle(readFileSync(fresh, "utf8")));
     bundleCli(freshLauncher, "sea_launcher.ts");
     const bundleBytes = readFileSync(fresh).byteLength;
     const unchanged = !options.force && sameFile(fresh, bundle) &&

@@ -6,7 +6,9 @@
  *
  * Node 20 runs a SEA's main script as CommonJS whose `require` loads built-in modules only;
  * the bundle needs nothing else, and is compiled with `node:vm` under the usual CommonJS
- * wrapper so it sees the same `require`, `module` and `exports`.
+ * wrapper so it sees the same `require`, `module` and `exports`; its `main` then runs the
+ * CLI. The build makes the bundle ASCII-only (scripts/ascii_bundle.ts), so it is read as
+ * Latin-1: V8 takes it as a one-byte string, with no UTF-8 decoding of 2.5 MiB.
  *
  * @module
  */
@@ -24,7 +26,8 @@ function runBundle(): void {
   const builtin: (name: string) => unknown = require;
   const sea = builtin("node:sea") as SeaModule;
   const vm = builtin("node:vm") as typeof import("node:vm");
-  const source = sea.getAsset("toolhost.cjs", "utf8") as string;
+  const { Buffer } = builtin("node:buffer") as typeof import("node:buffer");
+  const source = Buffer.from(sea.getAsset("toolhost.cjs") as ArrayBuffer).toString("latin1");
   let cachedData: Uint8Array | undefined;
   try {
     cachedData = new Uint8Array(sea.getAsset("toolhost.cache") as ArrayBuffer);
@@ -42,8 +45,9 @@ function runBundle(): void {
     filename: string,
     dirname: string,
   ) => void;
-  const mod = { exports: {} };
+  const mod = { exports: {} as { main?: (argv: string[]) => Promise<number> } };
   wrapper(mod.exports, require, mod, "toolhost.cjs", ".");
+  void mod.exports.main!(process.argv.slice(2)); // sets process.exitCode; never rejects
 }
 
 const args = process.argv.slice(2);
