@@ -77,18 +77,20 @@ export interface SpawnGroupOptions {
    */
   sandboxed?: boolean;
   /**
-   * Keep the input for later (a warm sandbox's waiter, warm_script.ts): `stdin` is not
+   * Keep the input for later (a warm spare's waiter, warm_script.ts): `stdin` is not
    * written or closed, and file descriptor 4 (`CALL_FD`) is one more pipe; both are
-   * returned as {@linkcode GroupHandle.held}. Default false.
+   * returned as {@linkcode GroupHandle.held}. `"stdin"`: no extra descriptor (under Deno
+   * one costs a fork of the whole runtime), the call line goes to stdin before the
+   * tool's input, and `held.call` is `held.stdin`. Default false.
    */
-  holdInput?: boolean;
+  holdInput?: boolean | "stdin";
 }
 
 /** The input ends of a group spawned with `holdInput`. */
 export interface HeldInput {
   /** The leader's stdin. */
   stdin: Writable;
-  /** The leader's file descriptor 4 (`CALL_FD`). */
+  /** The leader's file descriptor 4 (`CALL_FD`), or its stdin (`holdInput: "stdin"`). */
   call: Writable;
 }
 
@@ -277,8 +279,11 @@ export async function spawnGroup(options: SpawnGroupOptions): Promise<GroupHandl
   // bwrap's --die-with-parent has windows after clone; the dead man's switch has none. An
   // unconfined group is armed only until it is journaled (onSpawn): a toolhost killed
   // between its spawn and its record must not leave a process that no record names.
+  // An unconfined waiter holding its call on stdin (warm_script.ts) needs no switch: it
+  // runs nothing but a whole line read from this process, and reads end-of-file when it
+  // dies (each arm, bind and strike costs the watcher's shell a wake-up).
   const sandboxed = options.sandboxed === true;
-  armDeadMan(tag);
+  if (sandboxed || options.holdInput !== "stdin") armDeadMan(tag);
   // Under Deno, `setsid PROGRAM` costs far less than a detached spawn (session_launcher.ts).
   const launcher = sessionLauncher();
   if (launcher !== null) {
@@ -324,7 +329,11 @@ export async function spawnGroup(options: SpawnGroupOptions): Promise<GroupHandl
   options.onStreams?.(handle.stdout, handle.stderr);
   const stdin = child.stdin!;
   stdin.on("error", () => {}); // EPIPE when the tool does not read its input
-  const call = options.holdInput ? child.stdio[CALL_FD] as Writable : undefined;
+  const call = options.holdInput === "stdin"
+    ? stdin
+    : options.holdInput
+    ? child.stdio[CALL_FD] as Writable
+    : undefined;
   call?.on("error", () => {});
   try {
     if (launcher !== null) await becomeLeader(handle, stdin, call);
@@ -347,10 +356,9 @@ export async function spawnGroup(options: SpawnGroupOptions): Promise<GroupHandl
  * held input's call line goes to fd 4 (`CALL_FD`). */
 function stdioOf(options: SpawnGroupOptions): ("pipe" | "ignore")[] {
   const out: ("pipe" | "ignore")[] = ["pipe", "pipe", options.stderr ?? "pipe"];
-  if (options.sandboxed === true || options.holdInput) {
-    out.push(options.sandboxed === true ? "pipe" : "ignore");
-  }
-  if (options.holdInput) out.push("pipe");
+  const fd4 = options.holdInput === true;
+  if (options.sandboxed === true || fd4) out.push(options.sandboxed === true ? "pipe" : "ignore");
+  if (fd4) out.push("pipe");
   return out;
 }
 

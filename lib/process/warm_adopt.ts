@@ -55,7 +55,9 @@ export async function adoptSpare(
       throw e;
     }
   }
-  held.call.end(spare.payload);
+  // On stdin, the tool's input follows the line the waiter reads (a byte at a time).
+  if (held.call === held.stdin) held.stdin.write(spare.payload);
+  else held.call.end(spare.payload);
   const input = opts.stdin;
   if (input === undefined || input.length === 0) held.stdin.end();
   else held.stdin.end(input);

@@ -63,6 +63,27 @@ export const WAITER_SCRIPT = [
   'eval "$_th_p"',
 ].join("\n");
 
+/**
+ * The waiter of an unconfined spare ({@linkcode WAITER_SCRIPT} reading its line from
+ * stdin instead): dash's `read` takes a pipe a byte at a time, so it stops at the line's
+ * end and the rest of stdin is the tool's input, untouched. A failed `exec` exits as the
+ * setsid launcher's does (util-linux `setsid`: 127 when the program or its interpreter
+ * is missing, else 126; dash gives 127, 126 or 2).
+ *
+ * @example
+ * ```ts
+ * import { STDIN_WAITER_SCRIPT } from "./warm_script.ts";
+ * STDIN_WAITER_SCRIPT.includes("<&"); // false
+ * ```
+ */
+export const STDIN_WAITER_SCRIPT = [
+  `trap 'e=$?; [ "$e" = 127 ] || e=126; exit "$e"' EXIT`,
+  "_th_nl='",
+  "'",
+  "IFS= read -r _th_p || exit 1",
+  'eval "$_th_p"',
+].join("\n");
+
 /** Where dash is looked for (root-owned, not writable by others). */
 const DASH_CANDIDATES = ["/usr/bin/dash", "/bin/dash"];
 
@@ -114,6 +135,11 @@ export interface WarmCall {
   args: readonly string[];
   /** The tool's complete environment, except the group tag (the spare's own stays). */
   env: Readonly<Record<string, string>>;
+  /**
+   * The waiter is not in a sandbox: it also unsets the `PWD` dash exports (a cold
+   * unconfined spawn has only `env`; `env`'s own `PWD` is exported after). Default false.
+   */
+  unconfined?: boolean;
 }
 
 /**
@@ -134,7 +160,9 @@ export function callPayload(
   call: WarmCall,
 ): { ok: true; line: Uint8Array } | { ok: false; reason: string } {
   if (!call.command.startsWith("/")) return { ok: false, reason: "relative command" };
-  const parts = ["unset DENO_EXTRA_STDIO_FDS OLDPWD"];
+  const parts = call.unconfined
+    ? ["unset DENO_EXTRA_STDIO_FDS OLDPWD PWD"]
+    : ["unset DENO_EXTRA_STDIO_FDS OLDPWD"];
   for (const [k, v] of Object.entries(call.env)) {
     if (!isEnvName(k) || OWN_VARS.includes(k) || SHELL_SPECIAL.includes(k)) {
       return { ok: false, reason: "environment name" };

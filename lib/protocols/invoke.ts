@@ -51,9 +51,9 @@ export interface CommandCallBase {
   /** Receives copies of the tool's stderr (never a result). Default none. */
   onStderr?: (chunk: Uint8Array) => void;
   /**
-   * Warm sandboxes (lib/sandbox/warm_pool.ts): a confined call without `guard` runs in a
-   * pre-spawned sandbox of its key when there is one, and the next is spawned after it.
-   * Default none (every call spawns its sandbox).
+   * Warm spares (lib/sandbox/warm_pool.ts): a call without `guard` runs in a pre-spawned
+   * sandbox (confined) or session leader (unconfined) of its key when there is one, and
+   * the next is spawned for the key. Default none (every call spawns its own).
    */
   warm?: WarmPool;
 }
@@ -94,11 +94,9 @@ export interface PlainCommandCall extends CommandCallBase {
 
 const CANCELLED = "The tool call was cancelled.";
 
-/** The warm sandbox request of `call`, when it may run warm. */
+/** The warm spare request of `call`, when it may run warm. */
 function warmRequest(call: CommandCallBase): WarmRequest | undefined {
-  if (call.warm === undefined || call.confine === undefined || call.guard !== undefined) {
-    return undefined;
-  }
+  if (call.warm === undefined || call.guard !== undefined) return undefined;
   return { confine: call.confine, cwd: call.cwd, stateDir: call.stateDir };
 }
 

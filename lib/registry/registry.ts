@@ -78,8 +78,9 @@ export interface RegistryOptions {
    * of their tools (or a live listing), never at open.
    */
   extensions?: RegistryExtensionOptions;
-  /** Warm sandboxes for confined command tools (lib/sandbox/warm_pool.ts). Default on,
-   * unless `TOOLHOST_WARM_SANDBOXES=0` is in this process's environment. */
+  /** Warm spares for command tools without limits, confined or not
+   * (lib/sandbox/warm_pool.ts). Default on, unless `TOOLHOST_WARM_SANDBOXES=0` is in
+   * this process's environment. */
   warmSandboxes?: boolean;
 }
 

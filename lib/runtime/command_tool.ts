@@ -76,8 +76,8 @@ export interface CommandSpec {
   /** Receives copies of the tool's stderr (`--stderr`; never a result). Default none. */
   onStderr?: (chunk: Uint8Array) => void;
   /**
-   * Warm sandboxes (lib/sandbox/warm_pool.ts) for a confined call without resource
-   * limits that joins no session's network. Default none.
+   * Warm spares (lib/sandbox/warm_pool.ts) for a call without resource limits that joins
+   * no session's network, confined or not. Default none.
    */
   warm?: WarmPool;
 }

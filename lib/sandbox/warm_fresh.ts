@@ -106,3 +106,21 @@ export function sandboxedEnv(
   delete out[GROUP_TAG_VAR];
   return out;
 }
+
+/**
+ * The environment a tool gets from a cold unconfined spawn with environment `env`,
+ * without the group tag: `env` (the setsid launcher adds nothing), less the
+ * `DENO_EXTRA_STDIO_FDS` a Deno spawn with no extra descriptors drops.
+ *
+ * @example
+ * ```ts
+ * import { unconfinedEnv } from "./warm_fresh.ts";
+ * unconfinedEnv({ PATH: "/usr/bin", _TOOLHOST_GROUP_TAG: "x" }); // { PATH: "/usr/bin" }
+ * ```
+ */
+export function unconfinedEnv(env: Readonly<Record<string, string>>): Record<string, string> {
+  const out = { ...env };
+  delete out[GROUP_TAG_VAR];
+  if (process.versions.deno !== undefined) delete out.DENO_EXTRA_STDIO_FDS;
+  return out;
+}

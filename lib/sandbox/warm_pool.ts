@@ -1,7 +1,8 @@
 /**
- * Warm sandboxes: a confined call's bubblewrap sandbox spawned before the call, so that
- * bwrap's namespace and mount setup (about 12 ms and an extra `exec` on the bench VM) is
- * off the call's critical path.
+ * Warm spares: a confined call's bubblewrap sandbox (or an unconfined call's session
+ * leader) spawned before the call, so that bwrap's namespace and mount setup (about 12 ms
+ * and an extra `exec` on the bench VM), or the setsid launcher's `exec`, and the call's
+ * directories are off the call's critical path.
  *
  * A spare is spawned exactly as a confined call's sandbox is (`spawnGroup` with
  * `sandboxed`: dead man's switch armed and bound, `--info-fd`, the setsid launcher), with
@@ -21,9 +22,23 @@
  * Nothing a spare starts outlives toolhost: the dead man's switch and the last-resort
  * hooks cover it like any sandboxed group.
  *
+ * Unconfined calls get spares too, under Deno on Linux (where a cold call goes through
+ * the setsid launcher, session_launcher.ts): a dash waiter started by that launcher, so
+ * leading its own session and group, with no extra descriptor (under Deno one makes the
+ * spawn fork the whole runtime): it reads its call line from stdin, before the tool's
+ * input (`STDIN_WAITER_SCRIPT`). Its key is the state and working directories; a
+ * working directory replaced since (another identity) makes it stale. The program is
+ * found when the call's line is `exec`ed, so a replaced program is the new one; one the
+ * cold spawn would refuse (`checkExecutable`) runs cold. Such a spare is not on the dead
+ * man's switch: it runs nothing but a whole line from this process, and reads
+ * end-of-file when this process dies. The next spare of its key is spawned as soon as a
+ * call takes one (it is cheap: back-to-back calls each find one), and a call waits for
+ * one still being spawned.
+ *
  * Not warm (the cold path, unchanged): runs with resource limits (their guard wraps the
  * sandbox), bound calls joining a session's network, sessions, extension servers,
- * hooks and the native tools (`shell_exec`, `git_*`: lib/native spawns them), a call whose environment dash cannot export unchanged or whose line is too long
+ * hooks and the native tools (`shell_exec`, `git_*`: lib/native spawns them), a call
+ * whose environment dash cannot export unchanged or whose line is too long
  * (warm_script.ts), hosts without a trusted dash, and `TOOLHOST_WARM_SANDBOXES=0`.
  *
  * @module
@@ -34,9 +49,15 @@ import { type CallDirs, createCallDirs } from "../process/call_dirs.ts";
 import type { Confine } from "../process/sandbox_init.ts";
 import { abandonGroup, type GroupHandle, spawnGroup } from "../process/spawn_group.ts";
 import { runtimeSafeArgv } from "../process/runtime_argv.ts";
+import { checkExecutable, sessionLauncher } from "../process/session_launcher.ts";
 import type { Spare } from "../process/warm_adopt.ts";
-import { callPayload, WAITER_SCRIPT, waiterShell } from "../process/warm_script.ts";
-import { boundIdentity, sandboxedEnv } from "./warm_fresh.ts";
+import {
+  callPayload,
+  STDIN_WAITER_SCRIPT,
+  WAITER_SCRIPT,
+  waiterShell,
+} from "../process/warm_script.ts";
+import { boundIdentity, sandboxedEnv, unconfinedEnv } from "./warm_fresh.ts";
 
 /** Options of a {@linkcode WarmPool}. */
 export interface WarmPoolOptions {
@@ -46,10 +67,13 @@ export interface WarmPoolOptions {
   idleMs?: number;
 }
 
-/** What identifies a confined call's sandbox. */
+/** What identifies a call's spare. */
 export interface WarmRequest {
-  /** The call's confinement. */
-  confine: Confine;
+  /**
+   * The call's confinement; undefined for an unconfined call, whose spare is a waiter
+   * leading its own session and process group (what the setsid launcher makes cold).
+   */
+  confine?: Confine;
   /** Its working directory. */
   cwd: string;
   /** The state directory its call directories go under. */
@@ -167,10 +191,16 @@ export class WarmPool {
     const key = keyOf(req);
     if (key === undefined) return undefined;
     this.#busy.set(key, (this.#busy.get(key) ?? 0) + 1);
+    const eager = req.confine === undefined;
     const entry = this.#entries.get(key);
-    if (entry === undefined || !entry.done) return undefined;
+    if (entry === undefined || (!entry.done && !eager)) {
+      if (eager) this.#spawn(key, req, 0);
+      return undefined;
+    }
     this.#remove(key);
     clearTimeout(entry.timer);
+    // The next call's spare is spawned while this call's tool runs.
+    if (eager) this.#spawn(key, req, 0);
     const ready = await entry.ready;
     if (ready === undefined) return undefined;
     if (this.#closed || !fresh(ready, req)) {
@@ -178,12 +208,12 @@ export class WarmPool {
       return undefined;
     }
     this.#stats.taken++;
-    return taken(ready);
+    return taken(ready, !eager);
   }
 
   /**
    * A call of `req`'s key has ended: spawn the key's next spare in the background, unless
-   * it has one (shortly after, and only while no call of the key runs).
+   * it has one (a sandbox: shortly after, and only while no call of the key runs).
    */
   replenish(req: WarmRequest): void {
     const key = keyOf(req);
@@ -191,15 +221,21 @@ export class WarmPool {
     const busy = (this.#busy.get(key) ?? 1) - 1;
     if (busy > 0) this.#busy.set(key, busy);
     else this.#busy.delete(key);
+    this.#spawn(key, req, req.confine === undefined ? 0 : SPAWN_DELAY_MS);
+  }
+
+  /** Spawn `key`'s spare after `delayMs`, within the bounds, unless it has one. */
+  #spawn(key: string, req: WarmRequest, delayMs: number): void {
     if (this.#closed || this.#entries.has(key)) return;
     while (this.#entries.size >= this.#max) {
       const [oldest, e] = this.#entries.entries().next().value!;
       this.#drop(oldest, e);
     }
     if (processSpares >= PROCESS_MAX_SPARES) return;
-    // Not while a call of the key runs (back-to-back calls would each contend with it).
-    const idle = () => !this.#closed && !this.#busy.has(key);
-    const entry: Entry = { ready: spawnSpare(req, idle), done: false };
+    // A sandbox's spawn costs a call far more than a waiter's: not while a call of the
+    // key runs (back-to-back calls would each contend with it).
+    const idle = () => !this.#closed && (delayMs === 0 || !this.#busy.has(key));
+    const entry: Entry = { ready: spawnSpare(req, idle, delayMs), done: false };
     this.#entries.set(key, entry);
     processSpares++;
     entry.ready.then((r) => {
@@ -240,14 +276,19 @@ export class WarmPool {
   }
 }
 
-/** The waiter's command line confined by `req`, with `writable` as its call dirs. */
+/** The waiter's command line confined by `req` (if it is), with `writable` as its call
+ * dirs. */
 function waiterArgv(req: WarmRequest, shell: string, writable: readonly string[]) {
+  if (req.confine === undefined) return { command: shell, args: ["-c", STDIN_WAITER_SCRIPT] };
   return req.confine.wrap(shell, ["-c", WAITER_SCRIPT], req.cwd, writable);
 }
 
 function keyOf(req: WarmRequest): string | undefined {
   const shell = waiterShell();
   if (shell === null) return undefined;
+  // Unconfined, a waiter stands in for the setsid launcher (under Node a cold `detached`
+  // spawn is already as cheap as a plain one, and fails differently).
+  if (req.confine === undefined && sessionLauncher() === null) return undefined;
   return JSON.stringify([req.stateDir, req.cwd, waiterArgv(req, shell, PLACEHOLDERS)]);
 }
 
@@ -265,8 +306,12 @@ function fresh(r: Ready, req: WarmRequest): boolean {
  */
 const SPAWN_DELAY_MS = 20;
 
-async function spawnSpare(req: WarmRequest, idle: () => boolean): Promise<Ready | undefined> {
-  await new Promise((resolve) => setTimeout(resolve, SPAWN_DELAY_MS));
+async function spawnSpare(
+  req: WarmRequest,
+  idle: () => boolean,
+  delayMs: number,
+): Promise<Ready | undefined> {
+  await new Promise((resolve) => setTimeout(resolve, delayMs));
   const shell = waiterShell();
   if (shell === null || !idle()) return undefined;
   let dirs: CallDirs | undefined;
@@ -279,8 +324,8 @@ async function spawnSpare(req: WarmRequest, idle: () => boolean): Promise<Ready 
       ...argv,
       cwd: req.cwd,
       env: {},
-      sandboxed: true,
-      holdInput: true,
+      sandboxed: req.confine !== undefined,
+      holdInput: req.confine === undefined ? "stdin" : true,
       onSpawn: (record) => d.admit(record),
     });
     return { handle, dirs, argv: JSON.stringify(argv), args: argv.args, identity };
@@ -302,14 +347,33 @@ async function endUnused(r: Ready): Promise<void> {
   if (report.confirmed) r.dirs.retire(r.handle.record);
 }
 
-function taken(r: Ready): TakenSpare {
+/** `command` passes the cold unconfined spawn's check (session_launcher.ts). */
+function executable(command: string): boolean {
+  try {
+    checkExecutable(command);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function taken(r: Ready, sandboxed: boolean): TakenSpare {
   let handed = false;
   let ended: Promise<void> | undefined;
   return {
     dirs: r.dirs,
     handover(command, args, env) {
-      const argv = runtimeSafeArgv(command, args); // as bwrap's argv has it cold
-      const payload = callPayload({ ...argv, env: sandboxedEnv(r.args, env) });
+      if (!sandboxed && !executable(command)) {
+        ended = endUnused(r); // the cold spawn reports what `exec` would have
+        return undefined;
+      }
+      // As bwrap's (or setsid's) argv has it cold.
+      const argv = runtimeSafeArgv(command, args);
+      const payload = callPayload(
+        sandboxed
+          ? { ...argv, env: sandboxedEnv(r.args, env) }
+          : { ...argv, env: unconfinedEnv(env), unconfined: true },
+      );
       if (!payload.ok) {
         ended = endUnused(r);
         return undefined;

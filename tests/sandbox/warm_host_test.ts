@@ -1,0 +1,362 @@
+/**
+ * Warm spares for unconfined calls (lib/sandbox/warm_pool.ts without a confinement): a
+ * dash waiter leading its own session and group, spawned before the call, that reads its
+ * call line from stdin and `exec`s the tool. A call that runs in one sees exactly what a
+ * cold one (the setsid launcher) sees — environment, argv, working directory, stdin, the
+ * descriptor table and signal dispositions — fails alike when its program cannot run,
+ * keeps its deadline, cancellation, caps and TERM→KILL escalation, runs a program
+ * replaced since the spare was spawned (never the old one), and leaves nothing after a
+ * `kill -9` of toolhost once swept.
+ */
+
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import {
+  existsSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  writeFileSync,
+} from "node:fs";
+import { join } from "node:path";
+import { Buffer } from "node:buffer";
+import { loadWorkspace } from "../../lib/workspace/load_workspace.ts";
+import { Registry } from "../../lib/registry/registry.ts";
+import { WarmPool } from "../../lib/sandbox/warm_pool.ts";
+import { invokePlainCommand } from "../../lib/protocols/invoke.ts";
+import { callsRoot } from "../../lib/process/call_dirs.ts";
+import { waiterShell } from "../../lib/process/warm_script.ts";
+import { sessionLauncher } from "../../lib/process/session_launcher.ts";
+import { sweepSessions } from "../../lib/sessions/sweep.ts";
+import { REPO_ROOT } from "../helpers/cli.ts";
+import { tempWorkspace } from "../helpers/workspace.ts";
+import { markerGone, printSkip, processExists } from "./_corpus.ts";
+import { normalize, PROBE, TRICKY } from "./_warm.ts";
+
+/** The shared probe, plus the signal dispositions and mask. */
+const SIG_PROBE = `${PROBE}grep -E '^Sig(Blk|Ign|Cgt)' /proc/$$/status\n`;
+
+const JSON_PROBE = `#!/bin/sh
+printf '{"content":[{"type":"text","text":"%s %s"}]}' "$(od -An -v -tx1 | tr -d ' \\n')" "$(od -An -v -tx1 < /proc/$$/environ | tr -d ' \\n')"
+`;
+
+const TOML = `[artifacts.app]
+path = "app"
+
+[artifacts.app.evals.review]
+audience = "agent"
+
+[artifacts.app.views.agent_tools.probe]
+description = "Report what the process sees."
+protocol = "plain"
+command = "tools/probe.sh"
+args = ["{a}", "{b}", "--", "{a}"]
+input_schema = { type = "object", properties = { a = { type = "string" }, b = { type = "string" } }, required = ["a", "b"] }
+
+[artifacts.app.views.agent_tools.jprobe]
+description = "Report stdin and environment."
+protocol = "json"
+command = "tools/jprobe.sh"
+args = []
+
+[artifacts.app.views.agent_tools.broken]
+description = "An interpreter that does not exist."
+protocol = "plain"
+command = "tools/broken.sh"
+args = []
+`;
+
+const FILES = {
+  "app/README.md": "# app\n",
+  "app/tools/probe.sh": { text: SIG_PROBE, mode: 0o755 },
+  "app/tools/jprobe.sh": { text: JSON_PROBE, mode: 0o755 },
+  "app/tools/broken.sh": { text: "#!/nonexistent/interpreter\n", mode: 0o755 },
+};
+
+const skip = waiterShell() === null
+  ? "no trusted dash"
+  : sessionLauncher() === null
+  ? "no setsid launcher (unconfined spares are for Deno on Linux)"
+  : undefined;
+
+function trickyEnv(): Record<string, string> {
+  const env: Record<string, string> = { PATH: "/usr/bin:/bin" };
+  TRICKY.forEach((v, i) => (env[`V${i}`] = v));
+  for (const n of ["PPID", "LINENO", "IFS", "PS1", "PS4", "ENV", "_", "OLDPWD", "HOME"]) {
+    env[n] = `${n} ${TRICKY[0]}`;
+  }
+  env.DENO_EXTRA_STDIO_FDS = "9";
+  return env;
+}
+
+function text(r: { content: { type: string; text?: string }[] }): string {
+  return r.content.map((b) => b.text ?? "").join("");
+}
+
+async function open(root: string, warm: boolean, env = trickyEnv()) {
+  return await Registry.open(await loadWorkspace(root), "app/review", {
+    env,
+    warmSandboxes: warm,
+  });
+}
+
+/** Two calls on a warm registry: the second runs in the spare the first left. */
+async function warmSecond(reg: Registry, tool: string, args: Record<string, unknown>) {
+  await reg.call(tool, args);
+  await reg.warm!.settled();
+  const before = reg.warm!.stats.taken;
+  const r = await reg.call(tool, args);
+  assert.equal(reg.warm!.stats.taken, before + 1, "the second call ran in a warm spare");
+  return r;
+}
+
+/** Processes whose working directory is inside `root`. */
+function processesIn(root: string): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name) || !processExists(Number(name))) continue;
+    try {
+      if (readlinkSync(`/proc/${name}/cwd`).startsWith(root)) out.push(Number(name));
+    } catch { /* gone, or not ours to read */ }
+  }
+  return out;
+}
+
+async function gone(root: string): Promise<number[]> {
+  const byCmdline = await markerGone(root);
+  for (let i = 0; i < 600 && processesIn(root).length > 0; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return [...byCmdline, ...processesIn(root)];
+}
+
+Deno.test("warm host spare: the tool sees the cold path's env, argv, cwd, stdin, fds, signals", async () => {
+  if (skip) return printSkip("warm host env/argv/fds", skip);
+  await using ws = await tempWorkspace(TOML, FILES);
+  for (const env of [trickyEnv(), { ...trickyEnv(), PWD: `PWD ${TRICKY[1]}` }]) {
+    const args = { a: TRICKY.join("|"), b: "" };
+    const cold = await open(ws.root, false, env);
+    const warm = await open(ws.root, true, env);
+    try {
+      const c = await cold.call("probe_app", args);
+      const w = await warmSecond(warm, "probe_app", args);
+      assert.equal(c.isError, false, text(c));
+      assert.equal(normalize(text(w)), normalize(text(c)));
+      assert.match(text(c), /^fd 0 /m); // the report is there at all
+      assert.match(text(c), /^SigIgn:/m);
+      const jc = await cold.call("jprobe_app", {});
+      const jw = await warmSecond(warm, "jprobe_app", {});
+      assert.equal(jc.isError, false, text(jc));
+      const [stdinC, envC] = text(jc).split(" ");
+      const [stdinW, envW] = text(jw).split(" ");
+      assert.equal(normalize(`stdin ${stdinW}`), normalize(`stdin ${stdinC}`));
+      assert.equal(normalize(`env ${envW}`), normalize(`env ${envC}`));
+      assert.match(Buffer.from(stdinW, "hex").toString(), /"outputDir":/);
+    } finally {
+      await cold.close();
+      await warm.close();
+    }
+  }
+});
+
+Deno.test("warm host spare: a program that cannot run fails as on the cold path", async () => {
+  if (skip) return printSkip("warm host unexecutable", skip);
+  await using ws = await tempWorkspace(TOML, FILES);
+  const cold = await open(ws.root, false);
+  const warm = await open(ws.root, true);
+  try {
+    const c = await cold.call("broken_app", {});
+    const w = await warmSecond(warm, "broken_app", {});
+    assert.equal(c.isError, true);
+    assert.deepEqual(w, c);
+  } finally {
+    await cold.close();
+    await warm.close();
+  }
+});
+
+/** A plain unconfined call of `/bin/sh -c script` in `cwd`, with `pool` when given. */
+function shCall(
+  root: string,
+  script: string,
+  pool?: WarmPool,
+  extra: Partial<Parameters<typeof invokePlainCommand>[0]> = {},
+) {
+  return invokePlainCommand({
+    command: "/bin/sh",
+    template: ["-c", script],
+    properties: [],
+    args: {},
+    cwd: join(root, "app"),
+    stateDir: join(root, ".toolhost", "state"),
+    baseEnv: { PATH: "/usr/bin:/bin" },
+    warm: pool,
+    ...extra,
+  });
+}
+
+Deno.test("warm host spare: back-to-back calls each take one; idle and close end the rest", async () => {
+  if (skip) return printSkip("warm host lifecycle", skip);
+  await using ws = await tempWorkspace(TOML, FILES);
+  const stateDir = join(ws.root, ".toolhost", "state");
+  const pool = new WarmPool({ idleMs: 200 });
+  const pids = new Set<string>();
+  for (let i = 0; i < 6; i++) {
+    const r = await shCall(ws.root, "echo $$", pool);
+    assert.equal(r.isError, false);
+    pids.add(text(r));
+  }
+  assert.equal(pids.size, 6, "a spare serves one call");
+  assert.ok(pool.stats.taken >= 1, "back-to-back calls ran warm");
+  await pool.settled();
+  assert.equal(pool.size, 1);
+  assert.equal(readdirSync(callsRoot(stateDir)).length, 1, "the spare owns a call directory");
+  while (pool.size > 0) await new Promise((r) => setTimeout(r, 50));
+  await pool.close();
+  assert.deepEqual(await gone(ws.root), []);
+  assert.deepEqual(readdirSync(callsRoot(stateDir)), []);
+  const pool2 = new WarmPool();
+  await shCall(ws.root, "true", pool2);
+  await pool2.settled();
+  assert.notDeepEqual(processesIn(ws.root), []);
+  await pool2.close();
+  assert.deepEqual(await gone(ws.root), []);
+  assert.deepEqual(readdirSync(callsRoot(stateDir)), []);
+});
+
+Deno.test("warm host spare: kill -9 of toolhost with a spare waiting leaves nothing", async () => {
+  if (skip) return printSkip("warm host kill -9", skip);
+  await using ws = await tempWorkspace(TOML, FILES);
+  const holder = join(REPO_ROOT, "tests", "fixtures", "sandbox", "warm_holder.ts");
+  const child = spawn(Deno.execPath(), ["run", "-A", holder, ws.root], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const ready = await new Promise<string>((resolve) => {
+    let out = "";
+    child.stdout!.on("data", (c: Uint8Array) => {
+      out += Buffer.from(c).toString();
+      if (out.includes("\n")) resolve(out.trim());
+    });
+    child.once("exit", () => resolve(out.trim()));
+  });
+  assert.equal(ready, "ready");
+  const stateDir = join(ws.root, ".toolhost", "state");
+  assert.notDeepEqual(processesIn(ws.root), [], "a spare waits");
+  child.kill("SIGKILL");
+  await new Promise((r) => child.once("exit", r));
+  assert.deepEqual(await gone(ws.root), []);
+  assert.equal(readdirSync(callsRoot(stateDir)).length, 1, "the spare's directory stays");
+  const report = await sweepSessions(stateDir);
+  assert.equal(report.failed, 0, report.problems.join("\n"));
+  assert.equal(existsSync(callsRoot(stateDir)) ? readdirSync(callsRoot(stateDir)).length : 0, 0);
+});
+
+Deno.test("warm host spare: a program replaced since the spare was spawned is the one run", async () => {
+  if (skip) return printSkip("warm host replaced program", skip);
+  await using ws = await tempWorkspace(TOML, {
+    ...FILES,
+    "app/tools/v.sh": { text: "#!/bin/sh\necho v1\n", mode: 0o755 },
+  });
+  const program = join(ws.root, "app", "tools", "v.sh");
+  const pool = new WarmPool();
+  const call = async () =>
+    text(await shCall(ws.root, "", pool, { command: program, template: [] }));
+  try {
+    assert.equal(await call(), "v1\n");
+    await pool.settled();
+    writeFileSync(`${program}.new`, "#!/bin/sh\necho v2\n", { mode: 0o755 });
+    renameSync(`${program}.new`, program);
+    assert.equal(await call(), "v2\n");
+    assert.equal(pool.stats.taken, 1, "the spare ran the program found at the call");
+  } finally {
+    await pool.close();
+  }
+});
+
+Deno.test("warm host spare: a working directory replaced since the spare was spawned runs cold", async () => {
+  if (skip) return printSkip("warm host replaced cwd", skip);
+  await using ws = await tempWorkspace(TOML, FILES);
+  const pool = new WarmPool();
+  try {
+    const app = Deno.realPathSync(join(ws.root, "app"));
+    assert.equal(text(await shCall(ws.root, "cat marker 2>/dev/null; pwd -P", pool)), `${app}\n`);
+    await pool.settled();
+    renameSync(join(ws.root, "app"), join(ws.root, "old"));
+    Deno.mkdirSync(join(ws.root, "app"));
+    writeFileSync(join(ws.root, "app", "marker"), "new\n");
+    const r = text(await shCall(ws.root, "cat marker 2>/dev/null; pwd -P", pool));
+    assert.equal(r, `new\n${Deno.realPathSync(join(ws.root, "app"))}\n`);
+    assert.equal(pool.stats.taken, 0, "the stale spare was ended, not used");
+  } finally {
+    await pool.close();
+  }
+});
+
+Deno.test("warm host spare: timeouts, cancellation, caps, stderr and TERM traps behave as cold", async () => {
+  if (skip) return printSkip("warm host run contract", skip);
+  await using ws = await tempWorkspace(TOML, FILES);
+  const pool = new WarmPool();
+  const run = async (script: string, warm: boolean, extra: { timeoutMs?: number } = {}) => {
+    const ctl = new AbortController();
+    if (warm) {
+      await shCall(ws.root, "true", pool); // leaves a spare (the key is the cwd)
+      await pool.settled();
+    }
+    const before = pool.stats.taken;
+    const onSpawn = script.includes("CANCEL")
+      ? () => void setTimeout(() => ctl.abort(), 200)
+      : undefined;
+    const r = await shCall(ws.root, script, warm ? pool : undefined, {
+      signal: ctl.signal,
+      onSpawn,
+      ...extra,
+    });
+    if (warm) assert.equal(pool.stats.taken, before + 1, `${script}: ran warm`);
+    return r;
+  };
+  const cases: [string, { timeoutMs?: number }][] = [
+    // Deadlines meant to expire: the result is the same whether or not the trap was set.
+    ["sleep 100", { timeoutMs: 500 }],
+    ["echo CANCEL; exec sleep 100", {}],
+    ["head -c 20000000 /dev/zero", {}],
+    ["echo secret-on-stderr >&2; echo out; exit 3", {}],
+    ["trap 'exit 7' TERM; sleep 100 & wait", { timeoutMs: 500 }],
+    ["trap '' TERM; sleep 100", { timeoutMs: 300, graceMs: 200 } as { timeoutMs: number }],
+  ];
+  try {
+    for (const [script, extra] of cases) {
+      const cold = await run(script, false, extra);
+      const warm = await run(script, true, extra);
+      assert.deepEqual(warm, cold, script);
+      assert.doesNotMatch(JSON.stringify(warm), /secret-on-stderr/);
+    }
+  } finally {
+    await pool.close();
+  }
+  assert.deepEqual(await gone(ws.root), []);
+  assert.deepEqual(readdirSync(callsRoot(join(ws.root, ".toolhost", "state"))), []);
+});
+
+Deno.test("warm host spare: TOOLHOST_WARM_SANDBOXES=0 turns them off", async () => {
+  if (skip) return printSkip("warm host off switch", skip);
+  await using ws = await tempWorkspace(TOML, FILES);
+  const before = Deno.env.get("TOOLHOST_WARM_SANDBOXES");
+  try {
+    Deno.env.set("TOOLHOST_WARM_SANDBOXES", "0");
+    const off = await Registry.open(await loadWorkspace(ws.root), "app/review", {
+      env: { PATH: "/usr/bin:/bin" },
+    });
+    assert.equal(off.warm, undefined);
+    await off.call("probe_app", { a: "x", b: "y" });
+    await new Promise((r) => setTimeout(r, 100));
+    assert.deepEqual(processesIn(ws.root), [], "no spare was spawned");
+    const calls = callsRoot(off.stateDir);
+    assert.deepEqual(existsSync(calls) ? readdirSync(calls) : [], []);
+    await off.close();
+  } finally {
+    if (before === undefined) Deno.env.delete("TOOLHOST_WARM_SANDBOXES");
+    else Deno.env.set("TOOLHOST_WARM_SANDBOXES", before);
+  }
+  assert.equal(readFileSync("/proc/self/stat", "latin1").length > 0, true);
+});
