@@ -1,12 +1,15 @@
 /**
  * Process execution overhead and memory:
  *
- * - per-call cost of `runBounded` + `normalizeJsonOutput` on a trivial json tool (a tiny
- *   sh script printing a fixed result) against a raw `node:child_process` spawn of the
- *   same program with the same stdin (goal: under 1.3x and under 3 ms added per call),
- *   plus the full `invokeJsonCommand` (call dirs, environment, request, cleanup), and the
- *   ways to start the program in its own session: `detached` and through `setsid`
- *   (lib/process/session_launcher.ts, what toolhost uses under Deno);
+ * - per-call cost of a trivial json tool (a tiny sh script printing a fixed result)
+ *   against a raw `node:child_process` spawn of the same program with the same stdin:
+ *   the ways to start it in its own session (`detached`, through `setsid`:
+ *   lib/process/session_launcher.ts, what a cold call uses under Deno), `runBounded` +
+ *   `normalizeJsonOutput`, the whole `invokeJsonCommand` (call dirs, environment,
+ *   request, cleanup) cold, and — the goal's figure (under 1.3x and under 3 ms added
+ *   per call) — the whole call as a Registry makes it, with its pool of warm spares
+ *   (pre-made session leaders, lib/sandbox/warm_pool.ts: the spare's spawn and call
+ *   directories leave the call's path, not its CPU, which is counted);
  * - 200 sequential and 200 concurrent calls (wall time, calls/s);
  * - peak RSS (VmHWM, measured in a fresh child process) while a tool prints 1 GiB
  *   (256 MiB with BENCH_QUICK=1), on stdout and on stderr: with the default caps (the

@@ -10,6 +10,7 @@
 import type { Readable } from "node:stream";
 import { abandonGroup, type GroupHandle } from "./spawn_group.ts";
 import type { ProcessRecord } from "./proc_identity.ts";
+import type { CallDirs } from "./call_dirs.ts";
 
 /** A pre-spawned group (spawned with `holdInput`) and the call line it is to run. */
 export interface Spare {
@@ -17,6 +18,26 @@ export interface Spare {
   handle: GroupHandle;
   /** The call line (`callPayload`). */
   payload: Uint8Array;
+}
+
+/** A spare taken by one call (lib/sandbox/warm_pool.ts): its call directories and the
+ * handover. */
+export interface TakenSpare {
+  /** The spare's call directories; the call adopts them (and removes them after). */
+  dirs: CallDirs;
+  /**
+   * The run's `spare` for this call, or undefined when the call cannot be handed to a
+   * waiter (warm_script.ts `callPayload`, or a program or working directory a cold spawn
+   * would refuse): the spare is then ended, and the call runs cold in these same
+   * directories.
+   */
+  handover(
+    command: string,
+    args: readonly string[],
+    env: Record<string, string>,
+  ): Spare | undefined;
+  /** Ends the spare if no handover happened; resolves once it is confirmed gone. */
+  settle(): Promise<void>;
 }
 
 /** What {@linkcode adoptSpare} takes from the run's options. */

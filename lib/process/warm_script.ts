@@ -136,10 +136,11 @@ export interface WarmCall {
   /** The tool's complete environment, except the group tag (the spare's own stays). */
   env: Readonly<Record<string, string>>;
   /**
-   * The waiter is not in a sandbox: it also unsets the `PWD` dash exports (a cold
-   * unconfined spawn has only `env`; `env`'s own `PWD` is exported after). Default false.
+   * The working directory to change to first (an unconfined spare waits in `/`); then
+   * the `PWD` dash exports is unset too (a cold unconfined spawn has only `env`; `env`'s
+   * own `PWD` is exported after). Default: stay (a sandbox's waiter starts in it).
    */
-  unconfined?: boolean;
+  cwd?: string;
 }
 
 /**
@@ -160,9 +161,9 @@ export function callPayload(
   call: WarmCall,
 ): { ok: true; line: Uint8Array } | { ok: false; reason: string } {
   if (!call.command.startsWith("/")) return { ok: false, reason: "relative command" };
-  const parts = call.unconfined
-    ? ["unset DENO_EXTRA_STDIO_FDS OLDPWD PWD"]
-    : ["unset DENO_EXTRA_STDIO_FDS OLDPWD"];
+  const parts = call.cwd === undefined
+    ? ["unset DENO_EXTRA_STDIO_FDS OLDPWD"]
+    : [`cd -P -- ${shellQuote(call.cwd)} || exit 126`, "unset DENO_EXTRA_STDIO_FDS OLDPWD PWD"];
   for (const [k, v] of Object.entries(call.env)) {
     if (!isEnvName(k) || OWN_VARS.includes(k) || SHELL_SPECIAL.includes(k)) {
       return { ok: false, reason: "environment name" };

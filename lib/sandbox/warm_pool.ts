@@ -23,17 +23,10 @@
  * hooks cover it like any sandboxed group.
  *
  * Unconfined calls get spares too, under Deno on Linux (where a cold call goes through
- * the setsid launcher, session_launcher.ts): a dash waiter started by that launcher, so
- * leading its own session and group, with no extra descriptor (under Deno one makes the
- * spawn fork the whole runtime): it reads its call line from stdin, before the tool's
- * input (`STDIN_WAITER_SCRIPT`). Its key is the state and working directories; a
- * working directory replaced since (another identity) makes it stale. The program is
- * found when the call's line is `exec`ed, so a replaced program is the new one; one the
- * cold spawn would refuse (`checkExecutable`) runs cold. Such a spare is not on the dead
- * man's switch: it runs nothing but a whole line from this process, and reads
- * end-of-file when this process dies. The next spare of its key is spawned as soon as a
- * call takes one (it is cheap: back-to-back calls each find one), and a call waits for
- * one still being spawned.
+ * the setsid launcher): a waiter leading its own session that owns nothing until a call
+ * takes it (warm_host.ts). Their key is the state directory; the next one is spawned as
+ * soon as a call takes one (it is cheap: back-to-back calls each find one), and a call
+ * waits for one still being spawned.
  *
  * Not warm (the cold path, unchanged): runs with resource limits (their guard wraps the
  * sandbox), bound calls joining a session's network, sessions, extension servers,
@@ -49,15 +42,11 @@ import { type CallDirs, createCallDirs } from "../process/call_dirs.ts";
 import type { Confine } from "../process/sandbox_init.ts";
 import { abandonGroup, type GroupHandle, spawnGroup } from "../process/spawn_group.ts";
 import { runtimeSafeArgv } from "../process/runtime_argv.ts";
-import { checkExecutable, sessionLauncher } from "../process/session_launcher.ts";
-import type { Spare } from "../process/warm_adopt.ts";
-import {
-  callPayload,
-  STDIN_WAITER_SCRIPT,
-  WAITER_SCRIPT,
-  waiterShell,
-} from "../process/warm_script.ts";
-import { boundIdentity, sandboxedEnv, unconfinedEnv } from "./warm_fresh.ts";
+import { sessionLauncher } from "../process/session_launcher.ts";
+import type { TakenSpare } from "../process/warm_adopt.ts";
+import { callPayload, WAITER_SCRIPT, waiterShell } from "../process/warm_script.ts";
+import { boundIdentity, sandboxedEnv } from "./warm_fresh.ts";
+import { endHostSpare, spawnHostSpare, takeHostSpare } from "./warm_host.ts";
 
 /** Options of a {@linkcode WarmPool}. */
 export interface WarmPoolOptions {
@@ -80,27 +69,12 @@ export interface WarmRequest {
   stateDir: string;
 }
 
-/** A spare taken by one call: its call directories and the handover. */
-export interface TakenSpare {
-  /** The spare's call directories; the call adopts them (and removes them after). */
-  dirs: CallDirs;
-  /**
-   * The run's `spare` for this call, or undefined when the call cannot be handed to a
-   * waiter (warm_script.ts `callPayload`): the spare is then ended, and the call runs
-   * cold in these same directories.
-   */
-  handover(
-    command: string,
-    args: readonly string[],
-    env: Record<string, string>,
-  ): Spare | undefined;
-  /** Ends the spare if no handover happened; resolves once it is confirmed gone. */
-  settle(): Promise<void>;
-}
+export type { TakenSpare } from "../process/warm_adopt.ts";
 
 interface Ready {
   handle: GroupHandle;
-  dirs: CallDirs;
+  /** A sandbox's call directories (an unconfined spare's are made when it is taken). */
+  dirs?: CallDirs;
   /** The bwrap command line (command and args), as JSON. */
   argv: string;
   args: string[];
@@ -207,8 +181,9 @@ export class WarmPool {
       await this.#end(ready);
       return undefined;
     }
-    this.#stats.taken++;
-    return taken(ready, !eager);
+    const spare = eager ? await takeHostSpare(ready.handle, req.stateDir, req.cwd) : taken(ready);
+    if (spare !== undefined) this.#stats.taken++;
+    return spare;
   }
 
   /**
@@ -276,11 +251,9 @@ export class WarmPool {
   }
 }
 
-/** The waiter's command line confined by `req` (if it is), with `writable` as its call
- * dirs. */
+/** The waiter's command line confined by `req`, with `writable` as its call dirs. */
 function waiterArgv(req: WarmRequest, shell: string, writable: readonly string[]) {
-  if (req.confine === undefined) return { command: shell, args: ["-c", STDIN_WAITER_SCRIPT] };
-  return req.confine.wrap(shell, ["-c", WAITER_SCRIPT], req.cwd, writable);
+  return req.confine!.wrap(shell, ["-c", WAITER_SCRIPT], req.cwd, writable);
 }
 
 function keyOf(req: WarmRequest): string | undefined {
@@ -288,13 +261,16 @@ function keyOf(req: WarmRequest): string | undefined {
   if (shell === null) return undefined;
   // Unconfined, a waiter stands in for the setsid launcher (under Node a cold `detached`
   // spawn is already as cheap as a plain one, and fails differently).
-  if (req.confine === undefined && sessionLauncher() === null) return undefined;
+  if (req.confine === undefined) {
+    return sessionLauncher() === null ? undefined : JSON.stringify([req.stateDir, shell]);
+  }
   return JSON.stringify([req.stateDir, req.cwd, waiterArgv(req, shell, PLACEHOLDERS)]);
 }
 
 /** Still what a cold spawn would be: running, same command line, same bound objects. */
 function fresh(r: Ready, req: WarmRequest): boolean {
   if (r.handle.exitStatus !== null) return false;
+  if (r.dirs === undefined) return true; // unconfined: everything is found when taken
   const argv = waiterArgv(req, waiterShell()!, [r.dirs.outputDir, r.dirs.tmpDir]);
   return JSON.stringify(argv) === r.argv && boundIdentity(r.args, req.cwd) === r.identity;
 }
@@ -314,6 +290,12 @@ async function spawnSpare(
   await new Promise((resolve) => setTimeout(resolve, delayMs));
   const shell = waiterShell();
   if (shell === null || !idle()) return undefined;
+  if (req.confine === undefined) {
+    return await spawnHostSpare(shell).then(
+      (handle) => ({ handle, argv: "", args: [], identity: "" }),
+      () => undefined,
+    );
+  }
   let dirs: CallDirs | undefined;
   try {
     dirs = await createCallDirs(req.stateDir);
@@ -324,8 +306,8 @@ async function spawnSpare(
       ...argv,
       cwd: req.cwd,
       env: {},
-      sandboxed: req.confine !== undefined,
-      holdInput: req.confine === undefined ? "stdin" : true,
+      sandboxed: true,
+      holdInput: true,
       onSpawn: (record) => d.admit(record),
     });
     return { handle, dirs, argv: JSON.stringify(argv), args: argv.args, identity };
@@ -337,6 +319,7 @@ async function spawnSpare(
 
 /** End a spare that never got a call, confirmed, then remove its call directories. */
 async function endSpare(r: Ready): Promise<void> {
+  if (r.dirs === undefined) return await endHostSpare(r.handle);
   await endUnused(r);
   await r.dirs.remove();
 }
@@ -344,36 +327,17 @@ async function endSpare(r: Ready): Promise<void> {
 /** End a spare that got no call (its waiter reads an EOF); its directories stay. */
 async function endUnused(r: Ready): Promise<void> {
   const report = await abandonGroup(r.handle, [r.handle.held?.stdin, r.handle.held?.call]);
-  if (report.confirmed) r.dirs.retire(r.handle.record);
+  if (report.confirmed) r.dirs?.retire(r.handle.record);
 }
 
-/** `command` passes the cold unconfined spawn's check (session_launcher.ts). */
-function executable(command: string): boolean {
-  try {
-    checkExecutable(command);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function taken(r: Ready, sandboxed: boolean): TakenSpare {
+function taken(r: Ready): TakenSpare {
   let handed = false;
   let ended: Promise<void> | undefined;
   return {
-    dirs: r.dirs,
+    dirs: r.dirs!,
     handover(command, args, env) {
-      if (!sandboxed && !executable(command)) {
-        ended = endUnused(r); // the cold spawn reports what `exec` would have
-        return undefined;
-      }
-      // As bwrap's (or setsid's) argv has it cold.
-      const argv = runtimeSafeArgv(command, args);
-      const payload = callPayload(
-        sandboxed
-          ? { ...argv, env: sandboxedEnv(r.args, env) }
-          : { ...argv, env: unconfinedEnv(env), unconfined: true },
-      );
+      const argv = runtimeSafeArgv(command, args); // as bwrap's argv has it cold
+      const payload = callPayload({ ...argv, env: sandboxedEnv(r.args, env) });
       if (!payload.ok) {
         ended = endUnused(r);
         return undefined;

@@ -60,6 +60,12 @@ protocol = "json"
 command = "tools/jprobe.sh"
 args = []
 
+[artifacts.app.views.agent_tools.hang]
+description = "Runs until it is ended."
+protocol = "plain"
+command = "tools/hang.sh"
+args = []
+
 [artifacts.app.views.agent_tools.broken]
 description = "An interpreter that does not exist."
 protocol = "plain"
@@ -72,6 +78,10 @@ const FILES = {
   "app/tools/probe.sh": { text: SIG_PROBE, mode: 0o755 },
   "app/tools/jprobe.sh": { text: JSON_PROBE, mode: 0o755 },
   "app/tools/broken.sh": { text: "#!/nonexistent/interpreter\n", mode: 0o755 },
+  "app/tools/hang.sh": {
+    text: "#!/bin/sh\necho $$ > hang.pid.new\nmv hang.pid.new hang.pid\nexec sleep 1000\n",
+    mode: 0o755,
+  },
 };
 
 const skip = waiterShell() === null
@@ -211,7 +221,8 @@ Deno.test("warm host spare: back-to-back calls each take one; idle and close end
   assert.ok(pool.stats.taken >= 1, "back-to-back calls ran warm");
   await pool.settled();
   assert.equal(pool.size, 1);
-  assert.equal(readdirSync(callsRoot(stateDir)).length, 1, "the spare owns a call directory");
+  assert.deepEqual(readdirSync(callsRoot(stateDir)), [], "a waiting spare owns no call dir");
+  assert.deepEqual(processesIn(ws.root), [], "a waiting spare is not in the workspace");
   while (pool.size > 0) await new Promise((r) => setTimeout(r, 50));
   await pool.close();
   assert.deepEqual(await gone(ws.root), []);
@@ -219,20 +230,20 @@ Deno.test("warm host spare: back-to-back calls each take one; idle and close end
   const pool2 = new WarmPool();
   await shCall(ws.root, "true", pool2);
   await pool2.settled();
-  assert.notDeepEqual(processesIn(ws.root), []);
+  assert.equal(pool2.size, 1);
   await pool2.close();
+  assert.equal(pool2.size, 0);
   assert.deepEqual(await gone(ws.root), []);
   assert.deepEqual(readdirSync(callsRoot(stateDir)), []);
 });
 
-Deno.test("warm host spare: kill -9 of toolhost with a spare waiting leaves nothing", async () => {
-  if (skip) return printSkip("warm host kill -9", skip);
-  await using ws = await tempWorkspace(TOML, FILES);
-  const holder = join(REPO_ROOT, "tests", "fixtures", "sandbox", "warm_holder.ts");
-  const child = spawn(Deno.execPath(), ["run", "-A", holder, ws.root], {
+/** Start the holder fixture on `root` and wait for its `ready` (or what it printed). */
+async function holder(root: string, hang: boolean) {
+  const path = join(REPO_ROOT, "tests", "fixtures", "sandbox", "warm_host_holder.ts");
+  const child = spawn(Deno.execPath(), ["run", "-A", path, root, ...(hang ? ["--hang"] : [])], {
     stdio: ["ignore", "pipe", "inherit"],
   });
-  const ready = await new Promise<string>((resolve) => {
+  const said = await new Promise<string>((resolve) => {
     let out = "";
     child.stdout!.on("data", (c: Uint8Array) => {
       out += Buffer.from(c).toString();
@@ -240,15 +251,57 @@ Deno.test("warm host spare: kill -9 of toolhost with a spare waiting leaves noth
     });
     child.once("exit", () => resolve(out.trim()));
   });
-  assert.equal(ready, "ready");
-  const stateDir = join(ws.root, ".toolhost", "state");
-  assert.notDeepEqual(processesIn(ws.root), [], "a spare waits");
+  return { child, said };
+}
+
+/** Live processes that are the holder's children (its spares). */
+function childrenOf(pid: number): number[] {
+  return readdirSync("/proc").filter((n) => /^\d+$/.test(n)).map(Number).filter((p) => {
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, "latin1");
+      return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === pid;
+    } catch {
+      return false;
+    }
+  });
+}
+
+Deno.test("warm host spare: kill -9 of toolhost with a spare waiting leaves nothing", async () => {
+  if (skip) return printSkip("warm host kill -9", skip);
+  await using ws = await tempWorkspace(TOML, FILES);
+  const { child, said } = await holder(ws.root, false);
+  assert.equal(said, "ready");
+  const spares = childrenOf(child.pid!).filter((p) =>
+    readFileSync(`/proc/${p}/cmdline`, "latin1").includes("read -r _th_p")
+  );
+  assert.equal(spares.length, 1, "a spare waits");
   child.kill("SIGKILL");
   await new Promise((r) => child.once("exit", r));
-  assert.deepEqual(await gone(ws.root), []);
-  assert.equal(readdirSync(callsRoot(stateDir)).length, 1, "the spare's directory stays");
+  for (let i = 0; i < 600 && spares.some(processExists); i++) {
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.deepEqual(spares.filter(processExists), [], "the spare read end-of-file and left");
+  const stateDir = join(ws.root, ".toolhost", "state");
+  assert.equal((await sweepSessions(stateDir)).failed, 0);
+  assert.equal(existsSync(callsRoot(stateDir)) ? readdirSync(callsRoot(stateDir)).length : 0, 0);
+});
+
+Deno.test("warm host spare: kill -9 of toolhost mid-call: the sweep ends the tool it runs", async () => {
+  if (skip) return printSkip("warm host kill -9 mid-call", skip);
+  await using ws = await tempWorkspace(TOML, FILES);
+  const { child, said } = await holder(ws.root, true);
+  assert.equal(said, "ready", "the hanging call ran in the spare");
+  const tool = Number(readFileSync(join(ws.root, "app", "hang.pid"), "utf8"));
+  child.kill("SIGKILL");
+  await new Promise((r) => child.once("exit", r));
+  const stateDir = join(ws.root, ".toolhost", "state");
+  assert.ok(processExists(tool), "the journaled tool outlived toolhost until the sweep");
+  assert.equal(readdirSync(callsRoot(stateDir)).length, 1, "the call's journal stays");
   const report = await sweepSessions(stateDir);
   assert.equal(report.failed, 0, report.problems.join("\n"));
+  assert.equal(report.calls, 1);
+  assert.deepEqual(await gone(ws.root), []);
+  assert.equal(processExists(tool), false);
   assert.equal(existsSync(callsRoot(stateDir)) ? readdirSync(callsRoot(stateDir)).length : 0, 0);
 });
 
@@ -274,20 +327,26 @@ Deno.test("warm host spare: a program replaced since the spare was spawned is th
   }
 });
 
-Deno.test("warm host spare: a working directory replaced since the spare was spawned runs cold", async () => {
+Deno.test("warm host spare: the working directory is the one found at the call", async () => {
   if (skip) return printSkip("warm host replaced cwd", skip);
   await using ws = await tempWorkspace(TOML, FILES);
   const pool = new WarmPool();
+  const script = "cat marker 2>/dev/null; pwd -P";
   try {
     const app = Deno.realPathSync(join(ws.root, "app"));
-    assert.equal(text(await shCall(ws.root, "cat marker 2>/dev/null; pwd -P", pool)), `${app}\n`);
+    assert.equal(text(await shCall(ws.root, script, pool)), `${app}\n`);
     await pool.settled();
     renameSync(join(ws.root, "app"), join(ws.root, "old"));
     Deno.mkdirSync(join(ws.root, "app"));
     writeFileSync(join(ws.root, "app", "marker"), "new\n");
-    const r = text(await shCall(ws.root, "cat marker 2>/dev/null; pwd -P", pool));
-    assert.equal(r, `new\n${Deno.realPathSync(join(ws.root, "app"))}\n`);
-    assert.equal(pool.stats.taken, 0, "the stale spare was ended, not used");
+    assert.equal(text(await shCall(ws.root, script, pool)), `new\n${app}\n`);
+    assert.equal(pool.stats.taken, 1);
+    await pool.settled();
+    Deno.removeSync(join(ws.root, "app"), { recursive: true });
+    const cold = await shCall(ws.root, script);
+    assert.equal(cold.isError, true);
+    assert.deepEqual(await shCall(ws.root, script, pool), cold, "a missing cwd fails as cold");
+    assert.equal(pool.stats.taken, 2, "taken, then refused before its handover");
   } finally {
     await pool.close();
   }

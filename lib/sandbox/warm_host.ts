@@ -1,0 +1,134 @@
+/**
+ * Warm spares of unconfined calls (warm_pool.ts): a dash waiter started through the
+ * setsid launcher (session_launcher.ts), so leading its own session and process group as
+ * a cold unconfined call's tool does, with no extra descriptor (under Deno one makes the
+ * spawn fork the whole runtime): it reads its call line from stdin, before the tool's
+ * input (`STDIN_WAITER_SCRIPT`).
+ *
+ * A waiting spare owns nothing a call could see: its working directory is `/`, its
+ * environment only its group tag, it has no call directory, and it is on no journal and
+ * not on the dead man's switch — it runs nothing but a whole line read from this
+ * process, and reads end-of-file when this process dies. When a call takes it, the
+ * call's directories are made and the spare's group is journaled in them (so
+ * `toolhost sweep` covers it from then on) before its line is written: `cd` to the
+ * call's working directory (resolved then, like a cold spawn's), the environment, and
+ * `exec` of the program (found then: a program replaced since the spare was spawned is
+ * the new one). A program or working directory the cold spawn would refuse runs cold.
+ *
+ * @module
+ */
+
+import { statSync } from "node:fs";
+import { type CallDirs, createCallDirs } from "../process/call_dirs.ts";
+import { abandonGroup, type GroupHandle, spawnGroup } from "../process/spawn_group.ts";
+import type { TakenSpare } from "../process/warm_adopt.ts";
+import { runtimeSafeArgv } from "../process/runtime_argv.ts";
+import { checkExecutable } from "../process/session_launcher.ts";
+import { callPayload, STDIN_WAITER_SCRIPT } from "../process/warm_script.ts";
+import { unconfinedEnv } from "./warm_fresh.ts";
+
+/**
+ * Spawn an unconfined spare: `shell` running the stdin waiter in `/`, leading its own
+ * session. Rejects as `spawnGroup` does.
+ *
+ * @example
+ * ```ts
+ * import { spawnHostSpare } from "./warm_host.ts";
+ * import { abandonGroup } from "../process/spawn_group.ts";
+ * const h = await spawnHostSpare("/usr/bin/dash");
+ * await abandonGroup(h, [h.held?.stdin]);
+ * ```
+ */
+export function spawnHostSpare(shell: string): Promise<GroupHandle> {
+  return spawnGroup({
+    command: shell,
+    args: ["-c", STDIN_WAITER_SCRIPT],
+    cwd: "/",
+    env: {},
+    holdInput: "stdin",
+  });
+}
+
+/** What `cwd` a cold spawn would accept: an existing directory. */
+function isDirectory(cwd: string): boolean {
+  return statSync(cwd, { throwIfNoEntry: false })?.isDirectory() === true;
+}
+
+/** `command` passes the cold unconfined spawn's check (session_launcher.ts). */
+function executable(command: string): boolean {
+  try {
+    checkExecutable(command);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A call takes the waiting spare `handle`: its call directories are made under
+ * `stateDir` and the spare's group journaled in them. Undefined (the spare ended, the
+ * call runs cold and makes its own) when either fails.
+ *
+ * @example
+ * ```ts
+ * import { spawnHostSpare, takeHostSpare } from "./warm_host.ts";
+ * const taken = await takeHostSpare(await spawnHostSpare("/usr/bin/dash"), "/tmp/state", "/");
+ * await taken?.settle();
+ * await taken?.dirs.remove();
+ * ```
+ */
+export async function takeHostSpare(
+  handle: GroupHandle,
+  stateDir: string,
+  cwd: string,
+): Promise<TakenSpare | undefined> {
+  let dirs: CallDirs | undefined;
+  try {
+    dirs = await createCallDirs(stateDir);
+    dirs.admit(handle.record);
+  } catch {
+    await endHostSpare(handle, dirs);
+    await dirs?.remove().catch(() => {});
+    return undefined;
+  }
+  return hostTaken(handle, dirs, cwd);
+}
+
+/**
+ * End a spare that got no call (its waiter reads end-of-file); once confirmed gone, a
+ * call directory it was journaled in need not look for it again.
+ *
+ * @example
+ * ```ts
+ * import { endHostSpare, spawnHostSpare } from "./warm_host.ts";
+ * await endHostSpare(await spawnHostSpare("/usr/bin/dash"));
+ * ```
+ */
+export async function endHostSpare(handle: GroupHandle, dirs?: CallDirs): Promise<void> {
+  const report = await abandonGroup(handle, [handle.held?.stdin]);
+  if (report.confirmed) dirs?.retire(handle.record);
+}
+
+function hostTaken(handle: GroupHandle, dirs: CallDirs, cwd: string): TakenSpare {
+  let handed = false;
+  let ended: Promise<void> | undefined;
+  const refuse = () => {
+    ended = endHostSpare(handle, dirs); // the cold spawn reports what it would
+    return undefined;
+  };
+  return {
+    dirs,
+    handover(command, args, env) {
+      if (!executable(command) || !isDirectory(cwd)) return refuse();
+      const argv = runtimeSafeArgv(command, args); // as the setsid launcher's has it cold
+      const payload = callPayload({ ...argv, env: unconfinedEnv(env), cwd });
+      if (!payload.ok) return refuse();
+      handed = true;
+      return { handle, payload: payload.line };
+    },
+    async settle() {
+      // Not handed over, or handed to a run that never adopted it (it threw first).
+      if (!handed || handle.exitStatus === null) await (ended ??= endHostSpare(handle, dirs));
+    },
+  };
+}
