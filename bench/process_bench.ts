@@ -162,8 +162,8 @@ async function overheadLines(stateDir: string, warm: WarmPool): Promise<string[]
     line("raw spawn, detached (own group)", ms.rawGroup),
     ...(launcher ? [line(`raw spawn through ${launcher} (own group)`, ms.rawSetsid)] : []),
     line("runBounded + normalizeJsonOutput", ms.bounded),
-    line("invokeJsonCommand, cold (no spare)", ms.full),
-    line("invokeJsonCommand (dirs+env+cleanup)", ms.warm) +
+    line("invokeJsonCommand cold (dirs+env+cleanup)", ms.full),
+    line("invokeJsonCommand, spare (dirs+env+cleanup)", ms.warm) +
     `  (the whole call, with the spares a Registry keeps: ${
       reportGoal("process.json-call", ms.warm / ms.raw)
     }; ${reportGoal("process.json-call-added", ms.warm - ms.raw)})`,
