@@ -80,23 +80,49 @@ let smallBuffer: Buffer | undefined;
 export function hashSmallFileSync(abs: string, expected: BigIntStats): string {
   const size = Number(expected.size);
   if (size > SMALL_FILE_BYTES) throw new RangeError("file is larger than SMALL_FILE_BYTES");
-  smallBuffer ??= Buffer.allocUnsafe(SMALL_FILE_BYTES + 1);
-  const buf = smallBuffer;
   const fd = openSync(abs, OPEN_FLAGS);
   try {
     checkSame(fstatSync(fd, { bigint: true }), expected);
-    let total = 0;
-    for (;;) {
-      const n = readSync(fd, buf, total, buf.length - total, null);
-      if (n === 0) break;
-      total += n;
-      if (total > size) throw new FileChanged("grew while it was being pinned");
-    }
-    if (total !== size) throw new FileChanged("shrank while it was being pinned");
-    return createHash("sha256").update(buf.subarray(0, total)).digest("hex");
+    return hashOpenSmallFile(fd, size);
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * SHA-256 (lowercase hex) of the `size` bytes (at most {@linkcode SMALL_FILE_BYTES}) of the
+ * regular file open on `fd`, read from its current offset into one reused buffer. Asks for
+ * one byte more than `size`: a read that returns less than it asked has met the end of a
+ * regular file, so the usual file takes one read, not a second one to see end of file.
+ * Throws {@linkcode FileChanged} when the file holds more or fewer bytes than `size`.
+ *
+ * @example
+ * ```ts
+ * import { closeSync, fstatSync, openSync } from "node:fs";
+ * import { hashOpenSmallFile } from "./hash_file.ts";
+ * const fd = openSync("deno.json", "r");
+ * try {
+ *   console.log(hashOpenSmallFile(fd, fstatSync(fd).size));
+ * } finally {
+ *   closeSync(fd);
+ * }
+ * ```
+ */
+export function hashOpenSmallFile(fd: number, size: number): string {
+  if (size > SMALL_FILE_BYTES) throw new RangeError("file is larger than SMALL_FILE_BYTES");
+  smallBuffer ??= Buffer.allocUnsafe(SMALL_FILE_BYTES + 1);
+  const buf = smallBuffer;
+  const want = size + 1;
+  let total = 0;
+  for (;;) {
+    const asked = want - total;
+    const n = readSync(fd, buf, total, asked, null);
+    total += n;
+    if (total > size) throw new FileChanged("grew while it was being pinned");
+    if (n === 0 || (n < asked && total === size)) break;
+  }
+  if (total !== size) throw new FileChanged("shrank while it was being pinned");
+  return createHash("sha256").update(buf.subarray(0, total)).digest("hex");
 }
 
 /** Read `fh` to EOF with two alternating buffers, failing if the size differs from `size`. */

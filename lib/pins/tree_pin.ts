@@ -1,0 +1,291 @@
+/**
+ * The digest lines of a pinned directory in one pass: each entry is hashed as the walk
+ * meets it, so no `lstat` object is made per file and nothing is read twice.
+ *
+ * Order and budgets are `walk_dir.ts`'s (depth-first pre-order, names in UTF-8 byte order;
+ * every entry met first checks the entry limit; file sizes are summed against the byte
+ * limit before a byte of that file is read). Files of more than `SMALL_FILE_BYTES` are
+ * hashed after the walk, so an over-budget tree fails before any large file is read.
+ *
+ * Nothing is followed. A directory's listing (`readdir`'s entry types, no `stat`) says
+ * what each entry is, and each is checked after it is opened:
+ * - a directory is opened with `O_DIRECTORY | O_NOFOLLOW` (the pinned directory's device
+ *   and inode must be those `resolveDeclaredPath` saw), and on Linux its entries are named
+ *   through `/proc/self/fd/N/` — inside the directory that was opened, even if a component
+ *   of its path is swapped for a symlink meanwhile;
+ * - a file is opened with `O_NOFOLLOW | O_NONBLOCK` and must `fstat` as a regular file; its
+ *   size is the one budgeted, and exactly that many bytes must be read;
+ * - a symlink contributes its target (`readlink`), never what it leads to.
+ *
+ * @module
+ */
+
+import type { BigIntStats, Dirent } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync } from "node:fs";
+import { readlinkSync } from "node:fs";
+import type { DeclaredTarget } from "./declared_path.ts";
+import { specialKind } from "./declared_path.ts";
+import { type DigestLine, symlinkDigest } from "./dir_digest.ts";
+import { describeFsError, isPinFailure, pinFailure, quotePath } from "./failure.ts";
+import { FileChanged, hashOpenSmallFile, hashRegularFile, SMALL_FILE_BYTES } from "./hash_file.ts";
+import { yieldToEventLoop } from "./limit.ts";
+import type { ResolvedPinOptions } from "./options.ts";
+import { descriptorPath } from "./proc_fd.ts";
+import { sortByUtf8 } from "./utf8_order.ts";
+
+const DIR_FLAGS = constants.O_RDONLY | (constants.O_DIRECTORY ?? 0) |
+  (constants.O_NOFOLLOW ?? 0);
+const FILE_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) |
+  (constants.O_NONBLOCK ?? 0);
+
+/**
+ * Most directory descriptors one walk holds at once. A directory deeper than this many
+ * unfinished ones is listed through its descriptor but its entries are opened by path (as
+ * without procfs); a chain of single subdirectories holds one descriptor, not one per level.
+ */
+const MAX_HELD_DIRS = 64;
+
+/** Yield to the event loop after this many entries, or bytes of file data, of sync work. */
+const YIELD_EVERY_ENTRIES = 256;
+const YIELD_EVERY_BYTES = 8 * 1024 * 1024;
+
+/** A directory being visited: its sorted entries and how to name them. */
+interface Frame {
+  /** Physical path (never put in messages). */
+  abs: string;
+  /** Prefix its entries are opened by: `/proc/self/fd/N` while `fd` is held, else `abs`. */
+  base: string;
+  /** The held descriptor, or -1. */
+  fd: number;
+  rel: string;
+  entries: Dirent[];
+  next: number;
+}
+
+/** A file hashed after the walk: its path and the `fstat` it must still match. */
+interface LargeFile {
+  line: DigestLine;
+  abs: string;
+  stat: BigIntStats;
+}
+
+interface TreeWalk {
+  declared: string;
+  opts: ResolvedPinOptions;
+  lines: DigestLine[];
+  large: LargeFile[];
+  bytes: number;
+  held: number;
+  sinceYieldEntries: number;
+  sinceYieldBytes: number;
+}
+
+/**
+ * Walk and hash the directory `target` (declared as `declared`), returning one digest line
+ * per file and symlink. Throws `PreparationFailed` naming `declared` (never a physical path).
+ *
+ * @example
+ * ```ts
+ * import { resolveDeclaredPath } from "./declared_path.ts";
+ * import { directoryDigest } from "./dir_digest.ts";
+ * import { resolvePinOptions } from "./options.ts";
+ * import { treeDigestLines } from "./tree_pin.ts";
+ * const target = await resolveDeclaredPath(".", "lib/pins");
+ * const lines = await treeDigestLines(target, "lib/pins", resolvePinOptions());
+ * console.log(directoryDigest(lines).length); // 64
+ * ```
+ */
+export async function treeDigestLines(
+  target: DeclaredTarget,
+  declared: string,
+  opts: ResolvedPinOptions,
+): Promise<DigestLine[]> {
+  const walk: TreeWalk = {
+    declared,
+    opts,
+    lines: [],
+    large: [],
+    bytes: 0,
+    held: 0,
+    sinceYieldEntries: 0,
+    sinceYieldBytes: 0,
+  };
+  const stack: Frame[] = [];
+  try {
+    stack.push(openRoot(walk, target));
+    while (stack.length > 0) {
+      const frame = stack[stack.length - 1];
+      if (frame.next >= frame.entries.length) {
+        release(walk, frame);
+        stack.pop();
+        continue;
+      }
+      const child = visit(walk, frame, frame.entries[frame.next++]);
+      // The parent's descriptor is no longer needed once its last entry is opened.
+      if (frame.next >= frame.entries.length) release(walk, frame);
+      if (child !== undefined) stack.push(child);
+      if (
+        ++walk.sinceYieldEntries >= YIELD_EVERY_ENTRIES || walk.sinceYieldBytes >= YIELD_EVERY_BYTES
+      ) {
+        walk.sinceYieldEntries = 0;
+        walk.sinceYieldBytes = 0;
+        await yieldToEventLoop();
+      }
+    }
+  } finally {
+    for (const frame of stack) release(walk, frame);
+  }
+  for (const file of walk.large) file.line.digest = await hashLarge(walk, file);
+  return walk.lines;
+}
+
+function openRoot(walk: TreeWalk, target: DeclaredTarget): Frame {
+  const frame = openDir(walk, target.abs, target.abs, "", "it");
+  let st: BigIntStats | undefined;
+  try {
+    if (frame.fd >= 0) st = fstatSync(frame.fd, { bigint: true });
+  } catch (e) {
+    release(walk, frame);
+    throw pinFailure(walk.declared, describeFsError(e));
+  }
+  if (st !== undefined && (st.dev !== target.stat.dev || st.ino !== target.stat.ino)) {
+    release(walk, frame);
+    throw pinFailure(walk.declared, "it changed while it was being pinned");
+  }
+  return frame;
+}
+
+/**
+ * Open the directory named `path` (no symlink followed) and list it through the opened
+ * descriptor where procfs allows; keep the descriptor while fewer than `MAX_HELD_DIRS` are.
+ */
+function openDir(walk: TreeWalk, path: string, abs: string, rel: string, what: string): Frame {
+  let fd: number;
+  try {
+    fd = openSync(path, DIR_FLAGS);
+  } catch (e) {
+    throw pinFailure(walk.declared, describeFsError(e, what));
+  }
+  const base = descriptorPath(fd);
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(base ?? abs, { withFileTypes: true });
+  } catch (e) {
+    closeSync(fd);
+    throw pinFailure(walk.declared, describeFsError(e, what));
+  }
+  sortByUtf8(entries, (d) => d.name);
+  if (base === undefined || walk.held >= MAX_HELD_DIRS) {
+    closeSync(fd);
+    return { abs, base: abs, fd: -1, rel, entries, next: 0 };
+  }
+  walk.held++;
+  return { abs, base, fd, rel, entries, next: 0 };
+}
+
+function release(walk: TreeWalk, frame: Frame): void {
+  if (frame.fd < 0) return;
+  closeSync(frame.fd);
+  frame.fd = -1;
+  frame.base = frame.abs;
+  walk.held--;
+}
+
+/** Check the entry limit for `entry`, then pin it (a directory: the frame to visit next). */
+function visit(walk: TreeWalk, frame: Frame, entry: Dirent): Frame | undefined {
+  if (walk.lines.length >= walk.opts.maxEntries) {
+    throw pinFailure(
+      walk.declared,
+      `it holds more than ${walk.opts.maxEntries} entries (${walk.opts.maxEntries} files/symlinks ` +
+        "were retained and another entry was found)",
+    );
+  }
+  const name = entry.name;
+  const rel = frame.rel === "" ? name : `${frame.rel}/${name}`;
+  const path = `${frame.base}/${name}`;
+  const abs = `${frame.abs}/${name}`;
+  if (entry.isDirectory()) return openDir(walk, path, abs, rel, entryName(walk, rel));
+  if (entry.isFile()) fileLine(walk, path, abs, rel);
+  else if (entry.isSymbolicLink()) linkLine(walk, path, rel);
+  else throw special(walk, path, rel);
+  return undefined;
+}
+
+function fileLine(walk: TreeWalk, path: string, abs: string, rel: string): void {
+  let fd: number;
+  try {
+    fd = openSync(path, FILE_FLAGS);
+  } catch (e) {
+    throw entryFailure(walk, rel, e);
+  }
+  try {
+    const st = fstatSync(fd, { bigint: true });
+    if (!st.isFile()) {
+      throw pinFailure(walk.declared, `${entryName(walk, rel)} is no longer a regular file`);
+    }
+    const size = Number(st.size);
+    walk.bytes += size;
+    if (walk.bytes > walk.opts.maxBytes) {
+      throw pinFailure(
+        walk.declared,
+        `it holds more than ${walk.opts.maxBytes} bytes of file data (the pin limit)`,
+      );
+    }
+    const line: DigestLine = { rel, kind: "f", digest: "" };
+    walk.lines.push(line);
+    if (size > SMALL_FILE_BYTES) {
+      walk.large.push({ line, abs, stat: st });
+      return;
+    }
+    line.digest = hashOpenSmallFile(fd, size);
+    walk.sinceYieldBytes += size;
+  } catch (e) {
+    throw entryFailure(walk, rel, e);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function linkLine(walk: TreeWalk, path: string, rel: string): void {
+  let digest: string;
+  try {
+    digest = symlinkDigest(readlinkSync(path, { encoding: "buffer" }));
+  } catch (e) {
+    throw entryFailure(walk, rel, e);
+  }
+  walk.lines.push({ rel, kind: "l", digest });
+}
+
+/** The failure for an entry that is neither file, directory nor symlink. */
+function special(walk: TreeWalk, path: string, rel: string): unknown {
+  let st: BigIntStats;
+  try {
+    st = lstatSync(path, { bigint: true });
+  } catch (e) {
+    return entryFailure(walk, rel, e);
+  }
+  return pinFailure(
+    walk.declared,
+    `${entryName(walk, rel)} is a special file (${specialKind(st)})`,
+  );
+}
+
+/** A large file, reopened by path: it must still be the file (device, inode, size) walked. */
+async function hashLarge(walk: TreeWalk, file: LargeFile): Promise<string> {
+  try {
+    return await hashRegularFile(file.abs, file.stat);
+  } catch (e) {
+    throw entryFailure(walk, file.line.rel, e);
+  }
+}
+
+function entryFailure(walk: TreeWalk, rel: string, e: unknown): unknown {
+  if (isPinFailure(e)) return e;
+  const what = entryName(walk, rel);
+  if (e instanceof FileChanged) return pinFailure(walk.declared, `${what} ${e.message}`);
+  return pinFailure(walk.declared, describeFsError(e, what));
+}
+
+function entryName(walk: TreeWalk, rel: string): string {
+  return `entry ${quotePath(`${walk.declared}/${rel}`)}`;
+}
