@@ -83,6 +83,8 @@ interface TreeWalk {
 /**
  * Walk and hash the directory `target` (declared as `declared`), returning one digest line
  * per file and symlink. Throws `PreparationFailed` naming `declared` (never a physical path).
+ * `pause` is awaited between bursts of synchronous work (default: yield to the event loop;
+ * tests pass one that changes the tree mid-walk).
  *
  * @example
  * ```ts
@@ -99,6 +101,7 @@ export async function treeDigestLines(
   target: DeclaredTarget,
   declared: string,
   opts: ResolvedPinOptions,
+  pause: () => Promise<void> = yieldToEventLoop,
 ): Promise<DigestLine[]> {
   const walk: TreeWalk = {
     declared,
@@ -129,7 +132,7 @@ export async function treeDigestLines(
       ) {
         walk.sinceYieldEntries = 0;
         walk.sinceYieldBytes = 0;
-        await yieldToEventLoop();
+        await pause();
       }
     }
   } finally {
@@ -140,39 +143,35 @@ export async function treeDigestLines(
 }
 
 function openRoot(walk: TreeWalk, target: DeclaredTarget): Frame {
-  const frame = openDir(walk, target.abs, target.abs, "", "it");
-  let st: BigIntStats | undefined;
-  try {
-    if (frame.fd >= 0) st = fstatSync(frame.fd, { bigint: true });
-  } catch (e) {
-    release(walk, frame);
-    throw pinFailure(walk.declared, describeFsError(e));
-  }
-  if (st !== undefined && (st.dev !== target.stat.dev || st.ino !== target.stat.ino)) {
-    release(walk, frame);
-    throw pinFailure(walk.declared, "it changed while it was being pinned");
-  }
-  return frame;
+  return openDir(walk, target.abs, target.abs, "", "it", target.stat);
 }
 
 /**
  * Open the directory named `path` (no symlink followed) and list it through the opened
  * descriptor where procfs allows; keep the descriptor while fewer than `MAX_HELD_DIRS` are.
  */
-function openDir(walk: TreeWalk, path: string, abs: string, rel: string, what: string): Frame {
+function openDir(
+  walk: TreeWalk,
+  path: string,
+  abs: string,
+  rel: string,
+  what: string,
+  expected?: BigIntStats,
+): Frame {
   let fd: number;
   try {
     fd = openSync(path, DIR_FLAGS);
   } catch (e) {
-    throw pinFailure(walk.declared, describeFsError(e, what));
+    throw pinFailure(walk.declared, notADirectory(path, what) ?? describeFsError(e, what));
   }
   const base = descriptorPath(fd);
   let entries: Dirent[];
   try {
+    if (expected !== undefined) sameDirectory(walk, fd, expected, what);
     entries = readdirSync(base ?? abs, { withFileTypes: true });
   } catch (e) {
     closeSync(fd);
-    throw pinFailure(walk.declared, describeFsError(e, what));
+    throw isPinFailure(e) ? e : pinFailure(walk.declared, describeFsError(e, what));
   }
   sortByUtf8(entries, (d) => d.name);
   if (base === undefined || walk.held >= MAX_HELD_DIRS) {
@@ -181,6 +180,26 @@ function openDir(walk: TreeWalk, path: string, abs: string, rel: string, what: s
   }
   walk.held++;
   return { abs, base, fd, rel, entries, next: 0 };
+}
+
+/** Throw unless the directory open on `fd` is the one `expected` describes (device, inode). */
+function sameDirectory(walk: TreeWalk, fd: number, expected: BigIntStats, what: string): void {
+  const st = fstatSync(fd, { bigint: true });
+  if (st.dev !== expected.dev || st.ino !== expected.ino) {
+    throw pinFailure(walk.declared, `${what} changed while it was being pinned`);
+  }
+}
+
+/** Why `path` (listed or resolved as a directory) failed to open as one, if it is not one now. */
+function notADirectory(path: string, what: string): string | undefined {
+  let st: BigIntStats;
+  try {
+    st = lstatSync(path, { bigint: true });
+  } catch {
+    return undefined;
+  }
+  if (st.isSymbolicLink()) return `${what} is a symlink`;
+  return st.isDirectory() ? undefined : `${what} is no longer a directory`;
 }
 
 function release(walk: TreeWalk, frame: Frame): void {
@@ -219,7 +238,7 @@ function fileLine(walk: TreeWalk, path: string, abs: string, rel: string): void 
     throw entryFailure(walk, rel, e);
   }
   try {
-    const st = fstatSync(fd, { bigint: true });
+    const st = fstatSync(fd);
     if (!st.isFile()) {
       throw pinFailure(walk.declared, `${entryName(walk, rel)} is no longer a regular file`);
     }
@@ -234,7 +253,7 @@ function fileLine(walk: TreeWalk, path: string, abs: string, rel: string): void 
     const line: DigestLine = { rel, kind: "f", digest: "" };
     walk.lines.push(line);
     if (size > SMALL_FILE_BYTES) {
-      walk.large.push({ line, abs, stat: st });
+      walk.large.push({ line, abs, stat: fstatSync(fd, { bigint: true }) });
       return;
     }
     line.digest = hashOpenSmallFile(fd, size);
