@@ -114,6 +114,11 @@ async function round(s: Server): Promise<Sample> {
       Deno.kill(pid, "SIGKILL");
     } catch { /* gone */ }
   }
+  // Until they are gone (bounded): a browser still dying could write into a profile being removed.
+  const killed = Date.now() + 10_000;
+  while (markedProcesses(marker).length > 0 && Date.now() < killed) {
+    await new Promise((r) => setTimeout(r, 50));
+  }
   return { ...sample, left: left.length };
 }
 
@@ -258,7 +263,8 @@ export async function benchBrowser(): Promise<string[]> {
     }
   } finally {
     page.close();
-    rmSync(tmp, { recursive: true, force: true });
+    // Retried (bounded) on ENOTEMPTY/EBUSY: a helper process may still be finishing a write.
+    rmSync(tmp, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   }
   const labels = [
     `toolhost, examples/browser (Deno${confined ? ", confined" : ""})`,

@@ -17,7 +17,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromiumMissing } from "../tests/browser/_helpers.ts";
+import { chromiumMissing, markedProcesses } from "../tests/browser/_helpers.ts";
 
 /** The clients compared (pinned: figures name a version). */
 export const CLIENTS: readonly string[] = [
@@ -26,6 +26,8 @@ export const CLIENTS: readonly string[] = [
   "chrome-remote-interface@0.34.0",
 ];
 const ROUNDS = Deno.env.get("BENCH_QUICK") ? 2 : 5;
+/** Removing a profile Chromium may still be finishing: retried on ENOTEMPTY/EBUSY, bounded. */
+const RM_RETRY = { recursive: true, force: true, maxRetries: 10, retryDelay: 100 } as const;
 const FLAGS = [
   "--headless=new",
   "--no-first-run",
@@ -47,52 +49,115 @@ const done = (load, version) => {
   if (!String(version).includes("Chrome")) throw new Error("no version: " + version);
   console.log(JSON.stringify({ load: load - t0, ready: performance.now() - load }));
 };
+// End Chromium and everything it started (its own process group), and wait (bounded) until
+// it has exited: a browser still running would keep writing into the profile being removed.
+const stop = async (child) => {
+  const exited = child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve()
+    : new Promise((r) => child.once("exit", r));
+  try {
+    process.kill(-child.pid, "SIGKILL");
+  } catch {
+    child.kill("SIGKILL");
+  }
+  let timer;
+  await Promise.race([exited, new Promise((r) => (timer = setTimeout(r, 30000)))]);
+  clearTimeout(timer);
+};
 `;
   if (client === "raw") {
     return common + `import { spawn } from "node:child_process";
 const load = performance.now();
-const child = spawn(exe, [...flags, "--remote-debugging-pipe", "--user-data-dir=" + profile, "about:blank"], { stdio: ["ignore", "ignore", "ignore", "pipe", "pipe"] });
-let buf = "";
-child.stdio[4].on("data", (c) => {
-  buf += c.toString("utf8");
-  const end = buf.indexOf("\\0");
-  if (end === -1) return;
-  done(load, JSON.parse(buf.slice(0, end)).result.product);
-  child.kill("SIGKILL");
-});
-child.stdio[3].write(JSON.stringify({ id: 1, method: "Browser.getVersion", params: {} }) + "\\0");
+const child = spawn(exe, [...flags, "--remote-debugging-pipe", "--user-data-dir=" + profile, "about:blank"], { stdio: ["ignore", "ignore", "ignore", "pipe", "pipe"], detached: true });
+try {
+  const version = await new Promise((resolve, reject) => {
+    let buf = "";
+    child.stdio[4].on("data", (c) => {
+      buf += c.toString("utf8");
+      const end = buf.indexOf("\\0");
+      if (end !== -1) resolve(JSON.parse(buf.slice(0, end)).result.product);
+    });
+    child.once("exit", () => reject(new Error("Chromium exited before it answered")));
+    setTimeout(() => reject(new Error("Chromium did not answer within 60 s")), 60000).unref();
+    child.stdio[3].write(JSON.stringify({ id: 1, method: "Browser.getVersion", params: {} }) + "\\0");
+  });
+  done(load, version);
+} finally {
+  await stop(child);
+}
 `;
   }
   if (client.startsWith("puppeteer-core")) {
     return common + `const { default: puppeteer } = await import("puppeteer-core");
 const load = performance.now();
 const browser = await puppeteer.launch({ executablePath: exe, pipe: true, headless: true, userDataDir: profile, args: flags });
-done(load, await browser.version());
-browser.process().kill("SIGKILL");
+try {
+  done(load, await browser.version());
+} finally {
+  await stop(browser.process());
+}
 `;
   }
   if (client.startsWith("playwright-core")) {
     return common + `const { chromium } = await import("playwright-core");
 const load = performance.now();
 const browser = await chromium.launch({ executablePath: exe, headless: true, args: flags });
-done(load, "Chrome/" + browser.version());
-await browser.close();
+try {
+  done(load, "Chrome/" + browser.version());
+} finally {
+  await browser.close();
+}
 `;
   }
   return common + `const { default: CDP } = await import("chrome-remote-interface");
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 const load = performance.now();
-const child = spawn(exe, [...flags, "--remote-debugging-port=0", "--user-data-dir=" + profile, "about:blank"], { stdio: "ignore" });
-let port;
-while (port === undefined) {
-  try { port = Number(readFileSync(profile + "/DevToolsActivePort", "utf8").split("\\n")[0]); } catch { await new Promise((r) => setTimeout(r, 20)); }
+const child = spawn(exe, [...flags, "--remote-debugging-port=0", "--user-data-dir=" + profile, "about:blank"], { stdio: "ignore", detached: true });
+let exited = false;
+child.once("exit", () => (exited = true));
+try {
+  // The port Chromium chose (never a fixed one another browser may hold), once it listens:
+  // DevToolsActivePort holds "PORT\\n/devtools/browser/ID" and is empty or partial while
+  // being written, so only a complete first line counts. Bounded: Chromium may never listen.
+  let port;
+  const deadline = Date.now() + 60000;
+  while (port === undefined) {
+    let text = "";
+    try { text = readFileSync(profile + "/DevToolsActivePort", "utf8"); } catch { /* not yet */ }
+    const m = /^([0-9]{1,5})\\n\\/devtools\\/browser\\//.exec(text);
+    if (m !== null && Number(m[1]) > 0 && Number(m[1]) < 65536) port = Number(m[1]);
+    else if (exited) throw new Error("Chromium exited before it listened");
+    else if (Date.now() > deadline) throw new Error("Chromium did not listen within 60 s");
+    else await new Promise((r) => setTimeout(r, 20));
+  }
+  const client = await CDP({ host: "127.0.0.1", port, target: (ts) => ts.find((t) => t.type === "browser") ?? ts[0] });
+  try {
+    done(load, (await client.Browser.getVersion()).product);
+  } finally {
+    await client.close();
+  }
+} finally {
+  await stop(child);
 }
-const client = await CDP({ port, target: (ts) => ts.find((t) => t.type === "browser") ?? ts[0] });
-done(load, (await client.Browser.getVersion()).product);
-await client.close();
-child.kill("SIGKILL");
 `;
+}
+
+/** The environment variable marking one program's processes (and its Chromium's). */
+const MARK = "CDP_BENCH_MARK";
+
+/** SIGKILL what still carries `marker` and wait (bounded) until it is gone. */
+async function endMarked(marker: string): Promise<void> {
+  const end = Date.now() + 10_000;
+  for (let left = markedProcesses(marker); left.length > 0; left = markedProcesses(marker)) {
+    for (const pid of left) {
+      try {
+        Deno.kill(pid, "SIGKILL");
+      } catch { /* gone */ }
+    }
+    if (Date.now() > end) throw new Error(`cdp clients: ${left.length} processes would not end`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 function median(xs: number[]): number {
@@ -132,10 +197,10 @@ function install(spec: string): { dir?: string; why?: string } {
  * @example
  * ```ts ignore
  * import { benchCdpClients } from "./cdp_client_bench.ts";
- * for (const line of benchCdpClients()) console.log(line);
+ * for (const line of await benchCdpClients()) console.log(line);
  * ```
  */
-export function benchCdpClients(): string[] {
+export async function benchCdpClients(): Promise<string[]> {
   const missing = chromiumMissing();
   if (missing !== undefined) return [`cdp clients: SKIP (${missing})`];
   const exe = Deno.env.get("CHROMIUM") ?? "/usr/bin/chromium";
@@ -162,15 +227,28 @@ export function benchCdpClients(): string[] {
         const profile = join(tmp, `profile-${n}-${i}`);
         const file = join(row.dir, `bench-${n}.mjs`);
         writeFileSync(file, program(n === 0 ? "raw" : row.label, exe, profile));
-        const text = execFileSync("node", [file], { encoding: "utf8", timeout: 120_000 });
+        // Marked (inherited by Chromium): whatever of this run outlives it is ended below,
+        // even when the program failed or hit its timeout.
+        const marker = crypto.randomUUID();
+        let text: string;
+        try {
+          text = execFileSync("node", [file], {
+            encoding: "utf8",
+            timeout: 120_000,
+            env: { ...Deno.env.toObject(), [MARK]: marker },
+          });
+        } finally {
+          await endMarked(`${MARK}=${marker}`);
+          rmSync(file, { force: true });
+          rmSync(profile, RM_RETRY);
+        }
         const { load, ready } = JSON.parse(text.trim().split("\n").pop()!);
         samples[n].load.push(load);
         samples[n].ready.push(ready);
-        rmSync(file, { force: true });
       }
     }
   } finally {
-    rmSync(tmp, { recursive: true, force: true });
+    rmSync(tmp, RM_RETRY);
   }
   const node = execFileSync("node", ["--version"], { encoding: "utf8" }).trim();
   out.push(
@@ -191,5 +269,5 @@ export function benchCdpClients(): string[] {
 }
 
 if (import.meta.main) {
-  for (const line of benchCdpClients()) console.log(line);
+  for (const line of await benchCdpClients()) console.log(line);
 }
