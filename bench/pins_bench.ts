@@ -159,11 +159,16 @@ async function directoryPin(dir: string, runs: number): Promise<string[]> {
   // Interleaved rounds, median of each: the machine's drift hits both alike.
   const rounds = Math.max(5, runs * 3);
   const times = { pin: [] as number[], shell: [] as number[] };
+  // CPU as well as wall time: on a shared machine the wall ratio drifts with the load.
+  const cpu = { pin: [] as number[], shell: [] as number[] };
   for (let r = 0; r < rounds; r++) {
     for (const k of r % 2 === 0 ? (["pin", "shell"] as const) : (["shell", "pin"] as const)) {
+      const c = cpuMs();
       const t = performance.now();
       await (k === "pin" ? pinPath(dir, "tree") : pipeline());
       times[k].push((performance.now() - t) / 1000);
+      const used = cpuMs();
+      cpu[k].push(k === "pin" ? used.own - c.own : used.children - c.children);
     }
   }
   const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -181,7 +186,34 @@ async function directoryPin(dir: string, runs: number): Promise<string[]> {
     `  pinPath dir takes ${(pin.seconds / shell.seconds).toFixed(2)}x the pipeline's time (${
       reportGoal("pins.directory", pin.seconds / shell.seconds)
     })`,
+    `  CPU (median): pinPath ${med(cpu.pin).toFixed(0)} ms, pipeline's processes ${
+      med(cpu.shell).toFixed(0)
+    } ms; load average ${loadAverage()}`,
   ];
+}
+
+/**
+ * CPU milliseconds of this process (user + system) and of its reaped children (the
+ * pipeline's processes), from /proc/self/stat; zeros where there is no procfs.
+ */
+function cpuMs(): { own: number; children: number } {
+  let text: string;
+  try {
+    text = Deno.readTextFileSync("/proc/self/stat");
+  } catch {
+    return { own: 0, children: 0 };
+  }
+  // Fields after the command name: utime, stime, cutime, cstime are fields 14-17.
+  const f = text.slice(text.lastIndexOf(")") + 2).split(" ").map(Number);
+  return { own: (f[11] + f[12]) * 10, children: (f[13] + f[14]) * 10 };
+}
+
+function loadAverage(): string {
+  try {
+    return Deno.readTextFileSync("/proc/loadavg").split(" ").slice(0, 3).join(" ");
+  } catch {
+    return "unknown";
+  }
 }
 
 function fmtRate(m: Measure, bytes: number): string {

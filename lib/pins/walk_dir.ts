@@ -11,7 +11,6 @@
  * @module
  */
 
-import { Buffer } from "node:buffer";
 import type { BigIntStats } from "node:fs";
 import { lstatSync } from "node:fs";
 import { readdir } from "node:fs/promises";
@@ -21,6 +20,7 @@ import { describeFsError, pinFailure, quotePath } from "./failure.ts";
 import { yieldToEventLoop } from "./limit.ts";
 import type { Settled } from "./limit.ts";
 import type { ResolvedPinOptions } from "./options.ts";
+import { sortByUtf8 } from "./utf8_order.ts";
 
 /** A retained file or symlink under a pinned directory. */
 export interface PinEntry {
@@ -183,9 +183,7 @@ async function readSortedNames(walk: Walk, abs: string, rel: string): Promise<st
     const what = rel === "" ? "it" : entryName(walk, rel);
     throw pinFailure(walk.declared, describeFsError(e, what));
   }
-  const keyed = names.map((name) => ({ name, key: Buffer.from(name, "utf8") }));
-  keyed.sort((a, b) => Buffer.compare(a.key, b.key));
-  return keyed.map((k) => k.name);
+  return sortByUtf8(names, (name) => name);
 }
 
 function entryName(walk: Walk, rel: string): string {
