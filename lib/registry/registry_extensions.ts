@@ -9,7 +9,9 @@
  * @module
  */
 
-import { ExtensionHost, type ExtensionHostOptions } from "../extensions/host.ts";
+// Types only: the host (and through it the MCP client, its HTTP transports and their
+// schemas) is loaded when an eval admits extensions, not by every registry.
+import type { ExtensionHost, ExtensionHostOptions } from "../extensions/host.ts";
 import { registryHostOptions, type RegistryTrust } from "../extensions/trust_options.ts";
 import { evalExtensions } from "../workspace/parse_extensions.ts";
 
@@ -34,6 +36,7 @@ export async function openRegistryExtensions(
 ): Promise<ExtensionHost | undefined> {
   const evalId = reg.selection.evalId;
   if (evalId === undefined || evalExtensions(reg.workspace, evalId).length === 0) return undefined;
+  const { ExtensionHost } = await import("../extensions/host.ts");
   const host = ExtensionHost.forEval(reg.workspace, evalId, {
     env: reg.env,
     ...registryHostOptions(reg),
