@@ -179,6 +179,7 @@ async function overheadLines(stateDir: string, warm: WarmPool): Promise<string[]
       } ms  (${((c.self + c.children) / (cpu.raw.self + cpu.raw.children)).toFixed(2)}x raw)`,
     );
   }
+  lines.push(...await spacedLines({ raw: calls.raw, full: calls.full, warm: calls.warm }));
   for (const [name, call] of Object.entries(calls)) {
     const wall = await concurrent(call, 200);
     lines.push(
@@ -187,6 +188,35 @@ async function overheadLines(stateDir: string, warm: WarmPool): Promise<string[]
     );
   }
   return lines;
+}
+
+/** Gap between spaced calls: an agent's calls come after its model's turn. */
+const GAP_MS = 50;
+
+/**
+ * Informative: calls `GAP_MS` apart (interleaved, 40 each), the median latency of each —
+ * where a spare is spawned between calls, not during the next one.
+ */
+async function spacedLines(calls: Record<string, Call>): Promise<string[]> {
+  const ms: Record<string, number[]> = {};
+  for (const name of Object.keys(calls)) ms[name] = [];
+  for (let i = 0; i < 40; i++) {
+    for (const [name, call] of Object.entries(calls)) {
+      await new Promise((r) => setTimeout(r, GAP_MS));
+      const t0 = performance.now();
+      await call();
+      ms[name].push(performance.now() - t0);
+    }
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const raw = median(ms.raw);
+  return [
+    `calls ${GAP_MS} ms apart (40 each, interleaved, median latency; informative):`,
+    ...Object.entries(ms).map(([name, xs]) =>
+      `  ${name.padEnd(9)} ${median(xs).toFixed(2)} ms  ratio ${(median(xs) / raw).toFixed(2)}x  ` +
+      `added ${(median(xs) - raw).toFixed(2)} ms`
+    ),
+  ];
 }
 
 /** Child-process part of the RSS measurement. */

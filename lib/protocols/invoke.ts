@@ -20,6 +20,7 @@ import { buildJsonRequest, type JsonContext } from "./json_request.ts";
 import { normalizeJsonOutput } from "./json_output.ts";
 import { substitutePlainArgv } from "./plain_argv.ts";
 import type { TakenSpare, WarmPool, WarmRequest } from "../sandbox/warm_pool.ts";
+import { hostCallFits } from "../sandbox/warm_host.ts";
 import { normalizePlainOutput, PLAIN_RETAIN_BYTES } from "./plain_output.ts";
 
 /** What both protocols need to run a command. */
@@ -95,16 +96,22 @@ export interface PlainCommandCall extends CommandCallBase {
 const CANCELLED = "The tool call was cancelled.";
 
 /** The warm spare request of `call`, when it may run warm. */
-function warmRequest(call: CommandCallBase): WarmRequest | undefined {
+function warmRequest(call: CommandCallBase, argv: readonly string[]): WarmRequest | undefined {
   if (call.warm === undefined || call.guard !== undefined) return undefined;
+  // Unconfined, a long call line costs its waiter more than the spawn it saves.
+  const env = [call.baseEnv, call.extraEnv ?? {}];
+  if (call.confine === undefined && !hostCallFits(call.command, argv, call.cwd, env)) {
+    return undefined;
+  }
   return { confine: call.confine, cwd: call.cwd, stateDir: call.stateDir };
 }
 
 async function withCallDirs(
   call: CommandCallBase,
+  argv: readonly string[],
   body: (dirs: CallDirs, spare?: TakenSpare) => Promise<ToolResult>,
 ): Promise<ToolResult> {
-  const req = warmRequest(call);
+  const req = warmRequest(call, argv);
   // take() marks the key busy until replenish(): both, or neither.
   const spare = req === undefined ? undefined : await call.warm!.take(req);
   try {
@@ -174,7 +181,7 @@ function runOptions(call: CommandCallBase, dirs: CallDirs, args: string[], spare
  */
 export async function invokeJsonCommand(call: JsonCommandCall): Promise<ToolResult> {
   if (call.signal?.aborted) return errorResult(CANCELLED);
-  return await withCallDirs(call, async (dirs, spare) => {
+  return await withCallDirs(call, call.argv, async (dirs, spare) => {
     const context = { ...call.context, outputDir: dirs.outputDir, tmpDir: dirs.tmpDir };
     const run = await runBounded({
       ...runOptions(call, dirs, call.argv, spare),
@@ -204,7 +211,7 @@ export async function invokeJsonCommand(call: JsonCommandCall): Promise<ToolResu
 export async function invokePlainCommand(call: PlainCommandCall): Promise<ToolResult> {
   const argv = substitutePlainArgv(call.template, call.properties, call.args);
   if (call.signal?.aborted) return errorResult(CANCELLED);
-  return await withCallDirs(call, async (dirs, spare) => {
+  return await withCallDirs(call, argv, async (dirs, spare) => {
     const run = await runBounded({
       ...runOptions(call, dirs, argv, spare),
       retainStdoutBytes: PLAIN_RETAIN_BYTES,

@@ -90,21 +90,26 @@ const skip = waiterShell() === null
   ? "no setsid launcher (unconfined spares are for Deno on Linux)"
   : undefined;
 
-function trickyEnv(): Record<string, string> {
-  const env: Record<string, string> = { PATH: "/usr/bin:/bin" };
-  TRICKY.forEach((v, i) => (env[`V${i}`] = v));
+/** Environments that together hold every tricky value and every name dash treats
+ * specially, each small enough for a spare (`MAX_HOST_CALL_BYTES`). */
+function trickyEnvs(): Record<string, string>[] {
+  const values: Record<string, string> = { PATH: "/usr/bin:/bin", DENO_EXTRA_STDIO_FDS: "9" };
+  TRICKY.forEach((v, i) => (values[`V${i}`] = v));
+  const names: Record<string, string> = { PATH: "/usr/bin:/bin" };
   for (const n of ["PPID", "LINENO", "IFS", "PS1", "PS4", "ENV", "_", "OLDPWD", "HOME"]) {
-    env[n] = `${n} ${TRICKY[0]}`;
+    names[n] = `${n} ${TRICKY[0].slice(0, 12)}`;
   }
-  env.DENO_EXTRA_STDIO_FDS = "9";
-  return env;
+  return [values, names, { ...names, PWD: `PWD ${TRICKY[1]}` }];
 }
+
+/** Arguments that together hold every tricky value. */
+const TRICKY_ARGS = [0, 2, 4, 6].map((i) => ({ a: TRICKY[i], b: TRICKY[i + 1] }));
 
 function text(r: { content: { type: string; text?: string }[] }): string {
   return r.content.map((b) => b.text ?? "").join("");
 }
 
-async function open(root: string, warm: boolean, env = trickyEnv()) {
+async function open(root: string, warm: boolean, env: Record<string, string>) {
   return await Registry.open(await loadWorkspace(root), "app/review", {
     env,
     warmSandboxes: warm,
@@ -144,17 +149,18 @@ async function gone(root: string): Promise<number[]> {
 Deno.test("warm host spare: the tool sees the cold path's env, argv, cwd, stdin, fds, signals", async () => {
   if (skip) return printSkip("warm host env/argv/fds", skip);
   await using ws = await tempWorkspace(TOML, FILES);
-  for (const env of [trickyEnv(), { ...trickyEnv(), PWD: `PWD ${TRICKY[1]}` }]) {
-    const args = { a: TRICKY.join("|"), b: "" };
+  for (const env of trickyEnvs()) {
     const cold = await open(ws.root, false, env);
     const warm = await open(ws.root, true, env);
     try {
-      const c = await cold.call("probe_app", args);
-      const w = await warmSecond(warm, "probe_app", args);
-      assert.equal(c.isError, false, text(c));
-      assert.equal(normalize(text(w)), normalize(text(c)));
-      assert.match(text(c), /^fd 0 /m); // the report is there at all
-      assert.match(text(c), /^SigIgn:/m);
+      for (const args of TRICKY_ARGS) {
+        const c = await cold.call("probe_app", args);
+        const w = await warmSecond(warm, "probe_app", args);
+        assert.equal(c.isError, false, text(c));
+        assert.equal(normalize(text(w)), normalize(text(c)));
+        assert.match(text(c), /^fd 0 /m); // the report is there at all
+        assert.match(text(c), /^SigIgn:/m);
+      }
       const jc = await cold.call("jprobe_app", {});
       const jw = await warmSecond(warm, "jprobe_app", {});
       assert.equal(jc.isError, false, text(jc));
@@ -173,8 +179,9 @@ Deno.test("warm host spare: the tool sees the cold path's env, argv, cwd, stdin,
 Deno.test("warm host spare: a program that cannot run fails as on the cold path", async () => {
   if (skip) return printSkip("warm host unexecutable", skip);
   await using ws = await tempWorkspace(TOML, FILES);
-  const cold = await open(ws.root, false);
-  const warm = await open(ws.root, true);
+  const env = { PATH: "/usr/bin:/bin" };
+  const cold = await open(ws.root, false, env);
+  const warm = await open(ws.root, true, env);
   try {
     const c = await cold.call("broken_app", {});
     const w = await warmSecond(warm, "broken_app", {});
@@ -205,6 +212,26 @@ function shCall(
     ...extra,
   });
 }
+
+Deno.test("warm host spare: a call line too long for a waiter's byte-wise read runs cold", async () => {
+  if (skip) return printSkip("warm host long line", skip);
+  await using ws = await tempWorkspace(TOML, FILES);
+  const big: Record<string, string> = { PATH: "/usr/bin:/bin" };
+  for (let i = 0; i < 20; i++) big[`BIG_${i}`] = TRICKY.join("|");
+  const cold = await open(ws.root, false, big);
+  const warm = await open(ws.root, true, big);
+  try {
+    const args = { a: "x", b: "y" };
+    const c = await cold.call("probe_app", args);
+    await warm.call("probe_app", args);
+    const w = await warm.call("probe_app", args);
+    assert.deepEqual(warm.warm!.stats, { spawned: 0, taken: 0 }, "no spare for it");
+    assert.equal(normalize(text(w)), normalize(text(c)));
+  } finally {
+    await cold.close();
+    await warm.close();
+  }
+});
 
 Deno.test("warm host spare: back-to-back calls each take one; idle and close end the rest", async () => {
   if (skip) return printSkip("warm host lifecycle", skip);
