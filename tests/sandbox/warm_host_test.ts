@@ -34,8 +34,11 @@ import { tempWorkspace } from "../helpers/workspace.ts";
 import { markerGone, printSkip, processExists } from "./_corpus.ts";
 import { normalize, PROBE, TRICKY } from "./_warm.ts";
 
-/** The shared probe, plus the signal dispositions and mask. */
-const SIG_PROBE = `${PROBE}grep -E '^Sig(Blk|Ign|Cgt)' /proc/$$/status\n`;
+/** The shared probe, plus the signal dispositions and mask, read by the shell itself (a
+ * child reading them could catch the shell's own mask around its fork). */
+const SIG_PROBE =
+  `${PROBE}while IFS= read -r l; do case "$l" in Sig[BIC]*) echo "$l" ;; esac; done < /proc/$$/status
+`;
 
 const JSON_PROBE = `#!/bin/sh
 printf '{"content":[{"type":"text","text":"%s %s"}]}' "$(od -An -v -tx1 | tr -d ' \\n')" "$(od -An -v -tx1 < /proc/$$/environ | tr -d ' \\n')"
