@@ -36,6 +36,7 @@ import { callSignal } from "./call_signal.ts";
 import { setCallToolHandler } from "./call_tool_handler.ts";
 import { JsonMirrors } from "./json_mirrors.ts";
 import { toMcpResult } from "./result_mapping.ts";
+import { requestRoute } from "./request_route.ts";
 import { artifactLinks, registerArtifactResources } from "./resources.ts";
 import type { ToolSource } from "./tool_source.ts";
 
@@ -120,6 +121,9 @@ export function createMcpServer(
     },
     serialize: (message) => mirrors.serialize(message),
     async connect(transport) {
+      // The SDK calls a handler the transport already had first; then its own sorting of
+      // messages is the whole of what it does, and the shorter route may replace it.
+      const route = transport.onmessage === undefined ? requestRoute(server) : undefined;
       await server.connect(transport);
       const inner = transport.onmessage;
       transport.onmessage = (message, extra) => {
@@ -127,6 +131,7 @@ export function createMcpServer(
           client.version = negotiatedVersion(message.params?.protocolVersion);
           client.structured = client.version >= "2025-06-18"; // ISO dates compare as strings
         }
+        if (route?.(message, extra)) return;
         inner?.(message, extra);
       };
     },
