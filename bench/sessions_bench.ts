@@ -13,6 +13,9 @@
  *    one-shot json tool call of the same program, for harness-kit (Deno) and for `sh`.
  *
  * Run alone: `deno run -A bench/sessions_bench.ts`. BENCH_QUICK=1 runs fewer rounds.
+ * Start-to-ready runs more rounds than the rest (15, or 31), in ABBA order, and reports the
+ * load average with its figures: a shared machine's load moves a single median by more
+ * than the bound.
  *
  * @module
  */
@@ -129,30 +132,56 @@ function envelope(dir: string): string {
   });
 }
 
+/** The machine's load average (1, 5, 15 min), or "?" without /proc. */
+function loadAverage(): string {
+  try {
+    return Deno.readTextFileSync("/proc/loadavg").split(" ").slice(0, 3).join(" ");
+  } catch {
+    return "?";
+  }
+}
+
 async function rawReady(app: string, rounds: number): Promise<string[]> {
   const session = join(app, "raw_session");
   Deno.mkdirSync(session, { recursive: true });
+  const kitArgs = [...DENO_RUN, "kit_harness.ts", "start"];
+  const plainArgs = [...DENO_RUN, "plain_ready.ts"];
   const kit: number[] = [];
   const plain: number[] = [];
   const kitCpu: number[] = [];
   const plainCpu: number[] = [];
-  await timeToReady([...DENO_RUN, "kit_harness.ts", "start"], app, session); // warm the cache
-  await timeToReady([...DENO_RUN, "plain_ready.ts"], app, session);
+  await timeToReady(kitArgs, app, session); // warm the caches
+  await timeToReady(plainArgs, app, session);
+  const before = loadAverage();
+  // Interleaved in ABBA order, so a load that drifts during the run weighs on both alike.
   for (let i = 0; i < rounds; i++) {
-    kit.push(await timeToReady([...DENO_RUN, "kit_harness.ts", "start"], app, session));
-    kitCpu.push(lastReadyCpu);
-    plain.push(await timeToReady([...DENO_RUN, "plain_ready.ts"], app, session));
-    plainCpu.push(lastReadyCpu);
+    for (const which of i % 2 === 0 ? ["kit", "plain"] : ["plain", "kit"]) {
+      if (which === "kit") {
+        kit.push(await timeToReady(kitArgs, app, session));
+        kitCpu.push(lastReadyCpu);
+      } else {
+        plain.push(await timeToReady(plainArgs, app, session));
+        plainCpu.push(lastReadyCpu);
+      }
+    }
   }
   const added = median(kit) - median(plain);
+  const cpuAdded = median(kitCpu) - median(plainCpu);
+  const paired = median(kit.map((k, i) => k - plain[i]));
   return [
-    `start-to-ready, raw spawn (median of ${rounds}):`,
-    `  harness-kit sessionHarness      ${median(kit).toFixed(1)} ms`,
-    `  same program without harness-kit ${median(plain).toFixed(1)} ms`,
-    `  -> harness-kit adds ${added.toFixed(1)} ms (${reportGoal("sessions.kit-added", added)})`,
+    `start-to-ready, raw spawn (median of ${rounds} ABBA-interleaved rounds; load average ${before} before, ${loadAverage()} after):`,
+    `  harness-kit sessionHarness      ${median(kit).toFixed(1)} ms (fastest ${
+      Math.min(...kit).toFixed(1)
+    })`,
+    `  same program without harness-kit ${median(plain).toFixed(1)} ms (fastest ${
+      Math.min(...plain).toFixed(1)
+    })`,
+    `  -> harness-kit adds ${added.toFixed(1)} ms (${
+      reportGoal("sessions.kit-added", added)
+    }); median of the rounds' own differences ${paired.toFixed(1)} ms`,
     `  CPU to ready (all threads, median): harness-kit ${median(kitCpu).toFixed(1)} ms, without ${
       median(plainCpu).toFixed(1)
-    } ms -> +${(median(kitCpu) - median(plainCpu)).toFixed(1)} ms`,
+    } ms -> ${cpuAdded >= 0 ? "+" : ""}${cpuAdded.toFixed(1)} ms`,
   ];
 }
 
@@ -226,7 +255,11 @@ async function viaRegistry(root: string, rounds: number): Promise<string[]> {
  * ```
  */
 export async function benchSessions(): Promise<string[]> {
-  const rounds = Deno.env.get("BENCH_QUICK") === "1" ? 5 : 15;
+  const quick = Deno.env.get("BENCH_QUICK") === "1";
+  const rounds = quick ? 5 : 15;
+  // Start-up is a few tens of ms on a shared 2-core machine: more rounds than the
+  // registry's, or one busy moment moves the median.
+  const readyRounds = quick ? 15 : 31;
   const root = Deno.realPathSync(await Deno.makeTempDir({ prefix: "toolhost_bench_sessions_" }));
   const path = Deno.env.get("PATH");
   try {
@@ -243,7 +276,7 @@ export async function benchSessions(): Promise<string[]> {
     Deno.symlinkSync(Deno.execPath(), join(bin, "deno"));
     Deno.writeTextFileSync(join(root, "toolhost.toml"), MANIFEST("deno"));
     Deno.env.set("PATH", `${bin}:${path ?? "/usr/bin:/bin"}`);
-    return [...await rawReady(app, rounds), ...await viaRegistry(root, rounds)];
+    return [...await rawReady(app, readyRounds), ...await viaRegistry(root, rounds)];
   } finally {
     if (path === undefined) Deno.env.delete("PATH");
     else Deno.env.set("PATH", path);
