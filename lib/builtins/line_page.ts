@@ -169,6 +169,9 @@ class PageScan {
       } catch { /* walked below to name the line */ }
       if (text !== undefined) {
         const lines = splitLines(text, first);
+        // JSON spells a UTF-8 byte in at most 6 bytes (`\u00XX`): a page within the budget
+        // even so needs no measuring.
+        if (6 * page.length + 26 * lines.length <= this.req.maxJsonBytes) return lines;
         // Per line: its JSON string plus 24 bytes of `{"line":N,"text":}`; the page's
         // JSON string is the lines' strings joined, less their quotes.
         const json = Buffer.byteLength(JSON.stringify(text)) - 2 + 26 * lines.length;
