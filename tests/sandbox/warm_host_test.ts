@@ -236,19 +236,25 @@ Deno.test("warm host spare: a call line too long for a waiter's byte-wise read r
   }
 });
 
-Deno.test("warm host spare: back-to-back calls each take one; idle and close end the rest", async () => {
+Deno.test("warm host spare: one call per spare, a burst runs cold, idle and close end them", async () => {
   if (skip) return printSkip("warm host lifecycle", skip);
   await using ws = await tempWorkspace(TOML, FILES);
   const stateDir = join(ws.root, ".toolhost", "state");
   const pool = new WarmPool({ idleMs: 200 });
   const pids = new Set<string>();
-  for (let i = 0; i < 6; i++) {
+  const call = async () => {
     const r = await shCall(ws.root, "echo $$", pool);
     assert.equal(r.isError, false);
     pids.add(text(r));
+  };
+  for (let i = 0; i < 4; i++) {
+    await call();
+    await pool.settled(); // a pause, as between an agent's calls
   }
-  assert.equal(pids.size, 6, "a spare serves one call");
-  assert.ok(pool.stats.taken >= 1, "back-to-back calls ran warm");
+  assert.deepEqual(pool.stats, { spawned: 4, taken: 3 }, "each call after the first took one");
+  for (let i = 0; i < 3; i++) await call(); // back to back: no spawn contends with them
+  assert.deepEqual(pool.stats, { spawned: 4, taken: 4 }, "only the first of the burst");
+  assert.equal(pids.size, 7, "a spare serves one call");
   await pool.settled();
   assert.equal(pool.size, 1);
   assert.deepEqual(readdirSync(callsRoot(stateDir)), [], "a waiting spare owns no call dir");
