@@ -76,7 +76,7 @@ export async function withSandbox<T>(
   env: BuiltinEnv,
   fn: (box: Sandbox) => T | Promise<T>,
 ): Promise<T> {
-  const box = Sandbox.open(r.rootDir, r.path, { exact: true });
+  const box = Sandbox.open(r.rootDir, r.path, { exact: true, pinned: env.pinnedRoot });
   try {
     box.deny(deniedPaths(env, r.rootDir));
     // Entries sort as they are shown: a name holding a protected value by its redaction.

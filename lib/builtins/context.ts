@@ -7,6 +7,7 @@
 
 import type { ArtifactKind, Workspace } from "../workspace/types.ts";
 import type { Protector } from "../redact/types.ts";
+import type { PinnedRoot } from "../paths/sandbox.ts";
 
 /** An Artifact as a built-in sees it. */
 export interface ArtifactView {
@@ -45,4 +46,10 @@ export interface BuiltinEnv {
    * Default none.
    */
   protect?: Protector;
+  /**
+   * The declaring folder, already opened and checked as an exact sandbox root while the
+   * call's targets were checked, in the same synchronous step: the first sandbox there
+   * takes it instead of opening the folder again. Default none.
+   */
+  pinnedRoot?: PinnedRoot;
 }

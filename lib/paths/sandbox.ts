@@ -41,6 +41,20 @@ export interface SandboxOpenOptions {
    * Linux, by realpath and identity elsewhere. Default false.
    */
   exact?: boolean;
+  /**
+   * A root already opened and checked exactly as `exact` opens it (`pinRoot`): when
+   * it is for this path and not yet taken, the sandbox takes it (and closes it) instead
+   * of opening the folder again. Default none.
+   */
+  pinned?: PinnedRoot;
+}
+
+/** A folder opened and checked as an exact sandbox root, not yet given to a sandbox. */
+export interface PinnedRoot {
+  /** The realpath it was opened by and found at. */
+  readonly path: string;
+  /** The descriptor; -1 once a sandbox took it or it was released. */
+  fd: number;
 }
 
 /** What a directory entry is, without following it. */
@@ -80,8 +94,14 @@ let procfsState: boolean | undefined;
 /**
  * Whether `/proc/self/fd` shows what a descriptor is, probed once on `/` (never on a
  * caller's path, which a swap could make disagree and so switch the checks off).
+ *
+ * @example
+ * ```ts
+ * import { procfsAvailable } from "./sandbox.ts";
+ * console.log(procfsAvailable()); // true on Linux
+ * ```
  */
-function procfsAvailable(): boolean {
+export function procfsAvailable(): boolean {
   if (procfsState === undefined) {
     try {
       const fd = fs.openSync("/", ROOT_FLAGS);
@@ -124,7 +144,17 @@ function kindOfStats(st: fs.Stats | fs.BigIntStats | fs.Dirent): EntryKind {
   return "other";
 }
 
-function closeQuietly(fd: number): void {
+/**
+ * Close a descriptor, ignoring one already closed.
+ *
+ * @example
+ * ```ts
+ * import fs from "node:fs";
+ * import { closeQuietly } from "./sandbox.ts";
+ * closeQuietly(fs.openSync("/tmp", "r"));
+ * ```
+ */
+export function closeQuietly(fd: number): void {
   try {
     fs.closeSync(fd);
   } catch { /* already closed */ }
@@ -160,6 +190,12 @@ export class Sandbox {
    * ```
    */
   static open(physicalDir: string, logical = ".", opts: SandboxOpenOptions = {}): Sandbox {
+    const pin = opts.pinned;
+    if (opts.exact && pin !== undefined && pin.fd >= 0 && pin.path === physicalDir) {
+      const fd = pin.fd;
+      pin.fd = -1; // the sandbox owns it now
+      return new Sandbox({ fd, base: `/proc/self/fd/${fd}` }, physicalDir, true);
+    }
     let fd: number;
     try {
       fd = fs.openSync(physicalDir, opts.exact ? ROOT_FLAGS | C.O_NOFOLLOW : ROOT_FLAGS);

@@ -23,6 +23,7 @@ import { artifactRootsFor, renderEnvelopes } from "./artifact_refs.ts";
 import { type CommandSpec, preflightCommand, runCommand } from "./command_tool.ts";
 import { callBoundTool } from "../sessions/bound_call.ts";
 import { checkScopeTargets } from "./scope_targets.ts";
+import { type PinnedRoot, pinRoot, releasePin } from "../paths/root_pin.ts";
 import { callBuiltinLike, isBuiltinLike } from "../plugins/builtin_like.ts";
 import type { CallGrant } from "../plugins/host.ts";
 import { trustOptions } from "../spill/command_options.ts";
@@ -54,10 +55,14 @@ export async function callTool(
   const admitted = admission.args;
   if (opts.signal?.aborted) return errorResult("The call was cancelled before it started.");
   const ws = reg.workspace;
-  const targetProblem = checkScopeTargets(ws, reg.selection.scope);
-  if (targetProblem) return errorResult(`The call was refused: ${targetProblem}.`);
   const artifact = ws.artifacts.get(tool.artifactId)!;
   const decl = tool.decl;
+  const pin = sandboxPin(reg, artifact, decl);
+  const targetProblem = checkScopeTargets(ws, reg.selection.scope, pin && artifact.id);
+  if (targetProblem) {
+    if (pin) releasePin(pin);
+    return errorResult(`The call was refused: ${targetProblem}.`);
+  }
   // BeforeCall hooks gate the call (a denial never starts anything),
   // their env grant reaches the process, afterCall hooks and redaction see the result.
   const subject = {
@@ -67,10 +72,10 @@ export async function callTool(
     ...(decl.type === "command" && decl.session ? { session: decl.session } : {}),
     args: admitted,
   };
-  return await reg.plugins.runCall(subject, opts.signal, async (grant) => {
+  const running = reg.plugins.runCall(subject, opts.signal, async (grant) => {
     try {
       const result = decl.type === "builtin"
-        ? await callBuiltin(reg, artifact, decl, admitted, opts, grant, tool.name)
+        ? await callBuiltin(reg, artifact, decl, admitted, opts, grant, tool.name, pin)
         : await callCommand(reg, artifact, decl, admitted, opts, grant);
       return enforceResultSize(result);
     } catch (e) {
@@ -84,6 +89,27 @@ export async function callTool(
       );
     }
   });
+  // Only the call's synchronous first step may take the pin (see sandboxPin).
+  if (pin) releasePin(pin);
+  return await running;
+}
+
+/**
+ * For a file built-in declared on a folder when no plugin hook runs: the folder opened and
+ * checked as an exact sandbox root. It stands in for the folder's pre-call target check
+ * (the same check: its realpath is where it was declared), and the built-in's sandbox
+ * takes it — in the same synchronous step, with nothing run in between, so it is the
+ * folder that opening it again at that moment would find. Undefined otherwise (or when
+ * pinning fails: the target check then runs as usual and says what is wrong).
+ */
+function sandboxPin(
+  reg: CallHost,
+  artifact: Artifact,
+  decl: RegisteredTool["decl"],
+): PinnedRoot | undefined {
+  if (decl.type !== "builtin" || isBuiltinLike(decl) || decl.builtin === "help") return undefined;
+  if (artifact.kind !== "folder" || reg.plugins.active) return undefined;
+  return pinRoot(artifact.physicalPath);
 }
 
 function systemErrorCode(e: unknown): string | undefined {
@@ -99,6 +125,7 @@ async function callBuiltin(
   opts: CallOptions,
   grant: CallGrant,
   name: string,
+  pin?: PinnedRoot,
 ): Promise<ToolResult> {
   if (isBuiltinLike(decl)) {
     const files = builtinEnv(reg, artifact, opts.signal);
@@ -135,7 +162,8 @@ async function callBuiltin(
       protect: reg.plugins.redactor,
     });
   }
-  return await runBuiltin(decl, args, builtinEnv(reg, artifact, opts.signal));
+  const env = builtinEnv(reg, artifact, opts.signal);
+  return await runBuiltin(decl, args, pin ? { ...env, pinnedRoot: pin } : env);
 }
 
 /**

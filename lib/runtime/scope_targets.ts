@@ -59,7 +59,8 @@ function isStillRealFolder(physicalPath: string): boolean {
 }
 
 /**
- * Check every Artifact of a scope; returns the first problem.
+ * Check every Artifact of a scope; returns the first problem. `checked` names a folder
+ * Artifact already found where it was declared (by `pinRoot`), which is skipped.
  *
  * @example
  * ```ts
@@ -67,8 +68,13 @@ function isStillRealFolder(physicalPath: string): boolean {
  * // checkScopeTargets(ws, ["app", "notes"])
  * ```
  */
-export function checkScopeTargets(ws: Workspace, scope: readonly string[]): string | undefined {
+export function checkScopeTargets(
+  ws: Workspace,
+  scope: readonly string[],
+  checked?: string,
+): string | undefined {
   for (const id of scope) {
+    if (id === checked) continue;
     const why = targetProblem(ws, id);
     if (why) return why;
   }
