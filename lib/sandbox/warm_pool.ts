@@ -86,6 +86,8 @@ interface Entry {
   ready: Promise<Ready | undefined>;
   /** Set once `ready` has settled. */
   done: boolean;
+  /** Set once its spawn has begun (past its delay, with no call of the key running). */
+  started: boolean;
   timer?: ReturnType<typeof setTimeout>;
 }
 
@@ -170,7 +172,8 @@ export class WarmPool {
     // An unconfined spare being spawned is nearer ready than a cold spawn would be.
     const host = req.confine === undefined;
     const entry = this.#entries.get(key);
-    if (entry === undefined || (!entry.done && !host)) return undefined;
+    // Not one whose spawn has yet to begin: it will not, while this call runs.
+    if (entry === undefined || (!entry.done && !(host && entry.started))) return undefined;
     this.#remove(key);
     clearTimeout(entry.timer);
     const ready = await entry.ready;
@@ -209,8 +212,9 @@ export class WarmPool {
     // Not while a call of the key runs: back-to-back calls would each contend with it
     // (measured: unconfined, 3.34x raw against 3.08x cold at load 9-11, with a spare
     // spawned as each call started).
-    const idle = () => !this.#closed && !this.#busy.has(key);
-    const entry: Entry = { ready: spawnSpare(req, idle, delayMs), done: false };
+    const entry: Entry = { ready: Promise.resolve(undefined), done: false, started: false };
+    const idle = () => (entry.started = !this.#closed && !this.#busy.has(key));
+    entry.ready = spawnSpare(req, idle, delayMs);
     this.#entries.set(key, entry);
     processSpares++;
     entry.ready.then((r) => {
