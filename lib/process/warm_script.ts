@@ -127,6 +127,46 @@ export function shellQuote(s: string): string {
   return `'${s.replaceAll("'", "'\\''").replaceAll("\n", `'"$_th_nl"'`)}'`;
 }
 
+/** `name` is one dash exports unchanged, and not one the waiter uses itself. */
+function exportable(name: string): boolean {
+  return isEnvName(name) && !OWN_VARS.includes(name) && !SHELL_SPECIAL.includes(name);
+}
+
+/**
+ * Names a waiter's base environment must not hold (warm_host.ts `hostBaseEnv`): those
+ * dash sets, rewrites or reads itself (`PWD`, `OLDPWD`, `IFS`, `OPTIND`, the prompts,
+ * `ENV`, `PPID`, `LINENO`, the mail and history variables, `_`), the waiter's own
+ * variables, and what a spawn or the line sets anyway. A call's value for one of them
+ * is always exported by its line.
+ *
+ * @example
+ * ```ts
+ * import { WAITER_RESERVED_NAMES } from "./warm_script.ts";
+ * WAITER_RESERVED_NAMES.has("IFS"); // true
+ * ```
+ */
+export const WAITER_RESERVED_NAMES: ReadonlySet<string> = new Set([
+  ...OWN_VARS,
+  ...SHELL_SPECIAL,
+  "e", // the trap's
+  "PWD",
+  "OLDPWD",
+  "IFS",
+  "PS1",
+  "PS2",
+  "PS4",
+  "ENV",
+  "PPID",
+  "LINENO",
+  "MAIL",
+  "MAILPATH",
+  "MAILCHECK",
+  "HISTSIZE",
+  "TERM",
+  "_",
+  "DENO_EXTRA_STDIO_FDS",
+]);
+
 /** One call as a waiter runs it. */
 export interface WarmCall {
   /** Absolute program path. */
@@ -141,6 +181,12 @@ export interface WarmCall {
    * own `PWD` is exported after). Default: stay (a sandbox's waiter starts in it).
    */
   cwd?: string;
+  /**
+   * The environment the waiter was spawned with, besides its group tag (an unconfined
+   * spare's base: warm_host.ts `hostBaseEnv`): the line then unsets what of it `env`
+   * lacks and exports only what `env` adds or changes. Default none (all of `env`).
+   */
+  base?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -161,13 +207,19 @@ export function callPayload(
   call: WarmCall,
 ): { ok: true; line: Uint8Array } | { ok: false; reason: string } {
   if (!call.command.startsWith("/")) return { ok: false, reason: "relative command" };
-  const parts = call.cwd === undefined
-    ? ["unset DENO_EXTRA_STDIO_FDS OLDPWD"]
-    : [`cd -P -- ${shellQuote(call.cwd)} || exit 126`, "unset DENO_EXTRA_STDIO_FDS OLDPWD PWD"];
+  const unset = call.cwd === undefined
+    ? ["DENO_EXTRA_STDIO_FDS", "OLDPWD"]
+    : ["DENO_EXTRA_STDIO_FDS", "OLDPWD", "PWD"];
+  const base = call.base ?? {};
+  for (const k of Object.keys(base)) {
+    if (!exportable(k)) return { ok: false, reason: "base environment name" };
+    if (!Object.hasOwn(call.env, k) && !unset.includes(k)) unset.push(k);
+  }
+  const parts = call.cwd === undefined ? [] : [`cd -P -- ${shellQuote(call.cwd)} || exit 126`];
+  parts.push(`unset ${unset.join(" ")}`);
   for (const [k, v] of Object.entries(call.env)) {
-    if (!isEnvName(k) || OWN_VARS.includes(k) || SHELL_SPECIAL.includes(k)) {
-      return { ok: false, reason: "environment name" };
-    }
+    if (!exportable(k)) return { ok: false, reason: "environment name" };
+    if (Object.hasOwn(base, k) && base[k] === v) continue; // inherited as it is
     parts.push(`export ${k}=${shellQuote(v)}`);
   }
   parts.push(["exec", shellQuote(call.command), ...call.args.map(shellQuote)].join(" "));

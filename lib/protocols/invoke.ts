@@ -21,6 +21,7 @@ import { normalizeJsonOutput } from "./json_output.ts";
 import { substitutePlainArgv } from "./plain_argv.ts";
 import type { TakenSpare, WarmPool, WarmRequest } from "../sandbox/warm_pool.ts";
 import { hostCallFits } from "../sandbox/warm_host.ts";
+import { unconfinedEnv } from "../sandbox/warm_fresh.ts";
 import { normalizePlainOutput, PLAIN_RETAIN_BYTES } from "./plain_output.ts";
 
 /** What both protocols need to run a command. */
@@ -98,12 +99,15 @@ const CANCELLED = "The tool call was cancelled.";
 /** The warm spare request of `call`, when it may run warm. */
 function warmRequest(call: CommandCallBase, argv: readonly string[]): WarmRequest | undefined {
   if (call.warm === undefined || call.guard !== undefined) return undefined;
-  // Unconfined, a long call line costs its waiter more than the spawn it saves.
-  const env = [call.baseEnv, call.extraEnv ?? {}];
-  if (call.confine === undefined && !hostCallFits(call.command, argv, call.cwd, env)) {
-    return undefined;
-  }
-  return { confine: call.confine, cwd: call.cwd, stateDir: call.stateDir };
+  const req = { confine: call.confine, cwd: call.cwd, stateDir: call.stateDir };
+  if (call.confine !== undefined) return req;
+  // Unconfined, a long call line costs its waiter more than the spawn it saves; only
+  // what the environment changes from the spare's base is on it.
+  if (!hostCallFits(call.command, argv, call.cwd)) return undefined;
+  const env = unconfinedEnv(toolEnvironment(call.baseEnv, call.extraEnv ?? {}));
+  const fits = (base: Readonly<Record<string, string>>) =>
+    hostCallFits(call.command, argv, call.cwd, env, base);
+  return { ...req, env, fits };
 }
 
 async function withCallDirs(

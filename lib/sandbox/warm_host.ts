@@ -5,8 +5,8 @@
  * spawn fork the whole runtime): it reads its call line from stdin, before the tool's
  * input (`STDIN_WAITER_SCRIPT`).
  *
- * A waiting spare owns nothing a call could see: its working directory is `/`, its
- * environment only its group tag, it has no call directory, and it is on no journal and
+ * A waiting spare owns nothing a call could see: its working directory is `/`, it has no
+ * call directory, and it is on no journal and
  * not on the dead man's switch — it runs nothing but a whole line read from this
  * process, and reads end-of-file when this process dies. When a call takes it, the
  * call's directories are made and the spare's group is journaled in them (so
@@ -14,6 +14,14 @@
  * call's working directory (resolved then, like a cold spawn's), the environment, and
  * `exec` of the program (found then: a program replaced since the spare was spawned is
  * the new one). A program or working directory the cold spawn would refuse runs cold.
+ *
+ * Its environment is its group tag and a base: the environment of the call it follows
+ * (`hostBaseEnv`: what the tool got, less what dash or the line sets itself and the
+ * call's own directories), so that the line of a call whose environment did not change
+ * carries none of it — only `unset` of each base name the call lacks and `export` of
+ * each name it adds or changes (warm_script.ts `callPayload`): the tool gets exactly the
+ * call's environment. The base is readable only in `/proc/PID/environ` (its owner's), as
+ * any tool's environment is; no argument value is ever in it.
  *
  * @module
  */
@@ -24,27 +32,56 @@ import { abandonGroup, type GroupHandle, spawnGroup } from "../process/spawn_gro
 import type { TakenSpare } from "../process/warm_adopt.ts";
 import { runtimeSafeArgv } from "../process/runtime_argv.ts";
 import { checkExecutable } from "../process/session_launcher.ts";
-import { callPayload, STDIN_WAITER_SCRIPT } from "../process/warm_script.ts";
+import { callPayload, STDIN_WAITER_SCRIPT, WAITER_RESERVED_NAMES } from "../process/warm_script.ts";
+import { isEnvName } from "../process/env.ts";
 import { unconfinedEnv } from "./warm_fresh.ts";
+
+/** The variables a call's own directories give it (lib/process/env.ts `toolEnvironment`). */
+const CALL_VARS = new Set(["TMPDIR", "TMP", "TEMP"]);
+
+/**
+ * The base environment of a spare that follows a call whose tool got environment `env`
+ * (before its group tag): `env` less the group tag, the names a waiter must not inherit
+ * (warm_script.ts `WAITER_RESERVED_NAMES`), the call's directories' variables, names
+ * dash would not import and values a spawn refuses.
+ *
+ * @example
+ * ```ts
+ * import { hostBaseEnv } from "./warm_host.ts";
+ * hostBaseEnv({ PATH: "/usr/bin", TMPDIR: "/t", IFS: ":" }); // { PATH: "/usr/bin" }
+ * ```
+ */
+export function hostBaseEnv(env: Readonly<Record<string, string>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(unconfinedEnv(env))) {
+    if (!isEnvName(k) || WAITER_RESERVED_NAMES.has(k) || CALL_VARS.has(k)) continue;
+    if (!v.includes("\0")) out[k] = v;
+  }
+  return out;
+}
 
 /**
  * Spawn an unconfined spare: `shell` running the stdin waiter in `/`, leading its own
- * session. Rejects as `spawnGroup` does.
+ * session, with environment `base` (a {@linkcode hostBaseEnv}; default none) and its
+ * group tag. Rejects as `spawnGroup` does.
  *
  * @example
  * ```ts
  * import { spawnHostSpare } from "./warm_host.ts";
  * import { abandonGroup } from "../process/spawn_group.ts";
- * const h = await spawnHostSpare("/usr/bin/dash");
+ * const h = await spawnHostSpare("/usr/bin/dash", { PATH: "/usr/bin" });
  * await abandonGroup(h, [h.held?.stdin]);
  * ```
  */
-export function spawnHostSpare(shell: string): Promise<GroupHandle> {
+export function spawnHostSpare(
+  shell: string,
+  base: Readonly<Record<string, string>> = {},
+): Promise<GroupHandle> {
   return spawnGroup({
     command: shell,
     args: ["-c", STDIN_WAITER_SCRIPT],
     cwd: "/",
-    env: {},
+    env: { ...base },
     holdInput: "stdin",
   });
 }
@@ -58,31 +95,36 @@ export function spawnHostSpare(shell: string): Promise<GroupHandle> {
 export const MAX_HOST_CALL_BYTES = 1024;
 
 /**
- * Whether an unconfined call of `command` with arguments `args` in `cwd` and the
- * environment made from `envs` (the base environment and the added variables; the
- * call's own few are allowed for) is short enough to run in a spare
- * ({@link MAX_HOST_CALL_BYTES}).
+ * Whether an unconfined call of `command` with arguments `args` in `cwd`, whose tool
+ * gets environment `env` (its call directories' variables are allowed for), has a line
+ * short enough for a spare spawned with base environment `base` ({@link
+ * MAX_HOST_CALL_BYTES}): only what `env` changes from `base` is on the line.
  *
  * @example
  * ```ts
  * import { hostCallFits } from "./warm_host.ts";
- * hostCallFits("/bin/echo", ["hi"], "/", [{ PATH: "/usr/bin" }]); // true
+ * hostCallFits("/bin/echo", ["hi"], "/", { PATH: "/usr/bin" }); // true
  * ```
  */
 export function hostCallFits(
   command: string,
   args: readonly string[],
   cwd: string,
-  envs: readonly Readonly<Record<string, string | undefined>>[],
+  env: Readonly<Record<string, string>> = {},
+  base: Readonly<Record<string, string>> = {},
 ): boolean {
   // The fixed words, and the call's TMPDIR, TMP and TEMP.
   let n = 300 + command.length + cwd.length;
   for (const a of args) n += a.length + 3;
-  for (const env of envs) {
-    for (const k in env) {
-      n += k.length + (env[k]?.length ?? 0) + 11;
-      if (n > MAX_HOST_CALL_BYTES) return false;
-    }
+  for (const k in env) {
+    if (Object.hasOwn(base, k) && base[k] === env[k]) continue;
+    n += k.length + env[k].length + 11;
+    if (n > MAX_HOST_CALL_BYTES) return false;
+  }
+  for (const k in base) {
+    if (Object.hasOwn(env, k)) continue;
+    n += k.length + 1;
+    if (n > MAX_HOST_CALL_BYTES) return false;
   }
   return n <= MAX_HOST_CALL_BYTES;
 }
@@ -110,7 +152,9 @@ function executable(command: string): boolean {
  * @example
  * ```ts
  * import { spawnHostSpare, takeHostSpare } from "./warm_host.ts";
- * const taken = await takeHostSpare(await spawnHostSpare("/usr/bin/dash"), "/tmp/state", "/");
+ * const base = { PATH: "/usr/bin" };
+ * const h = await spawnHostSpare("/usr/bin/dash", base);
+ * const taken = await takeHostSpare(h, "/tmp/state", "/", base);
  * await taken?.settle();
  * await taken?.dirs.remove();
  * ```
@@ -119,6 +163,7 @@ export async function takeHostSpare(
   handle: GroupHandle,
   stateDir: string,
   cwd: string,
+  base: Readonly<Record<string, string>> = {},
 ): Promise<TakenSpare | undefined> {
   let dirs: CallDirs | undefined;
   try {
@@ -129,7 +174,7 @@ export async function takeHostSpare(
     await dirs?.remove().catch(() => {});
     return undefined;
   }
-  return hostTaken(handle, dirs, cwd);
+  return hostTaken(handle, dirs, cwd, base);
 }
 
 /**
@@ -147,7 +192,12 @@ export async function endHostSpare(handle: GroupHandle, dirs?: CallDirs): Promis
   if (report.confirmed) dirs?.retire(handle.record);
 }
 
-function hostTaken(handle: GroupHandle, dirs: CallDirs, cwd: string): TakenSpare {
+function hostTaken(
+  handle: GroupHandle,
+  dirs: CallDirs,
+  cwd: string,
+  base: Readonly<Record<string, string>>,
+): TakenSpare {
   let handed = false;
   let ended: Promise<void> | undefined;
   const refuse = () => {
@@ -159,7 +209,7 @@ function hostTaken(handle: GroupHandle, dirs: CallDirs, cwd: string): TakenSpare
     handover(command, args, env) {
       if (!executable(command) || !isDirectory(cwd)) return refuse();
       const argv = runtimeSafeArgv(command, args); // as the setsid launcher's has it cold
-      const payload = callPayload({ ...argv, env: unconfinedEnv(env), cwd });
+      const payload = callPayload({ ...argv, env: unconfinedEnv(env), cwd, base });
       if (!payload.ok) return refuse();
       handed = true;
       return { handle, payload: payload.line };

@@ -47,7 +47,7 @@ import { sessionLauncher } from "../process/session_launcher.ts";
 import type { TakenSpare } from "../process/warm_adopt.ts";
 import { callPayload, WAITER_SCRIPT, waiterShell } from "../process/warm_script.ts";
 import { boundIdentity, sandboxedEnv } from "./warm_fresh.ts";
-import { endHostSpare, spawnHostSpare, takeHostSpare } from "./warm_host.ts";
+import { endHostSpare, hostBaseEnv, spawnHostSpare, takeHostSpare } from "./warm_host.ts";
 
 /** Options of a {@linkcode WarmPool}. */
 export interface WarmPoolOptions {
@@ -68,6 +68,18 @@ export interface WarmRequest {
   cwd: string;
   /** The state directory its call directories go under. */
   stateDir: string;
+  /**
+   * An unconfined call's environment (what its tool gets, its call directories'
+   * variables aside): the base of the spare spawned after it (warm_host.ts
+   * `hostBaseEnv`). Default none.
+   */
+  env?: Readonly<Record<string, string>>;
+  /**
+   * Whether an unconfined call's line is short enough for a spare spawned with base
+   * environment `base` (warm_host.ts `hostCallFits`); if not, the spare is ended and the
+   * call runs cold. Default: it is.
+   */
+  fits?: (base: Readonly<Record<string, string>>) => boolean;
 }
 
 export type { TakenSpare } from "../process/warm_adopt.ts";
@@ -80,6 +92,8 @@ interface Ready {
   argv: string;
   args: string[];
   identity: string;
+  /** An unconfined spare's base environment. */
+  base?: Readonly<Record<string, string>>;
 }
 
 interface Entry {
@@ -182,7 +196,14 @@ export class WarmPool {
       await this.#end(ready);
       return undefined;
     }
-    const spare = host ? await takeHostSpare(ready.handle, req.stateDir, req.cwd) : taken(ready);
+    if (host && req.fits?.(ready.base ?? {}) === false) {
+      // Its base is too far from this call's environment: the next one follows this call.
+      void this.#end(ready);
+      return undefined;
+    }
+    const spare = host
+      ? await takeHostSpare(ready.handle, req.stateDir, req.cwd, ready.base)
+      : taken(ready);
     if (spare !== undefined) this.#stats.taken++;
     return spare;
   }
@@ -295,8 +316,9 @@ async function spawnSpare(
   const shell = waiterShell();
   if (shell === null || !idle()) return undefined;
   if (req.confine === undefined) {
-    return await spawnHostSpare(shell).then(
-      (handle) => ({ handle, argv: "", args: [], identity: "" }),
+    const base = hostBaseEnv(req.env ?? {});
+    return await spawnHostSpare(shell, base).then(
+      (handle) => ({ handle, argv: "", args: [], identity: "", base }),
       () => undefined,
     );
   }

@@ -13,9 +13,11 @@ import {
   CALL_FD,
   callPayload,
   MAX_PAYLOAD_BYTES,
+  STDIN_WAITER_SCRIPT,
   WAITER_SCRIPT,
   waiterShell,
 } from "../../lib/process/warm_script.ts";
+import { hostBaseEnv } from "../../lib/sandbox/warm_host.ts";
 
 const TRICKY = [
   `it's "quoted" 'twice' '\\''`,
@@ -103,4 +105,65 @@ Deno.test("waiter: what dash cannot export unchanged is refused", () => {
   assert.ok(refused({}, ["x".repeat(MAX_PAYLOAD_BYTES)]));
   assert.ok(refused({}, [], "true"));
   assert.ok(!refused({ A: "x" }, ["y"]));
+});
+
+/** Run the stdin waiter with environment `env` and `line` first on its stdin. */
+function stdinWaiter(env: Record<string, string>, line: Uint8Array) {
+  return spawnOut(waiterShell()!, ["-c", STDIN_WAITER_SCRIPT], env, line);
+}
+
+function spawnOut(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  stdin: Uint8Array = new Uint8Array(),
+  cwd = "/",
+): Promise<{ out: Buffer; code: number | null }> {
+  const c = spawn(command, args, { cwd, env, stdio: ["pipe", "pipe", "ignore"] });
+  c.stdin!.end(stdin);
+  const chunks: Buffer[] = [];
+  c.stdout!.on("data", (b: Buffer) => chunks.push(b));
+  return new Promise((resolve) => {
+    c.once("close", (code) => resolve({ out: Buffer.concat(chunks), code }));
+  });
+}
+
+function sortedVars(out: Buffer): string[] {
+  return out.toString("utf8").split("\0").filter((v) => v !== "").sort();
+}
+
+Deno.test("waiter: with a base environment the line carries only the difference, exactly", async () => {
+  if (skip) return console.log(`SKIP waiter base env: ${skip}`);
+  const a: Record<string, string> = { PATH: "/usr/bin:/bin", KEEP: TRICKY[0], SAME: TRICKY[1] };
+  TRICKY.forEach((v, i) => (a[`OLD${i}`] = v));
+  for (const n of ["IFS", "PWD", "OLDPWD", "ENV", "OPTIND", "PS1", "LINENO", "_th_nl"]) a[n] = "a";
+  const base = hostBaseEnv(a);
+  for (const n of ["IFS", "PWD", "OLDPWD", "ENV", "OPTIND", "PS1", "LINENO", "_th_nl", "TMPDIR"]) {
+    assert.ok(!(n in base), `${n} is never inherited`);
+  }
+  const b: Record<string, string> = { PATH: "/usr/bin:/bin", KEEP: TRICKY[0], SAME: TRICKY[1] };
+  TRICKY.forEach((v, i) => (b[`NEW${i}`] = v));
+  b.OLD2 = TRICKY[3]; // changed
+  b.OLD3 = TRICKY[3]; // unchanged
+  for (const n of ["IFS", "PWD", "ENV", "PS1", "LINENO", "_"]) b[n] = TRICKY[2];
+  const p = callPayload({ command: "/usr/bin/env", args: ["-0"], env: b, cwd: "/tmp", base });
+  assert.ok(p.ok);
+  const text = Buffer.from(p.line).toString("utf8");
+  assert.ok(!text.includes("KEEP") && !text.includes("OLD3"), "what did not change is not on it");
+  assert.match(text, /unset [^;]* OLD0 /);
+  const warm = await stdinWaiter(base, p.line);
+  const cold = await spawnOut("/usr/bin/env", ["-0"], b, undefined, "/tmp");
+  assert.equal(warm.code, 0);
+  assert.deepEqual(sortedVars(warm.out), sortedVars(cold.out));
+  const want = Object.entries(b).map(([k, v]) => Buffer.from(`${k}=${v}`).toString()).sort();
+  assert.deepEqual(sortedVars(cold.out), want);
+  // Every refusal holds with a base, and a base with a name dash cannot export is refused.
+  const refused = (env: Record<string, string>, bs: Record<string, string> = base) =>
+    callPayload({ command: "/bin/true", args: [], env, base: bs }).ok === false;
+  assert.ok(refused({ ...b, OPTIND: "1" }));
+  assert.ok(refused({ ...b, _th_p: "x" }));
+  assert.ok(refused({ ...b, KEEP: "a\0b" }));
+  assert.ok(refused(b, { ...base, "A-B": "x" }));
+  assert.ok(refused(b, { ...base, OPTIND: "1" }));
+  assert.ok(!refused(b));
 });
