@@ -40,6 +40,9 @@ import { reportGoal } from "./goals.ts";
 const MIB = 1024 * 1024;
 const TOOL = new URL("../tests/fixtures/tools/trivial_json.sh", import.meta.url).pathname;
 const ENV = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/" };
+/** A typical user's environment, about 3 KiB (the spare's base makes it cost nothing). */
+const ENV_3K: Record<string, string> = { ...ENV };
+for (let i = 0; i < 38; i++) ENV_3K[`USER_VAR_${i}`] = `value-${i}-${"x".repeat(60)}`;
 const CONTEXT = { artifactId: "bench", artifactPath: "/", scope: {} };
 const REQUEST = buildJsonRequest(
   { ...CONTEXT, outputDir: "/nonexistent/output", tmpDir: "/nonexistent/tmp" },
@@ -49,12 +52,16 @@ const REQUEST = buildJsonRequest(
 type Call = () => Promise<unknown>;
 
 /** A raw spawn of the tool: plain, `detached` (own session), or through `setsid PROGRAM`. */
-function rawCall(detached = false, launcher?: string): Promise<Uint8Array> {
+function rawCall(
+  detached = false,
+  launcher?: string,
+  env: Record<string, string> = ENV,
+): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
     const [file, args] = launcher ? [launcher, ["--", TOOL]] : [TOOL, []];
     const child = spawn(file, args, {
       cwd: "/",
-      env: ENV,
+      env,
       detached,
       stdio: ["pipe", "pipe", "pipe"],
     });
@@ -74,7 +81,7 @@ async function boundedCall(): Promise<void> {
   if (result.isError) throw new Error("the trivial tool failed");
 }
 
-function fullCall(stateDir: string, warm?: WarmPool): Call {
+function fullCall(stateDir: string, warm?: WarmPool, env: Record<string, string> = ENV): Call {
   return async () => {
     const result = await invokeJsonCommand({
       warm,
@@ -82,7 +89,7 @@ function fullCall(stateDir: string, warm?: WarmPool): Call {
       argv: [],
       cwd: "/",
       stateDir,
-      baseEnv: ENV,
+      baseEnv: env,
       context: CONTEXT,
       args: { query: "x" },
     });
@@ -141,7 +148,11 @@ async function perCall(calls: Record<string, Call>, rounds: number, per: number)
   return { ms: out, cpu };
 }
 
-async function overheadLines(stateDir: string, warm: WarmPool): Promise<string[]> {
+async function overheadLines(
+  stateDir: string,
+  warm: WarmPool,
+  warm3k: WarmPool,
+): Promise<string[]> {
   const launcher = sessionLauncher();
   const calls: Record<string, Call> = {
     raw: () => rawCall(),
@@ -179,7 +190,18 @@ async function overheadLines(stateDir: string, warm: WarmPool): Promise<string[]
       } ms  (${((c.self + c.children) / (cpu.raw.self + cpu.raw.children)).toFixed(2)}x raw)`,
     );
   }
-  lines.push(...await spacedLines({ raw: calls.raw, full: calls.full, warm: calls.warm }));
+  lines.push(
+    ...await spacedLines({
+      raw: calls.raw,
+      full: calls.full,
+      warm: calls.warm,
+      // The same with a typical 3 KiB environment (its own pool, as a Registry has).
+      raw3k: () => rawCall(false, undefined, ENV_3K),
+      full3k: fullCall(stateDir, undefined, ENV_3K),
+      warm3k: fullCall(stateDir, warm3k, ENV_3K),
+    }),
+    `  (warm3k: ${warm3k.stats.taken} of its 40 calls ran in a spare)`,
+  );
   for (const [name, call] of Object.entries(calls)) {
     const wall = await concurrent(call, 200);
     lines.push(
@@ -211,7 +233,7 @@ async function spacedLines(calls: Record<string, Call>): Promise<string[]> {
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const raw = median(ms.raw);
   return [
-    `calls ${GAP_MS} ms apart (40 each, interleaved, median latency; informative):`,
+    `calls ${GAP_MS} ms apart (40 each, interleaved, median latency; informative; ratios to raw):`,
     ...Object.entries(ms).map(([name, xs]) =>
       `  ${name.padEnd(9)} ${median(xs).toFixed(2)} ms  ratio ${(median(xs) / raw).toFixed(2)}x  ` +
       `added ${(median(xs) - raw).toFixed(2)} ms`
@@ -297,12 +319,14 @@ export async function benchProcess(): Promise<string[]> {
   const stateDir = mkdtempSync(join(tmpdir(), "toolhost_bench_process_"));
   // What a Registry passes every unlimited command call (lib/registry/registry.ts).
   const warm = new WarmPool();
+  const warm3k = new WarmPool();
   try {
-    const lines = await overheadLines(stateDir, warm);
+    const lines = await overheadLines(stateDir, warm, warm3k);
     lines.push(...await rssLines(quick ? 256 * MIB : 1024 * MIB));
     return lines;
   } finally {
     await warm.close();
+    await warm3k.close();
     rmSync(stateDir, { recursive: true, force: true });
   }
 }
