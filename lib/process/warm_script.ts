@@ -135,7 +135,7 @@ function exportable(name: string): boolean {
 /**
  * Names a waiter's base environment must not hold (warm_host.ts `hostBaseEnv`): those
  * dash sets, rewrites or reads itself (`PWD`, `OLDPWD`, `IFS`, `OPTIND`, the prompts,
- * `ENV`, `PPID`, `LINENO`, the mail and history variables, `_`), the waiter's own
+ * `ENV`, `PPID`, `LINENO`, `CDPATH`, the mail and history variables, `_`), the waiter's own
  * variables, and what a spawn or the line sets anyway. A call's value for one of them
  * is always exported by its line.
  *
@@ -151,6 +151,7 @@ export const WAITER_RESERVED_NAMES: ReadonlySet<string> = new Set([
   "e", // the trap's
   "PWD",
   "OLDPWD",
+  "CDPATH", // the line's `cd`
   "IFS",
   "PS1",
   "PS2",

@@ -136,9 +136,10 @@ Deno.test("waiter: with a base environment the line carries only the difference,
   if (skip) return console.log(`SKIP waiter base env: ${skip}`);
   const a: Record<string, string> = { PATH: "/usr/bin:/bin", KEEP: TRICKY[0], SAME: TRICKY[1] };
   TRICKY.forEach((v, i) => (a[`OLD${i}`] = v));
-  for (const n of ["IFS", "PWD", "OLDPWD", "ENV", "OPTIND", "PS1", "LINENO", "_th_nl"]) a[n] = "a";
+  const special = ["IFS", "PWD", "OLDPWD", "ENV", "OPTIND", "PS1", "LINENO", "_th_nl", "CDPATH"];
+  for (const n of [...special, "TMPDIR", "TMP", "TEMP"]) a[n] = "a";
   const base = hostBaseEnv(a);
-  for (const n of ["IFS", "PWD", "OLDPWD", "ENV", "OPTIND", "PS1", "LINENO", "_th_nl", "TMPDIR"]) {
+  for (const n of [...special, "TMPDIR", "TMP", "TEMP"]) {
     assert.ok(!(n in base), `${n} is never inherited`);
   }
   const b: Record<string, string> = { PATH: "/usr/bin:/bin", KEEP: TRICKY[0], SAME: TRICKY[1] };
