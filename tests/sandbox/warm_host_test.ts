@@ -11,173 +11,28 @@
 
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import {
-  existsSync,
-  readdirSync,
-  readFileSync,
-  readlinkSync,
-  renameSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Buffer } from "node:buffer";
 import { loadWorkspace } from "../../lib/workspace/load_workspace.ts";
 import { Registry } from "../../lib/registry/registry.ts";
 import { WarmPool } from "../../lib/sandbox/warm_pool.ts";
-import { invokePlainCommand } from "../../lib/protocols/invoke.ts";
 import { callsRoot } from "../../lib/process/call_dirs.ts";
-import { waiterShell } from "../../lib/process/warm_script.ts";
-import { sessionLauncher } from "../../lib/process/session_launcher.ts";
 import { sweepSessions } from "../../lib/sessions/sweep.ts";
 import { REPO_ROOT } from "../helpers/cli.ts";
 import { tempWorkspace } from "../helpers/workspace.ts";
-import { markerGone, printSkip, processExists } from "./_corpus.ts";
-import { normalize, PROBE, TRICKY } from "./_warm.ts";
-
-/** The shared probe, plus the signal dispositions and mask, read by the shell itself (a
- * child reading them could catch the shell's own mask around its fork). */
-const SIG_PROBE =
-  `${PROBE}while IFS= read -r l; do case "$l" in Sig[BIC]*) echo "$l" ;; esac; done < /proc/$$/status
-`;
-
-const JSON_PROBE = `#!/bin/sh
-printf '{"content":[{"type":"text","text":"%s %s"}]}' "$(od -An -v -tx1 | tr -d ' \\n')" "$(od -An -v -tx1 < /proc/$$/environ | tr -d ' \\n')"
-`;
-
-const TOML = `[artifacts.app]
-path = "app"
-
-[artifacts.app.evals.review]
-audience = "agent"
-
-[artifacts.app.views.agent_tools.probe]
-description = "Report what the process sees."
-protocol = "plain"
-command = "tools/probe.sh"
-args = ["{a}", "{b}", "--", "{a}"]
-input_schema = { type = "object", properties = { a = { type = "string" }, b = { type = "string" } }, required = ["a", "b"] }
-
-[artifacts.app.views.agent_tools.jprobe]
-description = "Report stdin and environment."
-protocol = "json"
-command = "tools/jprobe.sh"
-args = []
-
-[artifacts.app.views.agent_tools.hang]
-description = "Runs until it is ended."
-protocol = "plain"
-command = "tools/hang.sh"
-args = []
-
-[artifacts.app.views.agent_tools.broken]
-description = "An interpreter that does not exist."
-protocol = "plain"
-command = "tools/broken.sh"
-args = []
-`;
-
-const FILES = {
-  "app/README.md": "# app\n",
-  "app/tools/probe.sh": { text: SIG_PROBE, mode: 0o755 },
-  "app/tools/jprobe.sh": { text: JSON_PROBE, mode: 0o755 },
-  "app/tools/broken.sh": { text: "#!/nonexistent/interpreter\n", mode: 0o755 },
-  "app/tools/hang.sh": {
-    text: "#!/bin/sh\necho $$ > hang.pid.new\nmv hang.pid.new hang.pid\nexec sleep 1000\n",
-    mode: 0o755,
-  },
-};
-
-const skip = waiterShell() === null
-  ? "no trusted dash"
-  : sessionLauncher() === null
-  ? "no setsid launcher (unconfined spares are for Deno on Linux)"
-  : undefined;
-
-/** Environments that together hold every tricky value and every name dash treats
- * specially, each small enough for a spare (`MAX_HOST_CALL_BYTES`). */
-function trickyEnvs(): Record<string, string>[] {
-  const values: Record<string, string> = { PATH: "/usr/bin:/bin", DENO_EXTRA_STDIO_FDS: "9" };
-  TRICKY.forEach((v, i) => (values[`V${i}`] = v));
-  const names: Record<string, string> = { PATH: "/usr/bin:/bin" };
-  for (const n of ["PPID", "LINENO", "IFS", "PS1", "PS4", "ENV", "_", "OLDPWD", "HOME"]) {
-    names[n] = `${n} ${TRICKY[0].slice(0, 12)}`;
-  }
-  return [values, names, { ...names, PWD: `PWD ${TRICKY[1]}` }];
-}
-
-/** Arguments that together hold every tricky value. */
-const TRICKY_ARGS = [0, 2, 4, 6].map((i) => ({ a: TRICKY[i], b: TRICKY[i + 1] }));
-
-function text(r: { content: { type: string; text?: string }[] }): string {
-  return r.content.map((b) => b.text ?? "").join("");
-}
-
-async function open(root: string, warm: boolean, env: Record<string, string>) {
-  return await Registry.open(await loadWorkspace(root), "app/review", {
-    env,
-    warmSandboxes: warm,
-  });
-}
-
-/** Two calls on a warm registry: the second runs in the spare the first left. */
-async function warmSecond(reg: Registry, tool: string, args: Record<string, unknown>) {
-  await reg.call(tool, args);
-  await reg.warm!.settled();
-  const before = reg.warm!.stats.taken;
-  const r = await reg.call(tool, args);
-  assert.equal(reg.warm!.stats.taken, before + 1, "the second call ran in a warm spare");
-  return r;
-}
-
-/** Processes whose working directory is inside `root`. */
-function processesIn(root: string): number[] {
-  const out: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name) || !processExists(Number(name))) continue;
-    try {
-      if (readlinkSync(`/proc/${name}/cwd`).startsWith(root)) out.push(Number(name));
-    } catch { /* gone, or not ours to read */ }
-  }
-  return out;
-}
-
-async function gone(root: string): Promise<number[]> {
-  const byCmdline = await markerGone(root);
-  for (let i = 0; i < 600 && processesIn(root).length > 0; i++) {
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return [...byCmdline, ...processesIn(root)];
-}
-
-Deno.test("warm host spare: the tool sees the cold path's env, argv, cwd, stdin, fds, signals", async () => {
-  if (skip) return printSkip("warm host env/argv/fds", skip);
-  await using ws = await tempWorkspace(TOML, FILES);
-  for (const env of trickyEnvs()) {
-    const cold = await open(ws.root, false, env);
-    const warm = await open(ws.root, true, env);
-    try {
-      for (const args of TRICKY_ARGS) {
-        const c = await cold.call("probe_app", args);
-        const w = await warmSecond(warm, "probe_app", args);
-        assert.equal(c.isError, false, text(c));
-        assert.equal(normalize(text(w)), normalize(text(c)));
-        assert.match(text(c), /^fd 0 /m); // the report is there at all
-        assert.match(text(c), /^SigIgn:/m);
-      }
-      const jc = await cold.call("jprobe_app", {});
-      const jw = await warmSecond(warm, "jprobe_app", {});
-      assert.equal(jc.isError, false, text(jc));
-      const [stdinC, envC] = text(jc).split(" ");
-      const [stdinW, envW] = text(jw).split(" ");
-      assert.equal(normalize(`stdin ${stdinW}`), normalize(`stdin ${stdinC}`));
-      assert.equal(normalize(`env ${envW}`), normalize(`env ${envC}`));
-      assert.match(Buffer.from(stdinW, "hex").toString(), /"outputDir":/);
-    } finally {
-      await cold.close();
-      await warm.close();
-    }
-  }
-});
+import { printSkip, processExists } from "./_corpus.ts";
+import {
+  FILES,
+  gone,
+  open,
+  processesIn,
+  shCall,
+  skip,
+  text,
+  TOML,
+  warmSecond,
+} from "./_warm_host.ts";
 
 Deno.test("warm host spare: a program that cannot run fails as on the cold path", async () => {
   if (skip) return printSkip("warm host unexecutable", skip);
@@ -194,144 +49,6 @@ Deno.test("warm host spare: a program that cannot run fails as on the cold path"
     await cold.close();
     await warm.close();
   }
-});
-
-/** A plain unconfined call of `/bin/sh -c script` in `cwd`, with `pool` when given. */
-function shCall(
-  root: string,
-  script: string,
-  pool?: WarmPool,
-  extra: Partial<Parameters<typeof invokePlainCommand>[0]> = {},
-) {
-  return invokePlainCommand({
-    command: "/bin/sh",
-    template: ["-c", script],
-    properties: [],
-    args: {},
-    cwd: join(root, "app"),
-    stateDir: join(root, ".toolhost", "state"),
-    baseEnv: { PATH: "/usr/bin:/bin" },
-    warm: pool,
-    ...extra,
-  });
-}
-
-Deno.test("warm host spare: a call line too long for a waiter's byte-wise read runs cold", async () => {
-  if (skip) return printSkip("warm host long line", skip);
-  await using ws = await tempWorkspace(TOML, FILES);
-  const env = { PATH: "/usr/bin:/bin" };
-  const cold = await open(ws.root, false, env);
-  const warm = await open(ws.root, true, env);
-  try {
-    const args = { a: TRICKY.join("|").repeat(6), b: "y" }; // twice on the command line
-    const c = await cold.call("probe_app", args);
-    await warm.call("probe_app", args);
-    const w = await warm.call("probe_app", args);
-    assert.deepEqual(warm.warm!.stats, { spawned: 0, taken: 0 }, "no spare for it");
-    assert.equal(normalize(text(w)), normalize(text(c)));
-  } finally {
-    await cold.close();
-    await warm.close();
-  }
-});
-
-function hex(s: string): string {
-  return Buffer.from(s).toString("hex");
-}
-
-/** A typical user's environment: about 3 KiB in 40 variables. */
-function userEnv(): Record<string, string> {
-  const env: Record<string, string> = { PATH: "/usr/local/bin:/usr/bin:/bin", HOME: "/root" };
-  for (let i = 0; i < 38; i++) env[`USER_VAR_${i}`] = `value-${i}-${"x".repeat(60)}`;
-  return env;
-}
-
-Deno.test("warm host spare: a typical 3 KiB environment that did not change takes the spare", async () => {
-  if (skip) return printSkip("warm host user env", skip);
-  await using ws = await tempWorkspace(TOML, FILES);
-  const env = userEnv();
-  const bytes = Object.entries(env).reduce((n, [k, v]) => n + k.length + v.length + 2, 0);
-  assert.ok(bytes > 3000, `${bytes} bytes`);
-  const cold = await open(ws.root, false, env);
-  const warm = await open(ws.root, true, env);
-  try {
-    for (const args of TRICKY_ARGS.slice(0, 2)) {
-      const c = await cold.call("probe_app", args);
-      const w = await warmSecond(warm, "probe_app", args); // asserts the spare was taken
-      assert.equal(c.isError, false, text(c));
-      assert.equal(normalize(text(w)), normalize(text(c)));
-    }
-    const jc = await cold.call("jprobe_app", {});
-    const jw = await warmSecond(warm, "jprobe_app", {});
-    assert.equal(
-      normalize(`env ${text(jw).split(" ")[1]}`),
-      normalize(`env ${text(jc).split(" ")[1]}`),
-    );
-  } finally {
-    await cold.close();
-    await warm.close();
-  }
-});
-
-Deno.test("warm host spare: a spare spawned after env A, taken by a call with env B, gives B exactly", async () => {
-  if (skip) return printSkip("warm host env diff", skip);
-  await using ws = await tempWorkspace(TOML, FILES);
-  const probe = join(ws.root, "app", "tools", "probe.sh");
-  const a: Record<string, string> = {
-    PATH: "/usr/bin:/bin",
-    KEEP: TRICKY[0],
-    CHANGED: TRICKY[3],
-    GONE: TRICKY[1],
-    GONE2: TRICKY[2],
-    IFS: ":",
-    PWD: "/nowhere",
-    OLDPWD: "/old",
-    ENV: "/etc/profile",
-    OPTIND: "7",
-    PS4: "+ $(id)",
-    _th_p: "exit 0",
-  };
-  const b: Record<string, string> = {
-    PATH: "/usr/bin:/bin",
-    KEEP: TRICKY[0],
-    CHANGED: TRICKY[2],
-    NEW: TRICKY[1],
-    NEW2: TRICKY[5],
-    NEW3: TRICKY[4],
-    IFS: TRICKY[5],
-    PWD: `PWD ${TRICKY[1]}`,
-    ENV: "$(touch /tmp/pwned)",
-    EMPTY: "",
-  };
-  const pool = new WarmPool();
-  const call = (env: Record<string, string>, warm?: WarmPool) =>
-    shCall(ws.root, "", warm, { command: probe, template: [], baseEnv: env });
-  try {
-    for (const [first, second] of [[a, b], [b, a], [b, b]]) {
-      const c = await call(second);
-      assert.equal(c.isError, false, text(c));
-      await call(first, pool);
-      await pool.settled();
-      const taken = pool.stats.taken;
-      const w = await call(second, pool);
-      if (second.OPTIND === undefined) assert.equal(pool.stats.taken, taken + 1, "spare taken");
-      assert.equal(normalize(text(w)), normalize(text(c)));
-      if (second === b) assert.ok(!text(w).includes(hex("/nowhere")), "nothing of a's");
-    }
-    // An environment too far from the spare's base runs cold; the next spare follows it.
-    const big = { ...b };
-    for (let i = 0; i < 20; i++) big[`BIG_${i}`] = TRICKY.join("|");
-    const taken = pool.stats.taken;
-    const c = await call(big);
-    assert.equal(normalize(text(await call(big, pool))), normalize(text(c)));
-    assert.equal(pool.stats.taken, taken, "too long a line: cold");
-    await pool.settled();
-    assert.equal(normalize(text(await call(big, pool))), normalize(text(c)));
-    assert.equal(pool.stats.taken, taken + 1, "unchanged since: warm");
-  } finally {
-    await pool.close();
-  }
-  assert.deepEqual(await gone(ws.root), []);
 });
 
 Deno.test("warm host spare: one call per spare, a burst runs cold, idle and close end them", async () => {
