@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
-import { lstatSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
 import { resolveDeclaredPath } from "../../lib/pins/declared_path.ts";
 import { directoryDigest } from "../../lib/pins/dir_digest.ts";
 import { resolvePinOptions } from "../../lib/pins/options.ts";
@@ -66,8 +66,19 @@ function fixtureTree(root: string): void {
   Deno.mkdirSync(`${root}/t/z-empty`);
 }
 
-function openFds(): number {
-  return readdirSync("/proc/self/fd").length;
+/**
+ * Descriptors of this process open on something under `root`. Only those: `deno test
+ * --parallel` runs other test files in this same process, and their descriptors come and go.
+ */
+function openFds(root: string): number {
+  const under = `${realpathSync(root)}/`;
+  let n = 0;
+  for (const name of readdirSync("/proc/self/fd")) {
+    try {
+      if (`${readlinkSync(`/proc/self/fd/${name}`)}/`.startsWith(under)) n++;
+    } catch { /* closed meanwhile */ }
+  }
+  return n;
 }
 
 Deno.test("tree pin: same digest as the reference on empty, nested, unicode, large and linked entries", async () => {
@@ -249,17 +260,17 @@ Deno.test("tree pin: no descriptor is left open after success or failure", async
       writeTree(root, { [`${deep}/z-after`]: `${i}` }); // keeps every level unfinished
     }
     writeTree(root, { "d/big": "b".repeat(300_000) });
-    const before = openFds();
+    const before = openFds(root);
     assert.equal(await pinPath(root, "d"), referenceDigest(`${root}/d`));
-    assert.equal(openFds(), before, "after success");
+    assert.equal(openFds(root), before, "after success");
     await rejectsPin(pinPath(root, "d", { maxEntries: 40 }), { root, reason: /more than 40/ });
-    assert.equal(openFds(), before, "after the entry limit");
+    assert.equal(openFds(root), before, "after the entry limit");
     await rejectsPin(pinPath(root, "d", { maxBytes: 10 }), { root, reason: /more than 10 bytes/ });
-    assert.equal(openFds(), before, "after the byte limit");
+    assert.equal(openFds(root), before, "after the byte limit");
     Deno.symlinkSync("/dev/null", `${root}/${deep}/link`);
     const fifo = await new Deno.Command("mkfifo", { args: [`${root}/${deep}/pipe`] }).output();
     assert.ok(fifo.success);
     await rejectsPin(pinPath(root, "d"), { root, reason: /is a special file \(FIFO\)/ });
-    assert.equal(openFds(), before, "after a special file");
+    assert.equal(openFds(root), before, "after a special file");
   });
 });
