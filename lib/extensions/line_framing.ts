@@ -80,7 +80,7 @@ export function frameBytes(
 
 /**
  * `text` as UTF-8 bytes, exactly what `TextEncoder.encode` returns (a lone surrogate
- * becomes U+FFFD), without its cost under Deno.
+ * becomes U+FFFD), without the cost `encode` has under Deno's runtime.
  *
  * @example
  * ```ts
