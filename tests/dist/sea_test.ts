@@ -7,9 +7,9 @@
  */
 
 import assert from "node:assert/strict";
-import { copyFileSync } from "node:fs";
+import { copyFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { buildSea, findNode } from "../../scripts/build_sea.ts";
+import { buildSea, findNode, ROOT } from "../../scripts/build_sea.ts";
 import { registerDistSuite, type Runner } from "./_suite.ts";
 import { type DistWorkspace, distWorkspace } from "./_workspace.ts";
 
@@ -25,6 +25,13 @@ async function prepare(): Promise<Runner | { skip: string }> {
 }
 
 const built = await prepare();
+
+Deno.test("build:sea writes its CLI bundle ASCII-only (V8 then keeps it one byte per character)", () => {
+  if ("skip" in built) return; // the suite below prints why
+  const bundle = readFileSync(join(ROOT, "dist", "sea", "toolhost.cjs"), "latin1");
+  const wide = bundle.search(/[\u0080-\u00ff]/); // read as Latin-1: one char per byte
+  assert.equal(wide, -1, `a byte above 0x7f at offset ${wide}`);
+});
 registerDistSuite("SEA binary", built, (ws) => {
   const r = built as Runner;
   const copy = join(ws.bin, "toolhost");
