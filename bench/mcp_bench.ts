@@ -21,9 +21,8 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { Registry } from "../lib/registry/registry.ts";
 import { type RawRpc, rawRpc } from "./raw_rpc_client.ts";
 import { loadWorkspace } from "../lib/workspace/load_workspace.ts";
-import { type Connected, sampleText, throughput, timeCalls } from "./mcp_throughput.ts";
+import { type Connected, FS_SERVER, sampleText, throughput, timeCalls } from "./mcp_throughput.ts";
 
-const FS_SERVER = "@modelcontextprotocol/server-filesystem@2026.8.31";
 const REPO = new URL("../", import.meta.url).pathname.replace(/\/$/, "");
 
 const TOML = `[artifacts.app]

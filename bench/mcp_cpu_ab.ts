@@ -19,9 +19,8 @@
 
 import { type RawRpc, rawRpc } from "./raw_rpc_client.ts";
 import { treeCpuMs } from "./proc_cpu.ts";
-import { sampleText } from "./mcp_throughput.ts";
+import { FS_SERVER, sampleText } from "./mcp_throughput.ts";
 
-const FS_SERVER = "@modelcontextprotocol/server-filesystem@2026.8.31";
 const HERE = new URL("../", import.meta.url).pathname.replace(/\/$/, "");
 
 const TOML = `[artifacts.app]

@@ -23,6 +23,9 @@ import type { Client } from "@modelcontextprotocol/sdk/client";
 import { reportGoal } from "./goals.ts";
 import { treeCpuMs } from "./proc_cpu.ts";
 
+/** The official filesystem server both MCP benches compare with (through npx). */
+export const FS_SERVER = "@modelcontextprotocol/server-filesystem@2026.8.31";
+
 /** An SDK client and the pid of the server process it started. */
 export interface Connected {
   client: Client;

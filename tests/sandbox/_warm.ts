@@ -44,3 +44,8 @@ export function normalize(report: string): string {
     return `env ${JSON.stringify(masked.sort())}`;
   }).join("\n");
 }
+
+/** A json tool that reports its stdin and its environment, both hex-encoded. */
+export const JSON_PROBE = `#!/bin/sh
+printf '{"content":[{"type":"text","text":"%s %s"}]}' "$(od -An -v -tx1 | tr -d ' \\n')" "$(od -An -v -tx1 < /proc/$$/environ | tr -d ' \\n')"
+`;

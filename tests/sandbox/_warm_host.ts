@@ -16,16 +16,12 @@ import { invokePlainCommand } from "../../lib/protocols/invoke.ts";
 import { waiterShell } from "../../lib/process/warm_script.ts";
 import { sessionLauncher } from "../../lib/process/session_launcher.ts";
 import { markerGone, processExists } from "./_corpus.ts";
-import { PROBE, TRICKY } from "./_warm.ts";
+import { JSON_PROBE, PROBE, TRICKY } from "./_warm.ts";
 
 /** The shared probe, plus the signal dispositions and mask, read by the shell itself (a
  * child reading them could catch the shell's own mask around its fork). */
 const SIG_PROBE =
   `${PROBE}while IFS= read -r l; do case "$l" in Sig[BIC]*) echo "$l" ;; esac; done < /proc/$$/status
-`;
-
-const JSON_PROBE = `#!/bin/sh
-printf '{"content":[{"type":"text","text":"%s %s"}]}' "$(od -An -v -tx1 | tr -d ' \\n')" "$(od -An -v -tx1 < /proc/$$/environ | tr -d ' \\n')"
 `;
 
 /** The probe workspace's manifest. */

@@ -227,12 +227,12 @@ Deno.test("warm host spare: timeouts, cancellation, caps, stderr and TERM traps 
   };
   const cases: [string, { timeoutMs?: number }][] = [
     // Deadlines meant to expire: the result is the same whether or not the trap was set.
-    ["sleep 100", { timeoutMs: 500 }],
+    ["sleep 100", { timeoutMs: 1_000 }],
     ["echo CANCEL; exec sleep 100", {}],
     ["head -c 20000000 /dev/zero", {}],
     ["echo secret-on-stderr >&2; echo out; exit 3", {}],
-    ["trap 'exit 7' TERM; sleep 100 & wait", { timeoutMs: 500 }],
-    ["trap '' TERM; sleep 100", { timeoutMs: 300, graceMs: 200 } as { timeoutMs: number }],
+    ["trap 'exit 7' TERM; sleep 100 & wait", { timeoutMs: 1_000 }],
+    ["trap '' TERM; sleep 100", { timeoutMs: 1_000, graceMs: 1_000 } as { timeoutMs: number }],
   ];
   try {
     for (const [script, extra] of cases) {

@@ -24,11 +24,7 @@ import { sweepSessions } from "../../lib/sessions/sweep.ts";
 import { REPO_ROOT } from "../helpers/cli.ts";
 import { tempWorkspace } from "../helpers/workspace.ts";
 import { markerGone, printSkip, processExists, skipReason } from "./_corpus.ts";
-import { normalize, PROBE, TRICKY } from "./_warm.ts";
-
-const JSON_PROBE = `#!/bin/sh
-printf '{"content":[{"type":"text","text":"%s %s"}]}' "$(od -An -v -tx1 | tr -d ' \\n')" "$(od -An -v -tx1 < /proc/$$/environ | tr -d ' \\n')"
-`;
+import { JSON_PROBE, normalize, PROBE, TRICKY } from "./_warm.ts";
 
 const TOML = `[artifacts.app]
 path = "app"
@@ -352,13 +348,13 @@ Deno.test("warm sandbox: timeouts, cancellation, output caps and stderr behave a
     return r;
   };
   const cases: [string, { timeoutMs?: number }][] = [
-    // These two deadlines are meant to expire: the result ("timed out after 500 ms") is
+    // These two deadlines are meant to expire: the result ("timed out after 1000 ms") is
     // the same whether or not the trap was set in time, so a busy machine cannot flip it.
-    ["sleep 100", { timeoutMs: 500 }],
+    ["sleep 100", { timeoutMs: 1_000 }],
     ["echo CANCEL; exec sleep 100", {}],
     ["head -c 20000000 /dev/zero", {}],
     ["echo secret-on-stderr >&2; echo out; exit 3", {}],
-    ["trap 'exit 7' TERM; sleep 100 & wait", { timeoutMs: 500 }],
+    ["trap 'exit 7' TERM; sleep 100 & wait", { timeoutMs: 1_000 }],
   ];
   try {
     for (const [script, extra] of cases) {
