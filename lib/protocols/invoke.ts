@@ -36,6 +36,12 @@ export interface CommandCallBase {
   baseEnv: Record<string, string | undefined>;
   /** Variables added on purpose after stripping (e.g. a session directory). */
   extraEnv?: Record<string, string>;
+  /**
+   * Variables granted to this call alone (a plugin's protected values): in the tool's
+   * environment, under `extraEnv`, and never in the base environment of a spare spawned
+   * after the call (so no process but the granted call's own holds them). Default none.
+   */
+  grantedEnv?: Record<string, string>;
   /** Deadline, 1..2147483647 ms. Default 120000. */
   timeoutMs?: number;
   /** Cancellation. */
@@ -96,6 +102,12 @@ export interface PlainCommandCall extends CommandCallBase {
 
 const CANCELLED = "The tool call was cancelled.";
 
+/** What a call's tool gets on top of the author's environment: its grants, then `extraEnv`. */
+function callExtraEnv(call: CommandCallBase): Record<string, string> {
+  if (call.grantedEnv === undefined) return call.extraEnv ?? {};
+  return { ...call.grantedEnv, ...call.extraEnv };
+}
+
 /** The warm spare request of `call`, when it may run warm. */
 function warmRequest(call: CommandCallBase, argv: readonly string[]): WarmRequest | undefined {
   if (call.warm === undefined || call.guard !== undefined) return undefined;
@@ -104,10 +116,14 @@ function warmRequest(call: CommandCallBase, argv: readonly string[]): WarmReques
   // Unconfined, a long call line costs its waiter more than the spawn it saves; only
   // what the environment changes from the spare's base is on it.
   if (!hostCallFits(call.command, argv, call.cwd)) return undefined;
-  const env = unconfinedEnv(toolEnvironment(call.baseEnv, call.extraEnv ?? {}));
+  const env = unconfinedEnv(toolEnvironment(call.baseEnv, callExtraEnv(call)));
   const fits = (base: Readonly<Record<string, string>>) =>
     hostCallFits(call.command, argv, call.cwd, env, base);
-  return { ...req, env, fits };
+  // The next spare's base: what every call gets, never what this one was granted.
+  const spareEnv = Object.keys(call.grantedEnv ?? {}).length === 0
+    ? env
+    : unconfinedEnv(toolEnvironment(call.baseEnv, call.extraEnv ?? {}));
+  return { ...req, env: spareEnv, fits };
 }
 
 async function withCallDirs(
@@ -149,7 +165,7 @@ function settled(dirs: CallDirs, run: RunOutcome): void {
 
 /** The run's options: in `spare` when it takes the call, else spawned cold. */
 function runOptions(call: CommandCallBase, dirs: CallDirs, args: string[], spare?: TakenSpare) {
-  const env = toolEnvironment(call.baseEnv, call.extraEnv ?? {}, { tmpDir: dirs.tmpDir });
+  const env = toolEnvironment(call.baseEnv, callExtraEnv(call), { tmpDir: dirs.tmpDir });
   return {
     command: call.command,
     args,

@@ -54,6 +54,8 @@ export interface CommandSpec {
   env: Record<string, string>;
   /** Extra environment (session dir, artifact dir). */
   extraEnv?: Record<string, string>;
+  /** Variables granted to this call alone (protected values), under `extraEnv`. */
+  grantedEnv?: Record<string, string>;
   /** Cancellation. */
   signal?: AbortSignal;
   /** Called with the process group's identity before it is admitted (session journals). */
@@ -158,6 +160,7 @@ async function runResolved(
     stateDir: spec.stateDir,
     baseEnv: spec.env,
     extraEnv: spec.extraEnv,
+    grantedEnv: spec.grantedEnv,
     timeoutMs: spec.timeoutMs,
     signal: spec.signal,
     onSpawn: spec.onSpawn,

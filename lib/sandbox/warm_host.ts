@@ -21,7 +21,9 @@
  * carries none of it — only `unset` of each base name the call lacks and `export` of
  * each name it adds or changes (warm_script.ts `callPayload`): the tool gets exactly the
  * call's environment. The base is readable only in `/proc/PID/environ` (its owner's), as
- * any tool's environment is; no argument value is ever in it.
+ * any tool's environment is; no argument value is ever in it, and no variable granted to
+ * the call alone (a plugin's protected values: invoke.ts `grantedEnv`) — those reach a
+ * spare only on the line of the call granted them.
  *
  * @module
  */

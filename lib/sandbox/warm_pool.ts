@@ -70,8 +70,8 @@ export interface WarmRequest {
   stateDir: string;
   /**
    * An unconfined call's environment (what its tool gets, its call directories'
-   * variables aside): the base of the spare spawned after it (warm_host.ts
-   * `hostBaseEnv`). Default none.
+   * variables and what it alone was granted aside): the base of the spare spawned after
+   * it (warm_host.ts `hostBaseEnv`). Default none.
    */
   env?: Readonly<Record<string, string>>;
   /**

@@ -62,3 +62,39 @@ Deno.test("a frozen caller environment is copied, and the variable still withhel
     await w.cleanup();
   }
 });
+
+/** Every process of ours whose environment holds `value` (other than this one). */
+function processesHolding(value: string): number[] {
+  const found: number[] = [];
+  for (const name of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(name) || Number(name) === Deno.pid) continue;
+    try {
+      if (fs.readFileSync(`/proc/${name}/environ`, "latin1").includes(value)) {
+        found.push(Number(name));
+      }
+    } catch {
+      // gone, or not ours
+    }
+  }
+  return found;
+}
+
+Deno.test("a granted value never waits in a warm spare after its call", async () => {
+  if (!fs.existsSync("/proc/self/environ")) return;
+  const env = { ...ENV, DEPLOY_TOKEN: VALUE };
+  const w = await open(DUMPS, { env });
+  try {
+    for (let i = 0; i < 3; i++) {
+      const granted = await w.reg.call("token_app", {
+        protectedBindings: { TOKEN: "protected://deploy" },
+      });
+      assert.equal(granted.isError, false, JSON.stringify(granted));
+      // The spare that follows the call is spawned (or not) by the time the pool settles.
+      await w.reg.warm?.settled();
+      assert.deepEqual(processesHolding(VALUE), [], "no process holds the value after its call");
+    }
+    assert.ok((w.reg.warm?.stats.spawned ?? 1) > 0, "spares were spawned after the calls");
+  } finally {
+    await w.cleanup();
+  }
+});
