@@ -53,6 +53,44 @@ export async function openWorkspace(
 }
 
 /**
+ * The error for a command run without `--eval`: it names the evals of the workspace the
+ * command would use (the agent evals when `agentOnly`), so the fix can be copied, and falls
+ * back to a generic example when no workspace loads.
+ *
+ * @example
+ * ```ts
+ * import { missingEvalError } from "./common_options.ts";
+ * const e = await missingEvalError({ repo: "examples" }, true);
+ * e.message; // "--eval is required: name one of this workspace's agent evals, e.g. --eval app/review; ..."
+ * ```
+ */
+export async function missingEvalError(
+  o: CommonOptions,
+  agentOnly: boolean,
+): Promise<InvocationError> {
+  let ids: string[];
+  try {
+    const ws = await loadWorkspace(o.repo);
+    ids = [...ws.evals.values()]
+      .filter((ev) => !agentOnly || ev.audience === "agent")
+      .map((ev) => ev.id);
+  } catch {
+    return new InvocationError("--eval is required, e.g. --eval app/review");
+  }
+  const kind = agentOnly ? "agent evals" : "evals";
+  if (ids.length === 0) {
+    return new InvocationError(
+      `--eval is required, but this workspace declares no ${kind}: add one to toolhost.toml ` +
+        '(`[artifacts.ID.evals.NAME]` with `audience = "agent"`)',
+    );
+  }
+  return new InvocationError(
+    `--eval is required: name one of this workspace's ${kind}, e.g. --eval ${ids[0]}; ` +
+      `${kind}: ${ids.join(", ")}`,
+  );
+}
+
+/**
  * Parse `--args JSON` into an object, or throw an invocation error (value-free).
  *
  * @example

@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { VERSION } from "../../lib/version.ts";
 import { EXAMPLES, fixture, REPO_ROOT, runCapture } from "../helpers/cli.ts";
+import { withWorkspace } from "../helpers/workspace.ts";
 
 const SCOPED = fixture("scoped");
 
@@ -58,6 +59,28 @@ Deno.test("tools list: --eval is required; unknown eval → exit 2", async () =>
   const u = await runCapture(["tools", "list", "--repo", EXAMPLES, "--eval", "app/x"]);
   assert.equal(u.code, 2);
   assert.match(u.err, /no eval `app\/x`/);
+});
+
+Deno.test("without --eval, list, call and serve name this workspace's evals, not an example's", async () => {
+  const toml = `[artifacts.tools]\npath = "tools"\n\n[artifacts.tools.evals.agent]\n` +
+    `audience = "agent"\n\n[artifacts.tools.evals.people]\naudience = "human"\n`;
+  await withWorkspace(toml, { "tools/README.md": "x" }, async (root) => {
+    const list = await runCapture(["tools", "list", "--repo", root]);
+    assert.equal(list.code, 2);
+    assert.match(
+      list.err,
+      /--eval is required: .* e\.g\. --eval tools\/agent; evals: tools\/agent, tools\/people/,
+    );
+    for (const argv of [["tools", "call", "x"], ["serve"]]) {
+      const r = await runCapture([...argv, "--repo", root]);
+      assert.equal(r.code, 2, r.err);
+      assert.match(
+        r.err,
+        /--eval is required: .* e\.g\. --eval tools\/agent; agent evals: tools\/agent \[/,
+      );
+      assert.doesNotMatch(r.err, /app\/review/);
+    }
+  });
 });
 
 Deno.test("unknown commands and missing subcommands → exit 2", async () => {

@@ -15,7 +15,12 @@ import { checkDrainTimeout } from "../../mcp/http_drain.ts";
 import { serveStdio } from "../../mcp/stdio.ts";
 import { evalToolSource, type ToolSource } from "../../mcp/tool_source.ts";
 import { Registry } from "../../registry/registry.ts";
-import { type CommonOptions, openWorkspace, withCommon } from "../common_options.ts";
+import {
+  type CommonOptions,
+  missingEvalError,
+  openWorkspace,
+  withCommon,
+} from "../common_options.ts";
 import { type CliIo, EXIT } from "../exit.ts";
 import { signalExitCode } from "../interrupt.ts";
 import { warnLockDisabled } from "../../lock/open_lock.ts";
@@ -95,7 +100,7 @@ export function serveCommand(io: CliIo, done: (code: number) => void): Command {
     );
   withCommon(cmd).action(async (o: ServeOptions) => {
     if (o.eval === undefined) {
-      throw new InvocationError("--eval is required, e.g. --eval app/review");
+      throw await missingEvalError(o, true);
     }
     const httpOnly = o.allowRemote || o.tokenEnv || o.allowOrigin || o.maxSessions ||
       o.sessionIdleTimeout || o.drainTimeout;

@@ -7,9 +7,9 @@
  */
 
 import { Command } from "commander";
-import { InvocationError } from "../../errors/errors.ts";
 import {
   type CommonOptions,
+  missingEvalError,
   openWorkspace,
   parseArgsOption,
   withCommon,
@@ -50,7 +50,7 @@ export function toolsCallCommand(io: CliIo, done: (code: number) => void): Comma
       o: CommonOptions & { eval?: string; args?: string; lock?: boolean; stderr?: boolean },
     ) => {
       if (o.eval === undefined) {
-        throw new InvocationError("--eval is required, e.g. --eval app/review");
+        throw await missingEvalError(o, true);
       }
       const args = parseArgsOption(o.args);
       const { ws, stateDir } = await openWorkspace(o);

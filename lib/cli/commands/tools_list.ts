@@ -5,7 +5,6 @@
  */
 
 import { Command } from "commander";
-import { InvocationError } from "../../errors/errors.ts";
 import { selectTools } from "../../registry/selection.ts";
 import { listTools } from "../../registry/registry.ts";
 import { evalExtensions } from "../../workspace/parse_extensions.ts";
@@ -14,7 +13,12 @@ import { extensionLockFor } from "../../lock/extension_lock.ts";
 import { processEnv } from "../../process/env.ts";
 import type { ToolListing } from "../../registry/registry.ts";
 import type { Workspace } from "../../workspace/types.ts";
-import { type CommonOptions, openWorkspace, withCommon } from "../common_options.ts";
+import {
+  type CommonOptions,
+  missingEvalError,
+  openWorkspace,
+  withCommon,
+} from "../common_options.ts";
 import { type CliIo, EXIT } from "../exit.ts";
 
 /**
@@ -35,7 +39,7 @@ export function toolsListCommand(io: CliIo, done: (code: number) => void): Comma
     .addHelpText("after", "\nExample:\n  toolhost tools list --eval app/review --json\n");
   withCommon(cmd).action(async (o: CommonOptions & { eval?: string }) => {
     if (o.eval === undefined) {
-      throw new InvocationError("--eval is required, e.g. --eval app/review");
+      throw await missingEvalError(o, false);
     }
     const { ws } = await openWorkspace(o);
     const sel = selectTools(ws, { eval: o.eval });
