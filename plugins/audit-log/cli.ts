@@ -59,7 +59,7 @@ export function auditCliCommand(ctx: PluginCliContext): Command {
   audit.addCommand(
     new Command("tail")
       .description("Print the last lines of <state-dir>/audit.log (JSON lines).")
-      .option("-n, --lines <n>", "how many lines (1–10000, default 20)", "20")
+      .option("-n, --lines <n>", "how many lines (1–10000)", "20")
       .option("--repo <dir>", "workspace root (default: nearest folder with toolhost.toml)")
       .option("--state-dir <dir>", "state directory (default: <workspace>/.toolhost/state)")
       .addHelpText("after", "\nExample:\n  toolhost audit tail -n 50\n")
@@ -70,6 +70,13 @@ export function auditCliCommand(ctx: PluginCliContext): Command {
           return ctx.done(2);
         }
         const ws = await ctx.workspace(o);
+        if (!ws.enabled) {
+          ctx.err(
+            "the audit-log plugin is not enabled in this workspace, so nothing is logged: " +
+              'add `enable = ["audit-log"]` under `[plugins]` in toolhost.toml\n',
+          );
+          return ctx.done(1);
+        }
         for (const line of tailLines(auditFile(ws.stateDir, ws.config), n)) ctx.out(`${line}\n`);
         ctx.done(0);
       }),

@@ -50,7 +50,11 @@ export function policyCliCommand(ctx: PluginCliContext): Command {
         }
         const ws = await ctx.workspace(o);
         if (!ws.enabled) {
-          ctx.err("the policy plugin is not enabled in this workspace ([plugins] enable)\n");
+          ctx.err(
+            "the policy plugin is not enabled in this workspace: add " +
+              '`enable = ["policy"]` under `[plugins]` in toolhost.toml, and its rules under ' +
+              "`[plugins.policy]`\n",
+          );
           return ctx.done(1);
         }
         const compiled = compilePolicy(ws.config, () => {})!;

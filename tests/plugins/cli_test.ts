@@ -76,3 +76,27 @@ Deno.test("toolhost audit tail prints the last lines written by tools call", asy
     assert.equal((await runCapture(["audit", "tail", "-n", "10000", "--repo", root])).code, 0);
   });
 });
+
+Deno.test("audit tail and policy check say how to enable their plugin when it is not", async () => {
+  await withWorkspace(BASE, { "app/README.md": "x" }, async (root) => {
+    const tail = await runCapture(["audit", "tail", "--repo", root]);
+    assert.equal(tail.code, 1);
+    assert.equal(tail.out, "");
+    assert.match(
+      tail.err,
+      /audit-log plugin is not enabled.*`enable = \["audit-log"\]` under `\[plugins\]`/,
+    );
+    const policy = await runCapture(["policy", "check", "x", "--repo", root]);
+    assert.equal(policy.code, 1);
+    assert.match(
+      policy.err,
+      /policy plugin is not enabled.*`enable = \["policy"\]` under `\[plugins\]`/,
+    );
+  });
+});
+
+Deno.test("audit tail --help gives the default once", async () => {
+  const r = await runCapture(["audit", "tail", "--help"]);
+  assert.equal(r.code, 0);
+  assert.equal(r.out.match(/default/g)?.length, 3, r.out); // -n, --repo, --state-dir
+});
