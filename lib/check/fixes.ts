@@ -45,7 +45,13 @@ const FIXES: [RegExp, string][] = [
     /not found on PATH/,
     "install the program or add its folder to PATH; or give a path with `/`, relative to the Artifact's folder",
   ],
-  [/missing or not an executable file/, "create the file and make it executable (`chmod +x`)"],
+  [
+    /the command's file does not exist/,
+    "create the file (a path relative to the Artifact's folder) and make it executable " +
+    "(`chmod +x`), or correct `command`",
+  ],
+  [/the command's file is not executable/, "make it executable: `chmod +x` the file"],
+  [/the command is not a regular file/, "point `command` at a program file, not a folder"],
   [/outside the workspace/, "point `command` at a file inside the workspace"],
   [/is not in scope/, "add the Artifact to the eval's `references`"],
   [

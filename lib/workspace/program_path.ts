@@ -79,9 +79,8 @@ export function resolveProgram(
       return { ok: false, reason: "the command resolves outside the workspace" };
     }
     const path = resolve(cwd, command);
-    return isExecutable(path)
-      ? { ok: true, path }
-      : { ok: false, reason: "the command is missing or not an executable file" };
+    const why = whyNotExecutable(path);
+    return why === undefined ? { ok: true, path } : { ok: false, reason: why };
   }
   for (const dir of (env.PATH ?? "").split(delimiter)) {
     if (dir === "" || !isAbsolute(dir)) continue;
@@ -92,11 +91,25 @@ export function resolveProgram(
 }
 
 function isExecutable(path: string): boolean {
+  return whyNotExecutable(path) === undefined;
+}
+
+/**
+ * Why a path cannot be run, worded so the fix differs: it does not exist, it is not a
+ * regular file, or it lacks execute permission. Undefined when it can run. Names no path.
+ */
+function whyNotExecutable(path: string): string | undefined {
+  let isFile: boolean;
   try {
-    if (!statSync(path).isFile()) return false;
-    accessSync(path, constants.X_OK);
-    return true;
+    isFile = statSync(path).isFile();
   } catch {
-    return false;
+    return "the command's file does not exist";
+  }
+  if (!isFile) return "the command is not a regular file";
+  try {
+    accessSync(path, constants.X_OK);
+    return undefined;
+  } catch {
+    return "the command's file is not executable";
   }
 }

@@ -10,6 +10,7 @@ import {
   BASE_FILES,
   BASE_TOML,
   exists,
+  type FileTree,
   JSON_TOOL,
   toolTable,
   withWorkspace,
@@ -126,13 +127,30 @@ Deno.test("exit 1 when a declared command is missing from PATH", async () => {
   });
 });
 
-Deno.test("exit 1 when a relative command is missing or not executable", async () => {
+Deno.test("exit 1 when a relative command is missing or not executable, each with its own fix", async () => {
   const toml = BASE_TOML + toolTable("app", "x", { ...JSON_TOOL, command: "tools/run.sh" });
-  for (const files of [BASE_FILES, { ...BASE_FILES, "app/tools/run.sh": "#!/bin/sh\n" }]) {
+  const cases: [FileTree, RegExp, RegExp][] = [
+    [BASE_FILES, /the command's file does not exist/, /fix: create the file/],
+    [
+      { ...BASE_FILES, "app/tools/run.sh": "#!/bin/sh\n" },
+      /the command's file is not executable/,
+      /fix: make it executable: `chmod \+x` the file\n/,
+    ],
+    [
+      { ...BASE_FILES, "app/tools/run.sh": { dir: true } },
+      /the command is not a regular file/,
+      /fix: point `command` at a program file/,
+    ],
+  ];
+  for (const [files, detail, fix] of cases) {
     await withWorkspace(toml, files, async (root) => {
       const r = await runCapture(["tools", "check", "--json", "--repo", root, "app/review"]);
       assert.equal(r.code, 1);
-      assert.match(r.out, /missing or not an executable file/);
+      assert.match(r.out, detail);
+      const table = await runCapture(["tools", "check", "--repo", root, "app/review"]);
+      assert.equal(table.code, 1);
+      assert.match(table.out, detail);
+      assert.match(table.out, fix);
     });
   }
   const ok = { ...BASE_FILES, "app/tools/run.sh": { text: "#!/bin/sh\n", mode: 0o755 } };

@@ -71,7 +71,7 @@ Deno.test("a bound call whose program cannot be found is refused before the sess
   try {
     const refused = await reg.call("ghost_app", {});
     assert.equal(refused.isError, true);
-    assert.match(textOf(refused), /cannot run: the command is missing or not an executable file/);
+    assert.match(textOf(refused), /cannot run: the command's file does not exist/);
     assert.equal(existsSync(join(ws.root, "app", "starts.log")), false, "the harness was started");
     assert.deepEqual(sessionEntries(state), [], "a session directory was created");
   } finally {

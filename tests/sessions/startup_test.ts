@@ -140,7 +140,7 @@ Deno.test("a missing start command is a startup error naming no path", async () 
   await reg.close();
   assert.equal(
     textOf(r),
-    "The tool session `app` could not start: the command is missing or not an executable file.",
+    "The tool session `app` could not start: the command's file is not executable.",
   );
   assert.equal(textOf(r).includes(ws.root), false);
   assertStateClean(state);
