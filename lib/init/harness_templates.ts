@@ -39,6 +39,8 @@ export const HARNESS_PROGRAM: string = String.raw`#!/usr/bin/env node
 // then kills whatever is left of the session's processes. In TypeScript (Deno or Node),
 // harness-kit's sessionHarness({ start, actions, stop }) does all of the plumbing below:
 //   import { sessionHarness } from "toolhost/harness-kit";
+// Confined as declared (sandbox = "read"), a harness sees the workspace's node_modules only
+// with sandbox_read = ["node_modules"]: "harness-kit from Node.js" in docs/harness.md.
 //
 // Test: node --test {{TEST_PATH}}
 import { readFileSync, rmSync } from "node:fs";

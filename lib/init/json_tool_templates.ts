@@ -41,6 +41,8 @@ export const JSON_TOOL_PROGRAM: string = String.raw`#!/usr/bin/env node
 // text()/json()/image() and enforces the output limits:
 //   import { json, runJsonTool, text } from "toolhost/harness-kit";
 //   await runJsonTool({ schema, handler: (args, context) => [text("..."), json({})] });
+// Confined as declared (sandbox = "read"), a tool sees the workspace's node_modules only
+// with sandbox_read = ["node_modules"]: "harness-kit from Node.js" in docs/harness.md.
 //
 // Test: node --test {{TEST_PATH}}
 import { readFileSync } from "node:fs";
