@@ -6,7 +6,8 @@
  * @module
  */
 
-import { closeSync, constants, openSync, readlinkSync } from "node:fs";
+import type { Stats } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readlinkSync, statSync } from "node:fs";
 
 let procfsState: boolean | undefined;
 
@@ -52,4 +53,23 @@ export function procfsAvailable(): boolean {
  */
 export function descriptorPath(fd: number): string | undefined {
   return procfsAvailable() ? `/proc/self/fd/${fd}` : undefined;
+}
+
+/**
+ * `fstat` of the descriptor `fd`. With procfs this is a `stat` of `/proc/self/fd/<fd>`, whose
+ * magic link the kernel resolves to the very file open on `fd` (not to a path looked up
+ * again), so the result is the same; under Deno it costs less than `fstatSync`, whose result
+ * is converted to `Stats` through an extra object. Without procfs it is `fstatSync(fd)`.
+ *
+ * @example
+ * ```ts
+ * import { closeSync, openSync } from "node:fs";
+ * import { statOpen } from "./proc_fd.ts";
+ * const fd = openSync("deno.json", "r");
+ * console.log(statOpen(fd).isFile()); // true
+ * closeSync(fd);
+ * ```
+ */
+export function statOpen(fd: number): Stats {
+  return procfsAvailable() ? statSync(`/proc/self/fd/${fd}`) : fstatSync(fd);
 }

@@ -189,6 +189,35 @@ Deno.test("tree pin: an entry swapped for a symlink before it is opened fails, u
   }
 });
 
+Deno.test("tree pin: a file swapped for a FIFO or a folder before it is opened fails the after-open check", async () => {
+  for (const swap of ["fifo", "folder"]) {
+    await withWorkspace(async (root) => {
+      pausingTree(root, "d", "f"); // d/f000..f299 come before d/zfile
+      writeTree(root, { "d/zfile": "file" });
+      const before = openFds(root);
+      const target = await resolveDeclaredPath(root, "d");
+      let swapped = false;
+      const run = treeDigestLines(target, "d", resolvePinOptions(), async () => {
+        if (swapped) return;
+        swapped = true;
+        Deno.removeSync(`${root}/d/zfile`); // listed as a file, something else when opened
+        if (swap === "folder") Deno.mkdirSync(`${root}/d/zfile`);
+        else {
+          const out = await new Deno.Command("mkfifo", { args: [`${root}/d/zfile`] }).output();
+          assert.ok(out.success, "mkfifo failed");
+        }
+      });
+      await rejectsPin(run, {
+        root,
+        declared: "d",
+        reason: /entry "d\/zfile" is no longer a regular file/,
+      });
+      assert.ok(swapped);
+      assert.equal(openFds(root), before, `descriptors after the ${swap} swap`);
+    });
+  }
+});
+
 Deno.test("tree pin: the pinned folder itself replaced after it was resolved fails", async () => {
   await withWorkspace(async (root) => {
     writeTree(root, { "d/a": "1", "other/a": "1" });
