@@ -7,6 +7,7 @@
  */
 
 import type { Stats } from "node:fs";
+import process from "node:process";
 import { closeSync, constants, fstatSync, openSync, readlinkSync, statSync } from "node:fs";
 
 let procfsState: boolean | undefined;
@@ -56,10 +57,17 @@ export function descriptorPath(fd: number): string | undefined {
 }
 
 /**
- * `fstat` of the descriptor `fd`. With procfs this is a `stat` of `/proc/self/fd/<fd>`, whose
- * magic link the kernel resolves to the very file open on `fd` (not to a path looked up
- * again), so the result is the same; under Deno it costs less than `fstatSync`, whose result
- * is converted to `Stats` through an extra object. Without procfs it is `fstatSync(fd)`.
+ * Whether a stat of `/proc/self/fd/N` costs less than `fstatSync`: under Deno, whose
+ * `fstatSync` converts its result through an extra object (four `Date`s, two lazy loaders),
+ * ~7.5 us against ~11.5 us per call; not under Node, where `fstatSync` is ~2.9 us and the
+ * procfs lookup makes the stat ~5.8 us.
+ */
+const STAT_BY_PROC_PATH = typeof process.versions.deno === "string";
+
+/**
+ * `fstat` of the descriptor `fd`. Under Deno with procfs this is a `stat` of
+ * `/proc/self/fd/<fd>`, whose magic link the kernel resolves to the very file open on `fd`
+ * (not to a path looked up again), so the answer is the `fstat`'s; otherwise `fstatSync(fd)`.
  *
  * @example
  * ```ts
@@ -71,5 +79,5 @@ export function descriptorPath(fd: number): string | undefined {
  * ```
  */
 export function statOpen(fd: number): Stats {
-  return procfsAvailable() ? statSync(`/proc/self/fd/${fd}`) : fstatSync(fd);
+  return STAT_BY_PROC_PATH && procfsAvailable() ? statSync(`/proc/self/fd/${fd}`) : fstatSync(fd);
 }
