@@ -91,6 +91,29 @@ export async function missingEvalError(
 }
 
 /**
+ * Refuse a human eval where a command runs only agent evals (`tools call`, `serve`), in
+ * CLI terms: the agent evals to use instead, and how a human tool is run from the CLI.
+ * An unknown eval is left to the selection's own error.
+ *
+ * @example
+ * ```ts
+ * import { openWorkspace, requireAgentEval } from "./common_options.ts";
+ * const { ws } = await openWorkspace({ repo: "examples" });
+ * requireAgentEval(ws, "app/review", "serve"); // passes
+ * ```
+ */
+export function requireAgentEval(ws: Workspace, evalId: string, command: string): void {
+  const ev = ws.evals.get(evalId);
+  if (ev === undefined || ev.audience === "agent") return;
+  const agents = [...ws.evals.values()].filter((e) => e.audience === "agent").map((e) => e.id);
+  throw new InvocationError(
+    `\`${evalId}\` is a ${ev.audience} eval, and \`${command}\` runs agent evals only` +
+      ` (this workspace's: ${agents.join(", ") || "none"}); run a human tool with ` +
+      `\`toolhost tools check --execute --eval ${evalId} --tool TOOL\``,
+  );
+}
+
+/**
  * Parse `--args JSON` into an object, or throw an invocation error (value-free).
  *
  * @example

@@ -83,6 +83,17 @@ Deno.test("without --eval, list, call and serve name this workspace's evals, not
   });
 });
 
+Deno.test("tools call and serve refuse a human eval in CLI terms: agent evals, and how to run it", async () => {
+  for (const argv of [["tools", "call", "overview_app"], ["serve"]]) {
+    const r = await runCapture([...argv, "--repo", SCOPED, "--eval", "app/triage"]);
+    assert.equal(r.code, 2, r.err);
+    assert.match(r.err, /`app\/triage` is a human eval, and `(tools call|serve)` runs agent evals/);
+    assert.match(r.err, /this workspace's: app\/review, spec\/rules/);
+    assert.match(r.err, /`toolhost tools check --execute --eval app\/triage --tool TOOL`/);
+    assert.doesNotMatch(r.err, /pass audience/); // a library option the CLI has no flag for
+  }
+});
+
 Deno.test("unknown commands and missing subcommands → exit 2", async () => {
   for (const argv of [["bogus"], ["tools", "bogus"], [], ["tools"]]) {
     const r = await runCapture(argv);

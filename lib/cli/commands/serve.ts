@@ -19,6 +19,7 @@ import {
   type CommonOptions,
   missingEvalError,
   openWorkspace,
+  requireAgentEval,
   withCommon,
 } from "../common_options.ts";
 import { type CliIo, EXIT } from "../exit.ts";
@@ -116,6 +117,7 @@ export function serveCommand(io: CliIo, done: (code: number) => void): Command {
       drainTimeout(o);
     }
     const { ws, stateDir } = await openWorkspace(o);
+    requireAgentEval(ws, o.eval, "serve");
     const evalId = o.eval;
     const log = (line: string) => io.err(`toolhost serve: ${line}\n`);
     if (o.lock === false) warnLockDisabled((l) => io.err(l));

@@ -12,6 +12,7 @@ import {
   missingEvalError,
   openWorkspace,
   parseArgsOption,
+  requireAgentEval,
   withCommon,
 } from "../common_options.ts";
 import { type CliIo, EXIT } from "../exit.ts";
@@ -54,6 +55,7 @@ export function toolsCallCommand(io: CliIo, done: (code: number) => void): Comma
       }
       const args = parseArgsOption(o.args);
       const { ws, stateDir } = await openWorkspace(o);
+      requireAgentEval(ws, o.eval, "tools call");
       if (o.lock === false) warnLockDisabled((l) => io.err(l));
       const opts = { stateDir, lock: o.lock !== false, stderr: stderrCopy(io, o.stderr) };
       const result = await withRegistry(ws, { eval: o.eval }, opts, (reg, signal) => {
