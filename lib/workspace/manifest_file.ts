@@ -22,6 +22,11 @@ import { LIMITS } from "../results/types.ts";
 /** The manifest file name. */
 export const MANIFEST_NAME = "toolhost.toml";
 
+/** How a newcomer starts a workspace, for the errors that find none. */
+function startHint(repoFlag: string): string {
+  return `start a workspace with \`toolhost init json-tool NAME${repoFlag}\``;
+}
+
 /**
  * Find the workspace root: `repo` when given (it must hold toolhost.toml), else the
  * nearest ancestor of `cwd` holding one. Returns the canonical root.
@@ -35,8 +40,11 @@ export const MANIFEST_NAME = "toolhost.toml";
 export function findWorkspaceRoot(repo?: string, cwd: string = process.cwd()): string {
   if (repo !== undefined) {
     const dir = resolve(cwd, repo);
+    if (!existsSync(dir)) throw new InvocationError(`--repo ${repo}: no such folder`);
     if (!existsSync(join(dir, MANIFEST_NAME))) {
-      throw new InvocationError(`--repo ${repo}: no ${MANIFEST_NAME} in that folder`);
+      throw new InvocationError(
+        `--repo ${repo}: no ${MANIFEST_NAME} in that folder; ${startHint(` --repo ${repo}`)}`,
+      );
     }
     return realpathSync(dir);
   }
@@ -46,7 +54,8 @@ export function findWorkspaceRoot(repo?: string, cwd: string = process.cwd()): s
     const up = dirname(dir);
     if (up === dir) {
       throw new InvocationError(
-        `no ${MANIFEST_NAME} found in the current folder or its ancestors; pass --repo DIR`,
+        `no ${MANIFEST_NAME} found in the current folder or its ancestors; pass --repo DIR, ` +
+          `or ${startHint("")} here`,
       );
     }
     dir = up;

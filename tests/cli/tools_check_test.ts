@@ -3,6 +3,7 @@
  */
 
 import { sandboxSupport } from "../../lib/sandbox/detect.ts";
+import { findWorkspaceRoot } from "../../lib/workspace/manifest_file.ts";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { EXAMPLES, fixture, runCapture } from "../helpers/cli.ts";
@@ -273,8 +274,18 @@ Deno.test("--repo without toolhost.toml → exit 2 with a clear message", async 
     for (const cmd of [["tools", "check"], ["tools", "list", "--eval", "app/review"]]) {
       const r = await runCapture([...cmd, "--repo", dir]);
       assert.equal(r.code, 2);
-      assert.match(r.err, /no toolhost\.toml in that folder/);
+      assert.match(
+        r.err,
+        /no toolhost\.toml in that folder; start a workspace with `toolhost init json-tool NAME --repo /,
+      );
     }
+    const gone = await runCapture(["tools", "check", "--repo", join(dir, "nope")]);
+    assert.equal(gone.code, 2);
+    assert.match(gone.err, /--repo .*nope: no such folder/);
+    assert.throws(
+      () => findWorkspaceRoot(undefined, dir),
+      /pass --repo DIR, or start a workspace with `toolhost init json-tool NAME` here/,
+    );
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
