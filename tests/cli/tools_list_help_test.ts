@@ -83,6 +83,16 @@ Deno.test("without --eval, list, call and serve name this workspace's evals, not
   });
 });
 
+Deno.test("tools list takes the eval as a positional selector too, like tools check", async () => {
+  const byFlag = await runCapture(["tools", "list", "--repo", SCOPED, "--eval", "app/review"]);
+  const byArg = await runCapture(["tools", "list", "--repo", SCOPED, "app/review"]);
+  assert.equal(byArg.code, 0, byArg.err);
+  assert.equal(byArg.out, byFlag.out);
+  const both = await runCapture(["tools", "list", "--repo", SCOPED, "app/review", "--eval", "x"]);
+  assert.equal(both.code, 2);
+  assert.match(both.err, /either as a positional selector or with --eval, not both/);
+});
+
 Deno.test("tools call and serve refuse a human eval in CLI terms: agent evals, and how to run it", async () => {
   for (const argv of [["tools", "call", "overview_app"], ["serve"]]) {
     const r = await runCapture([...argv, "--repo", SCOPED, "--eval", "app/triage"]);

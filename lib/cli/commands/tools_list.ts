@@ -5,6 +5,7 @@
  */
 
 import { Command } from "commander";
+import { InvocationError } from "../../errors/errors.ts";
 import { selectTools } from "../../registry/selection.ts";
 import { listTools } from "../../registry/registry.ts";
 import { evalExtensions } from "../../workspace/parse_extensions.ts";
@@ -21,6 +22,9 @@ import {
 } from "../common_options.ts";
 import { type CliIo, EXIT } from "../exit.ts";
 
+/** `tools list`'s options. */
+type ListOptions = CommonOptions & { eval?: string };
+
 /**
  * Build the `tools list` command.
  *
@@ -34,10 +38,20 @@ import { type CliIo, EXIT } from "../exit.ts";
 export function toolsListCommand(io: CliIo, done: (code: number) => void): Command {
   const cmd = new Command("list")
     .description("List the tools an eval publishes (names, descriptions, input schemas).")
-    .option("--eval <eval>", "eval to list, e.g. app/review (required)")
+    .argument("[eval]", "eval to list, e.g. app/review (same as --eval)")
+    .option("--eval <eval>", "eval to list, e.g. app/review (required unless given as [eval])")
     .option("--json", "print JSON instead of text")
-    .addHelpText("after", "\nExample:\n  toolhost tools list --eval app/review --json\n");
-  withCommon(cmd).action(async (o: CommonOptions & { eval?: string }) => {
+    .addHelpText(
+      "after",
+      "\nExamples:\n  toolhost tools list app/review\n  toolhost tools list --eval app/review --json\n",
+    );
+  withCommon(cmd).action(async (positional: string | undefined, o: ListOptions) => {
+    if (positional !== undefined && o.eval !== undefined) {
+      throw new InvocationError(
+        "give the eval either as a positional selector or with --eval, not both",
+      );
+    }
+    o.eval ??= positional;
     if (o.eval === undefined) {
       throw await missingEvalError(o, false);
     }
