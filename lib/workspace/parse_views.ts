@@ -288,9 +288,12 @@ function checkPlaceholders(
     }
     for (const name of r) {
       if (!props.includes(name)) {
+        const hint = suggest(name, props);
         p.add(
           `${at}.args[${i}]`,
-          `placeholder \`{${name}}\` is not a top-level property of input_schema`,
+          `placeholder \`{${name}}\` is not a top-level property of input_schema` +
+            (hint === undefined ? "" : ` (did you mean \`{${hint}}\`?)`) +
+            `; its properties: ${props.join(", ") || "(none)"}`,
         );
       }
     }

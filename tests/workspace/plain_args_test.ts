@@ -57,6 +57,13 @@ Deno.test("plain: a placeholder that is not a top-level property is rejected", a
   await expectProblem(plain(["{query}"], null), BASE_FILES, { keyPath: `${AT}.args[0]` });
 });
 
+Deno.test("plain: a misspelt placeholder names the property it likely meant, and all of them", async () => {
+  await expectProblem(plain(["{qeury}"]), BASE_FILES, {
+    keyPath: `${AT}.args[0]`,
+    message: /`\{qeury\}` is not .* \(did you mean `\{query\}`\?\); its properties: query, n$/,
+  });
+});
+
 // Seed: "{{ and }} escape literal braces."
 Deno.test("plain: {{ and }} are literal braces, not placeholders", async () => {
   await expectLoads(plain(["{{", "}}", "{{missing}}", "a{{b}}c", "{{{query}}}"]));
