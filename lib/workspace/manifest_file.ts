@@ -117,9 +117,21 @@ export function readManifest(
     return { path, text, data: parse(text) as Record<string, unknown> };
   } catch (e) {
     if (e instanceof TomlError) {
-      const first = e.message.split("\n")[0];
-      throw new DeclarationError(`invalid TOML: ${first}`, { file: MANIFEST_NAME, line: e.line });
+      throw new DeclarationError(tomlErrorMessage(e), { file: MANIFEST_NAME, line: e.line });
     }
     throw e;
   }
+}
+
+/**
+ * smol-toml's first line without its "Invalid TOML document:" prefix, with the column
+ * (the line goes with the error's location) and, for a redefinition, what that means in
+ * a manifest. The excerpt smol-toml appends is dropped: it would copy raw file text.
+ */
+function tomlErrorMessage(e: TomlError): string {
+  const what = e.message.split("\n")[0].replace(/^Invalid TOML document:\s*/, "");
+  const twice = /redefine an already defined/.test(what)
+    ? " (a key or a [table] appears twice: keep one)"
+    : "";
+  return `invalid TOML at column ${e.column}: ${what}${twice}`;
 }

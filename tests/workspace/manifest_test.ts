@@ -53,14 +53,19 @@ Deno.test("a schema over 8 MiB inside a manifest under 8 MiB is rejected", async
 Deno.test("invalid TOML is a declaration error with a line", async () => {
   const problems = await problemsOf('[artifacts.app]\npath = "app"\n\n[artifacts\n');
   assert.equal(problems.length, 1);
-  assert.match(problems[0].message, /invalid TOML/);
+  assert.match(problems[0].message, /^invalid TOML at column \d+: [a-z]/);
+  assert.doesNotMatch(problems[0].message, /Invalid TOML document|\n/);
   assert.equal(problems[0].line, 4);
 });
 
 Deno.test("duplicate TOML keys are a declaration error", async () => {
   const problems = await problemsOf('[artifacts.app]\npath = "app"\npath = "app"\n');
   assert.equal(problems.length, 1);
-  assert.match(problems[0].message, /invalid TOML/);
+  assert.match(
+    problems[0].message,
+    /invalid TOML at column 1: .*\(a key or a \[table\] appears twice: keep one\)$/,
+  );
+  assert.equal(problems[0].line, 3);
 });
 
 Deno.test("invalid UTF-8 is a declaration error", async () => {
