@@ -23,6 +23,7 @@ import {
 import { checkKeys, isTable, mustBeOneOf, type Problems, suggest, type Table } from "./problems.ts";
 import { pluginToolDecl, type PluginToolRef } from "./parse_plugins.ts";
 import { readSuccessExitCodes } from "./exit_codes.ts";
+import { schemaTypeHint } from "./schema_type_hint.ts";
 import { readLimits, readToolOverflow, RESOURCE_LIMIT_KEYS } from "../limits/parse_limits.ts";
 import { readDeclaredSandbox, SANDBOX_KEYS } from "../sandbox/policy.ts";
 import { noteDeclaredSandbox } from "../sandbox/apply.ts";
@@ -255,8 +256,10 @@ function readSchema(
     compileSchema(raw);
     checkFormatsKnown(raw); // after compiling: it walks a schema already bounded in depth
   } catch (e) {
-    if (e instanceof SchemaCompileError) p.add(`${at}.input_schema`, e.message);
-    else throw e;
+    if (!(e instanceof SchemaCompileError)) throw e;
+    const hint = schemaTypeHint(raw);
+    if (hint === undefined) p.add(`${at}.input_schema`, e.message);
+    else p.add(`${at}.input_schema.${hint.keyPath}`, hint.message);
     return undefined;
   }
   const schema = raw as Record<string, unknown>;

@@ -221,6 +221,31 @@ Deno.test("a schema `format` typo is a declaration error, not a silently dropped
   await expectLoads(withTool({ ...JSON_TOOL, input_schema: ok }));
 });
 
+Deno.test("a schema `type` typo names its key and the type it likely meant, not ajv's words", async () => {
+  const nested = { type: "object", properties: { d: { type: "strng", minLength: 1 } } };
+  await expectProblem(withTool({ ...JSON_TOOL, input_schema: nested }), BASE_FILES, {
+    keyPath: `${AT}.input_schema.properties.d.type`,
+    message:
+      /^`strng` is not a JSON Schema type \(did you mean `string`\?\); the types are string, /,
+  });
+  const deep = {
+    type: "object",
+    properties: {
+      l: { type: "array", items: { anyOf: [{ type: "null" }, { type: ["integr"] }] } },
+    },
+  };
+  await expectProblem(withTool({ ...JSON_TOOL, input_schema: deep }), BASE_FILES, {
+    keyPath: `${AT}.input_schema.properties.l.items.anyOf[1].type`,
+    message: /`integr` .* \(did you mean `integer`\?\)/,
+  });
+  // Any other reason a schema does not compile keeps the compiler's message.
+  const other = { type: "object", properties: { d: { type: "string", minLength: "one" } } };
+  await expectProblem(withTool({ ...JSON_TOOL, input_schema: other }), BASE_FILES, {
+    keyPath: `${AT}.input_schema`,
+    message: /the schema does not compile/,
+  });
+});
+
 Deno.test("names of Object.prototype members are not built-ins or sessions", async () => {
   // They used to pass `in` checks and crash later with a TypeError.
   for (const builtin of ["toString", "constructor", "__proto__", "hasOwnProperty"]) {
