@@ -8,7 +8,7 @@
  */
 
 import { isInsideWorkspace } from "./program_path.ts";
-import { isTable, type Problems, suggest, type Table } from "./problems.ts";
+import { isTable, noSession, type Problems, suggest, type Table } from "./problems.ts";
 import type { Artifact, Workspace } from "./types.ts";
 
 function table(v: unknown): Table {
@@ -113,8 +113,10 @@ export function checkDroppedCommands(p: Problems, ws: Workspace, data: Table): v
         });
       }
       const s = t.session;
-      if (typeof s === "string" && keyPath.includes(".agent_tools.") && !(s in sessions)) {
-        p.add(`${keyPath}.session`, `names no session of Artifact \`${a.id}\``);
+      if (
+        typeof s === "string" && keyPath.includes(".agent_tools.") && !Object.hasOwn(sessions, s)
+      ) {
+        p.add(`${keyPath}.session`, noSession(s, a.id, Object.keys(sessions)));
       }
     }
   }

@@ -273,3 +273,24 @@ export function mustBeOneOf(value: unknown, allowed: readonly string[]): string 
   const hint = typeof value === "string" ? suggest(value, allowed) : undefined;
   return `must be ${choices}${hint === undefined ? "" : ` (did you mean "${hint}"?)`}`;
 }
+
+/**
+ * The problem text for a bound tool whose `session` names none of its Artifact's sessions:
+ * a did-you-mean and the sessions there are (or how to declare one).
+ *
+ * @example
+ * ```ts
+ * import { noSession } from "./problems.ts";
+ * noSession("nots", "tools", ["notes"]);
+ * // "names no session of Artifact `tools` (did you mean `notes`?); its sessions: notes"
+ * ```
+ */
+export function noSession(name: string, artifactId: string, sessions: readonly string[]): string {
+  const hint = suggest(name, sessions);
+  const head = `names no session of Artifact \`${artifactId}\`${
+    hint === undefined ? "" : ` (did you mean \`${hint}\`?)`
+  }`;
+  return sessions.length > 0
+    ? `${head}; its sessions: ${sessions.join(", ")}`
+    : `${head}; it declares none (\`[artifacts.${artifactId}.views.agent_sessions.NAME]\`)`;
+}

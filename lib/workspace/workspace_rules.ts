@@ -8,7 +8,7 @@
 import { isInsideWorkspace } from "./program_path.ts";
 import { checkRootsInside } from "./fields.ts";
 import { publishedName, RESERVED_TOOL_NAMES, sessionPinKey } from "./names.ts";
-import type { Problems } from "./problems.ts";
+import { noSession, type Problems } from "./problems.ts";
 import { evalScope } from "./scope.ts";
 import type { ArgvElement, Artifact, Workspace } from "./types.ts";
 
@@ -37,7 +37,7 @@ export function checkWorkspaceRules(p: Problems, ws: Workspace): void {
 function checkSessionBindings(p: Problems, a: Artifact): void {
   for (const t of Object.values(a.agentTools)) {
     if (t.type === "command" && t.session !== undefined && !Object.hasOwn(a.sessions, t.session)) {
-      p.add(`${t.keyPath}.session`, `names no session of Artifact \`${a.id}\``);
+      p.add(`${t.keyPath}.session`, noSession(t.session, a.id, Object.keys(a.sessions)));
     }
   }
 }

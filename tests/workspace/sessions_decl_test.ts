@@ -137,6 +137,27 @@ Deno.test("a session that names no session of the same Artifact is rejected", as
   );
 });
 
+Deno.test("a misspelt session names the one it likely meant, or how to declare one", async () => {
+  await expectProblem(
+    BASE_TOML + session(START, STOP, "app", "notes") +
+      toolTable("app", "click", { ...JSON_TOOL, session: "nots" }),
+    BASE_FILES,
+    {
+      keyPath: "artifacts.app.views.agent_tools.click.session",
+      message:
+        /^names no session of Artifact `app` \(did you mean `notes`\?\); its sessions: notes$/,
+    },
+  );
+  await expectProblem(
+    BASE_TOML + toolTable("app", "click", { ...JSON_TOOL, session: "nope" }),
+    BASE_FILES,
+    {
+      keyPath: "artifacts.app.views.agent_tools.click.session",
+      message: /; it declares none \(`\[artifacts\.app\.views\.agent_sessions\.NAME\]`\)$/,
+    },
+  );
+});
+
 Deno.test("session on a human tool is rejected", async () => {
   const toml = BASE_TOML + session(START, STOP) +
     toolTable("app", "inspect", { ...JSON_TOOL, session: "s" }, "human_tools");
