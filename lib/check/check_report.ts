@@ -178,7 +178,9 @@ function commandLikeChecks(
   return [
     checkExecutable(ws, a, c.command, env),
     checkOperands(ws, c.args, scope),
-    ...c.executionPaths.map((p) => checkExecutionPath(ws.root, p)),
+    ...c.executionPaths.map((p) =>
+      checkExecutionPath(ws.root, p, a.kind === "folder" ? a.relPath : undefined)
+    ),
   ];
 }
 

@@ -58,6 +58,10 @@ const FIXES: [RegExp, string][] = [
     /goes through a symlink/,
     "replace the symlink with the real file or folder, or declare the real path",
   ],
+  [
+    /relative to the workspace root, not the Artifact's folder/,
+    "write the path from the workspace root, as suggested",
+  ],
   [/is missing/, "create it, or correct the declared path"],
   [/is not a (file|folder)|special file/, "declare a path of the right kind"],
   [

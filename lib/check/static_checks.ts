@@ -71,18 +71,38 @@ export function checkOperands(
 
 /**
  * Check that a workspace-relative path exists with no symlink component and is a file or
- * folder (pinning will hash it).
+ * folder (pinning will hash it). With the declaring Artifact's workspace-relative folder,
+ * a missing path that exists below that folder is reported with the path to write instead
+ * (execution paths are relative to the workspace root, unlike `command`).
  *
  * @example
  * ```ts
  * import { checkExecutionPath } from "./static_checks.ts";
  * // checkExecutionPath("/ws", "app/tools/run")
+ * // checkExecutionPath("/ws", "run", "app/tools") // detail names `app/tools/run`
  * ```
  */
-export function checkExecutionPath(root: string, rel: string): ReadinessCheck {
+export function checkExecutionPath(
+  root: string,
+  rel: string,
+  artifactDir?: string,
+): ReadinessCheck {
   const why = relPathProblem(rel);
   if (why) return { check: "execution_path", ok: false, detail: `\`${rel}\` ${why}` };
-  return { check: "execution_path", ...checkNoSymlinkPath(root, rel, "either") };
+  const r = checkNoSymlinkPath(root, rel, "either");
+  if (r.ok || artifactDir === undefined || artifactDir === "" || artifactDir === ".") {
+    return { check: "execution_path", ...r };
+  }
+  const meant = `${artifactDir}/${rel}`;
+  if (!r.detail.endsWith("is missing") || !checkNoSymlinkPath(root, meant, "either").ok) {
+    return { check: "execution_path", ...r };
+  }
+  return {
+    check: "execution_path",
+    ok: false,
+    detail: `${r.detail}: execution paths are relative to the workspace root, ` +
+      `not the Artifact's folder (did you mean \`${meant}\`?)`,
+  };
 }
 
 /**

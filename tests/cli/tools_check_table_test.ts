@@ -113,3 +113,27 @@ Deno.test("tools check: extensions get their own rows", async () => {
     assert.match(r.out, /at extensions\.fx\.command \(toolhost\.toml:2\)/);
   });
 });
+
+Deno.test("tools check: an execution path written from the Artifact's folder names the root-relative one", async () => {
+  const toml = `${BASE_TOML}
+[artifacts.app.views.agent_tools.stats]
+description = "Stats."
+protocol = "json"
+command = "./tools/stats.sh"
+args = []
+execution_paths = ["tools/stats.sh", "tools/gone.sh"]
+`;
+  const files = { ...BASE_FILES, "app/tools/stats.sh": { text: "#!/bin/sh\n", mode: 0o755 } };
+  await withWorkspace(toml, files, async (root) => {
+    const r = await runCapture(["tools", "check", "--repo", root]);
+    assert.equal(r.code, 1, r.out);
+    assert.match(
+      r.out,
+      /execution_path: `tools\/stats\.sh` is missing: execution paths are relative to the workspace root, not the Artifact's folder \(did you mean `app\/tools\/stats\.sh`\?\)\n/,
+    );
+    assert.match(r.out, /fix: write the path from the workspace root, as suggested/);
+    // A path missing everywhere keeps the plain message and fix.
+    assert.match(r.out, /execution_path: `tools\/gone\.sh` is missing\n/);
+    assert.match(r.out, /fix: create it, or correct the declared path/);
+  });
+});
