@@ -47,10 +47,14 @@ Deno.test("tools call --stderr copies the tool's stderr to stderr, never to the 
     const plain = await call(root, "fail_app");
     assert.equal(plain.code, 1);
     assert.ok(!plain.err.includes("tool-stderr-marker"), "copied without --stderr");
+    // Without --stderr, an error result points at it (on stderr, never in the result).
+    assert.match(plain.err, /the result is an error; .* run again with --stderr/);
+    assert.doesNotMatch(plain.out, /run again with --stderr/);
     assert.ok(!plain.out.includes("tool-stderr-marker"));
     const shown = await call(root, "fail_app", ["--stderr"]);
     assert.equal(shown.code, 1);
     assert.match(shown.err, /tool-stderr-marker/);
+    assert.doesNotMatch(shown.err, /run again with --stderr/);
     assert.ok(!shown.out.includes("tool-stderr-marker"), "stderr leaked into the result");
     assert.deepEqual(JSON.parse(shown.out), JSON.parse(plain.out));
   });

@@ -20,6 +20,10 @@ import { withRegistry } from "../run_with_registry.ts";
 import { STDERR_HELP, stderrCopy } from "../stderr_copy.ts";
 import { warnLockDisabled } from "../../lock/open_lock.ts";
 
+/** Said on stderr after an error result without `--stderr`: where the reason may be. */
+const STDERR_HINT = "toolhost: the result is an error; if it does not say why, run again with " +
+  "--stderr to see what the tool (and its session's harness) printed to stderr\n";
+
 /**
  * Build the `tools call` command.
  *
@@ -63,6 +67,7 @@ export function toolsCallCommand(io: CliIo, done: (code: number) => void): Comma
         return reg.call(tool, args, { signal });
       });
       io.out(`${JSON.stringify(result)}\n`);
+      if (result.isError && !o.stderr) io.err(STDERR_HINT);
       done(result.isError ? EXIT.failure : EXIT.ok);
     },
   );
