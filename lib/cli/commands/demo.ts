@@ -7,10 +7,15 @@
 
 import { Command } from "commander";
 import { buildSelectionReport } from "../../check/check_report.ts";
+import { lockSectionFor } from "../../lock_build/check_lock.ts";
 import { selectTools } from "../../registry/selection.ts";
 import { type CommonOptions, openWorkspace, withCommon } from "../common_options.ts";
 import { type CliIo, EXIT } from "../exit.ts";
 import { demoCalls } from "./demo_calls.ts";
+
+/** What to do about a tool (or eval) that differs from toolhost.lock. */
+const LOCK_FIX = "differs from toolhost.lock, so calls are refused (LOCK_MISMATCH); " +
+  "review with `toolhost lock --check`, then run `toolhost lock`";
 
 /**
  * Build the `demo` command.
@@ -37,14 +42,23 @@ export function demoCommand(io: CliIo, done: (code: number) => void): Command {
     for (const ev of ws.evals.values()) {
       const sel = selectTools(ws, { eval: ev.id });
       const report = buildSelectionReport(ws, sel, process.env as Record<string, string>);
-      allReady &&= report.ready;
+      // As `tools check` does: a tool that differs from toolhost.lock is refused when called.
+      const lock = await lockSectionFor(ws, ev.id, stateDir);
+      const blocked = new Set(lock?.blocked ?? []);
+      allReady &&= report.ready && (lock === undefined || lock.status === "verified");
       io.out(`\nEval ${ev.id} (${ev.audience}) — scope: ${sel.scope.join(", ")}\n`);
       for (const t of report.tools) {
-        const mark = t.ready ? "ready    " : "NOT READY";
+        const ready = t.ready && !blocked.has(t.name);
+        const mark = ready ? "ready    " : "NOT READY";
         io.out(`  ${mark} ${t.name.padEnd(26)} ${t.protocol.padEnd(14)} ${t.description}\n`);
         for (const c of t.checks.filter((c) => !c.ok)) {
           io.out(`            ✗ ${c.check}: ${c.detail}\n`);
         }
+        if (blocked.has(t.name)) io.out(`            ✗ lock: ${LOCK_FIX}\n`);
+      }
+      if (lock !== undefined && lock.status !== "verified" && blocked.size === 0) {
+        const why = lock.reason ?? `${lock.drift.length} difference(s)`;
+        io.out(`  ✗ toolhost.lock: ${lock.status} (${why}): ${LOCK_FIX}\n`);
       }
     }
     const callsOk = await demoCalls(ws, stateDir, io);
