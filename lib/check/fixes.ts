@@ -34,6 +34,11 @@ export function checkKeyPath(keyPath: string, check: string): string {
 
 const FIXES: [RegExp, string][] = [
   [
+    /^confinement: unavailable/,
+    "make confinement work here as the reason says, or remove `sandbox` from this declaration " +
+    "(and any `[sandbox]` default) to run it unconfined on this machine",
+  ],
+  [
     /interpreter .* not found on PATH/,
     "install that interpreter, or change the script's `#!` line",
   ],

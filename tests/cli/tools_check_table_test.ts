@@ -7,6 +7,7 @@
  */
 
 import assert from "node:assert/strict";
+import { configureSandbox } from "../../lib/sandbox/detect.ts";
 import { runCapture } from "../helpers/cli.ts";
 import { BASE_FILES, BASE_TOML, withWorkspace } from "../helpers/workspace.ts";
 
@@ -136,4 +137,30 @@ execution_paths = ["tools/stats.sh", "tools/gone.sh"]
     assert.match(r.out, /execution_path: `tools\/gone\.sh` is missing\n/);
     assert.match(r.out, /fix: create it, or correct the declared path/);
   });
+});
+
+Deno.test("tools check: confinement unavailable here gives a fix, including running unconfined", async () => {
+  const toml = `${BASE_TOML}
+[artifacts.app.views.agent_tools.stats]
+description = "Stats."
+protocol = "json"
+command = "./tools/stats.sh"
+args = []
+sandbox = "read"
+`;
+  const files = { ...BASE_FILES, "app/tools/stats.sh": { text: "#!/bin/sh\n", mode: 0o755 } };
+  configureSandbox({ platform: "darwin" });
+  try {
+    await withWorkspace(toml, files, async (root) => {
+      const r = await runCapture(["tools", "check", "--repo", root]);
+      assert.equal(r.code, 1, r.out);
+      assert.match(r.out, /confinement: unavailable \(confinement needs Linux namespaces/);
+      assert.match(
+        r.out,
+        /fix: make confinement work here as the reason says, or remove `sandbox` from this declaration \(and any `\[sandbox\]` default\) to run it unconfined/,
+      );
+    });
+  } finally {
+    configureSandbox({});
+  }
 });
