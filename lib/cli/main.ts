@@ -41,6 +41,7 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
   }
   applyToTree(program, (c) => {
     c.exitOverride();
+    c.showHelpAfterError(`(see \`${commandPath(c)} --help\`)`);
     c.configureOutput({
       writeOut: (s) => io.out(s),
       writeErr: (s) => io.err(s),
@@ -59,6 +60,13 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
     return reportError(e, io);
   }
   return code;
+}
+
+/** `toolhost tools list` for the `list` command: the words that run it. */
+function commandPath(c: Command): string {
+  const words: string[] = [];
+  for (let at: Command | null = c; at !== null; at = at.parent) words.unshift(at.name());
+  return words.join(" ");
 }
 
 function applyToTree(cmd: Command, f: (c: Command) => void): void {

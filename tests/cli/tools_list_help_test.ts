@@ -104,6 +104,19 @@ Deno.test("tools call and serve refuse a human eval in CLI terms: agent evals, a
   }
 });
 
+Deno.test("a usage error names the --help to read", async () => {
+  const cases: [string[], string][] = [
+    [["bogus"], "toolhost --help"],
+    [["tools", "list", "--bogus"], "toolhost tools list --help"],
+    [["init", "json-tool"], "toolhost init --help"],
+  ];
+  for (const [argv, help] of cases) {
+    const r = await runCapture(argv);
+    assert.equal(r.code, 2, r.err);
+    assert.ok(r.err.trimEnd().endsWith(`(see \`${help}\`)`), `${argv.join(" ")}: ${r.err}`);
+  }
+});
+
 Deno.test("unknown commands and missing subcommands → exit 2", async () => {
   for (const argv of [["bogus"], ["tools", "bogus"], [], ["tools"]]) {
     const r = await runCapture(argv);
