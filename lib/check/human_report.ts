@@ -198,13 +198,19 @@ export function renderCheckReport(
     if (groups.every((g) => g.length === 0)) out.push("  (no tools)");
     out.push(...lockLines(r, paint), "");
   }
-  const notReady = reports.filter((r) => !r.ready).length;
-  out.push(
-    notReady === 0
-      ? `All ${reports.length} checked ${reports.length === 1 ? "scope is" : "scopes are"} ready.`
-      : `${notReady} of ${reports.length} checked ${
-        reports.length === 1 ? "scope is" : "scopes are"
-      } not ready. \`--json\` prints the full report.`,
-  );
+  out.push(summaryLine(reports.length, reports.filter((r) => !r.ready).length));
   return `${out.join("\n")}\n`;
+}
+
+/** The closing line: "All 3 checked scopes are ready.", "The checked scope is ready.", ... */
+function summaryLine(total: number, notReady: number): string {
+  const more = " `--json` prints the full report.";
+  if (total === 1) {
+    return notReady === 0
+      ? "The checked scope is ready."
+      : `The checked scope is not ready.${more}`;
+  }
+  return notReady === 0
+    ? `All ${total} checked scopes are ready.`
+    : `${notReady} of ${total} checked scopes ${notReady === 1 ? "is" : "are"} not ready.${more}`;
 }

@@ -70,7 +70,7 @@ Deno.test("tools check: a table with reasons, key paths, lines and fixes; exit 1
       /at artifacts\.app\.views\.agent_sessions\.web\.start\.command \(toolhost\.toml:23\)/,
     );
     assert.match(out, /fix: install that interpreter, or change the script's `#!` line/);
-    assert.match(out, /1 of 1 checked scope is not ready\. `--json` prints the full report\./);
+    assert.match(out, /\nThe checked scope is not ready\. `--json` prints the full report\.\n$/);
     assert.ok(!out.trimStart().startsWith("{"), "not JSON");
   });
 });
@@ -98,7 +98,8 @@ Deno.test("tools check: an all-ready workspace says so and exits 0", async () =>
     const r = await runCapture(["tools", "check", "--repo", root]);
     assert.equal(r.code, 0, r.out);
     assert.match(r.out, /^eval app\/review \(agent\): ready$/m);
-    assert.match(r.out, /All 1 checked scope is ready\./);
+    assert.match(r.out, /\nThe checked scope is ready\.\n$/);
+    assert.doesNotMatch(r.out, /All 1 /);
   });
 });
 
@@ -163,4 +164,31 @@ sandbox = "read"
   } finally {
     configureSandbox({});
   }
+});
+
+Deno.test("tools check: the closing line counts scopes in plain English", async () => {
+  const toml = `${BASE_TOML}
+[artifacts.app.evals.other]
+audience = "agent"
+
+[artifacts.app.views.agent_tools.lookup]
+description = "Lookup."
+protocol = "plain"
+command = "no-such-program-q4"
+args = []
+`;
+  await withWorkspace(toml, BASE_FILES, async (root) => {
+    const r = await runCapture(["tools", "check", "--repo", root]);
+    assert.equal(r.code, 1, r.out);
+    assert.match(
+      r.out,
+      /\n2 of 2 checked scopes are not ready\. `--json` prints the full report\.\n$/,
+    );
+  });
+  const ok = `${BASE_TOML}\n[artifacts.app.evals.other]\naudience = "agent"\n`;
+  await withWorkspace(ok, BASE_FILES, async (root) => {
+    const r = await runCapture(["tools", "check", "--repo", root]);
+    assert.equal(r.code, 0, r.out);
+    assert.match(r.out, /\nAll 2 checked scopes are ready\.\n$/);
+  });
 });
