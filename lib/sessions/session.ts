@@ -190,7 +190,9 @@ export class ToolSession implements NetMember {
 
   /** The error of a call whose deadline passed while its session was starting. */
   deadlineMessage(timeoutMs: number): string {
-    return `The tool session \`${this.name}\` was not ready within the call's deadline of ${timeoutMs} ms.`;
+    return `The tool session \`${this.name}\` was not ready within the call's deadline of ${timeoutMs} ms ` +
+      "(its start command prints one line on stdout once ready; a slow start needs a larger " +
+      "timeout_ms on the bound tool).";
   }
 
   async #launch(s: SessionScope): Promise<void> {

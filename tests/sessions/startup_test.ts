@@ -74,7 +74,9 @@ Deno.test("startup counts against the call's deadline", async () => {
   const r = await reg.call("get_app", {});
   assert.equal(
     textOf(r),
-    "The tool session `app` was not ready within the call's deadline of 300 ms.",
+    "The tool session `app` was not ready within the call's deadline of 300 ms (its start " +
+      "command prints one line on stdout once ready; a slow start needs a larger timeout_ms " +
+      "on the bound tool).",
   );
   assert.equal(r.isError, true);
   const groups = (await journalEntries(state)).map((e) => e.record);
