@@ -32,11 +32,12 @@ export function policyCliCommand(ctx: PluginCliContext): Command {
       .argument("<tool>", "published tool name, e.g. shell_exec_app")
       .option("--args <json>", "JSON object of arguments (default {})")
       .option("--repo <dir>", "workspace root (default: nearest folder with toolhost.toml)")
+      .option("--state-dir <dir>", "state directory (default: <workspace>/.toolhost/state)")
       .addHelpText(
         "after",
         `\nExample:\n  toolhost policy check shell_exec_app --args '{"command":"ls"}'\n`,
       )
-      .action(async (tool: string, o: { args?: string; repo?: string }) => {
+      .action(async (tool: string, o: { args?: string; repo?: string; stateDir?: string }) => {
         let args: unknown = {};
         try {
           args = o.args === undefined ? {} : JSON.parse(o.args);

@@ -137,6 +137,7 @@ function subcommands(help: string): string[] {
 Deno.test("--help on every command exits 0, describes it and includes an example", async () => {
   const queue: string[][] = [[]];
   const seen: string[] = [];
+  const leaves: string[] = [];
   while (queue.length > 0 && seen.length < 100) {
     const path = queue.shift()!;
     const r = await runCapture([...path, "--help"]);
@@ -145,9 +146,20 @@ Deno.test("--help on every command exits 0, describes it and includes an example
     assert.equal(r.code, 0, `${name} --help: ${r.err}`);
     assert.match(r.out, /^Usage: /, name);
     assert.match(r.out, /Examples?:\n {2}toolhost /, `${name} --help has no example`);
-    for (const sub of subcommands(r.out)) queue.push([...path, sub]);
+    const subs = subcommands(r.out);
+    if (subs.length === 0) leaves.push(name);
+    for (const sub of subs) queue.push([...path, sub]);
   }
   assert.ok(seen.length < 100, "the help tree does not end");
+  // The README: every command that reads a workspace (all leaves but these two) takes
+  // --repo and --state-dir.
+  const noWorkspace = ["toolhost artifact validate", "toolhost completions"];
+  for (const name of leaves) {
+    if (noWorkspace.includes(name)) continue;
+    const help = (await runCapture([...name.split(" ").slice(1), "--help"])).out;
+    assert.match(help, /--repo <dir>/, `${name} lacks --repo`);
+    assert.match(help, /--state-dir <dir>/, `${name} lacks --state-dir`);
+  }
   for (
     const must of ["toolhost", "toolhost tools", "toolhost tools check", "toolhost tools list"]
   ) {
