@@ -64,6 +64,12 @@ export interface CommandCallBase {
    * the next is spawned for the key. Default none (every call spawns its own).
    */
   warm?: WarmPool;
+  /**
+   * Never run in a spare (a confined call joining a session's network); `warm` only
+   * counts the call, as it does a call with `guard` (no spare's spawn contends with its
+   * start). Default false.
+   */
+  coldOnly?: boolean;
 }
 
 /** A consumer of a plain call's whole stdout (lib/spill: `overflow = "artifact"`). */
@@ -102,6 +108,8 @@ export interface PlainCommandCall extends CommandCallBase {
 
 const CANCELLED = "The tool call was cancelled.";
 
+type OnSpawn = CommandCallBase["onSpawn"];
+
 /** What a call's tool gets on top of the author's environment: its grants, then `extraEnv`. */
 function callExtraEnv(call: CommandCallBase): Record<string, string> {
   if (call.grantedEnv === undefined) return call.extraEnv ?? {};
@@ -110,7 +118,7 @@ function callExtraEnv(call: CommandCallBase): Record<string, string> {
 
 /** The warm spare request of `call`, when it may run warm. */
 function warmRequest(call: CommandCallBase, argv: readonly string[]): WarmRequest | undefined {
-  if (call.warm === undefined || call.guard !== undefined) return undefined;
+  if (call.warm === undefined || call.guard !== undefined || call.coldOnly) return undefined;
   const req = { confine: call.confine, cwd: call.cwd, stateDir: call.stateDir };
   if (call.confine !== undefined) return req;
   // Unconfined, a long call line costs its waiter more than the spawn it saves; only
@@ -129,15 +137,27 @@ function warmRequest(call: CommandCallBase, argv: readonly string[]): WarmReques
 async function withCallDirs(
   call: CommandCallBase,
   argv: readonly string[],
-  body: (dirs: CallDirs, spare?: TakenSpare) => Promise<ToolResult>,
+  body: (dirs: CallDirs, spare?: TakenSpare, onSpawn?: OnSpawn) => Promise<ToolResult>,
 ): Promise<ToolResult> {
   const req = warmRequest(call, argv);
-  // take() marks the key busy until replenish(): both, or neither.
-  const spare = req === undefined ? undefined : await call.warm!.take(req);
+  // take() marks the key busy until replenish(), enter() the pool until leave().
+  const warm = call.warm;
+  if (req === undefined) warm?.enter();
+  const spare = req === undefined ? undefined : await warm!.take(req);
+  let started = false;
+  // The pool spawns no spare while a call starts (warm_pool.ts `started`).
+  const onSpawn: OnSpawn | undefined = warm === undefined ? call.onSpawn : (record) => {
+    const r = call.onSpawn?.(record);
+    if (!started) warm.started(req);
+    started = true;
+    return r;
+  };
   try {
-    return await inCallDirs(spare?.dirs ?? await createCallDirs(call.stateDir), spare, body);
+    const dirs = spare?.dirs ?? await createCallDirs(call.stateDir);
+    return await inCallDirs(dirs, spare, (d, s) => body(d, s, onSpawn));
   } finally {
-    if (req !== undefined) call.warm!.replenish(req);
+    if (req !== undefined) warm!.replenish(req, started);
+    else warm?.leave(started);
   }
 }
 
@@ -164,7 +184,13 @@ function settled(dirs: CallDirs, run: RunOutcome): void {
 }
 
 /** The run's options: in `spare` when it takes the call, else spawned cold. */
-function runOptions(call: CommandCallBase, dirs: CallDirs, args: string[], spare?: TakenSpare) {
+function runOptions(
+  call: CommandCallBase,
+  dirs: CallDirs,
+  args: string[],
+  spare?: TakenSpare,
+  onSpawn = call.onSpawn,
+) {
   const env = toolEnvironment(call.baseEnv, callExtraEnv(call), { tmpDir: dirs.tmpDir });
   return {
     command: call.command,
@@ -175,7 +201,7 @@ function runOptions(call: CommandCallBase, dirs: CallDirs, args: string[], spare
     timeoutMs: call.timeoutMs,
     signal: call.signal,
     callDirs: dirs, // journals the group, so `toolhost sweep` can end it after a crash
-    onSpawn: call.onSpawn,
+    onSpawn,
     graceMs: call.graceMs,
     guard: call.guard,
     confine: call.confine,
@@ -201,10 +227,10 @@ function runOptions(call: CommandCallBase, dirs: CallDirs, args: string[], spare
  */
 export async function invokeJsonCommand(call: JsonCommandCall): Promise<ToolResult> {
   if (call.signal?.aborted) return errorResult(CANCELLED);
-  return await withCallDirs(call, call.argv, async (dirs, spare) => {
+  return await withCallDirs(call, call.argv, async (dirs, spare, onSpawn) => {
     const context = { ...call.context, outputDir: dirs.outputDir, tmpDir: dirs.tmpDir };
     const run = await runBounded({
-      ...runOptions(call, dirs, call.argv, spare),
+      ...runOptions(call, dirs, call.argv, spare, onSpawn),
       stdin: buildJsonRequest(context, call.args),
     });
     settled(dirs, run);
@@ -231,9 +257,9 @@ export async function invokeJsonCommand(call: JsonCommandCall): Promise<ToolResu
 export async function invokePlainCommand(call: PlainCommandCall): Promise<ToolResult> {
   const argv = substitutePlainArgv(call.template, call.properties, call.args);
   if (call.signal?.aborted) return errorResult(CANCELLED);
-  return await withCallDirs(call, argv, async (dirs, spare) => {
+  return await withCallDirs(call, argv, async (dirs, spare, onSpawn) => {
     const run = await runBounded({
-      ...runOptions(call, dirs, argv, spare),
+      ...runOptions(call, dirs, argv, spare, onSpawn),
       retainStdoutBytes: PLAIN_RETAIN_BYTES,
       onStdout: call.stdoutSpill ? (s) => call.stdoutSpill!.attach(s) : undefined,
     });

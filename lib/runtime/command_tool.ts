@@ -79,7 +79,8 @@ export interface CommandSpec {
   onStderr?: (chunk: Uint8Array) => void;
   /**
    * Warm spares (lib/sandbox/warm_pool.ts) for a call without resource limits that joins
-   * no session's network, confined or not. Default none.
+   * no session's network, confined or not; other calls are only counted by the pool (no
+   * spare's spawn begins while one starts). Default none.
    */
   warm?: WarmPool;
 }
@@ -168,10 +169,10 @@ async function runResolved(
     guard: spec.guard,
     confine: spec.confine,
     onStderr: spec.onStderr,
-    // Limits (their guard wraps bwrap) and a joined network keep the cold path.
-    warm: spec.guard === undefined && spec.confinement?.joinNetOf === undefined
-      ? spec.warm
-      : undefined,
+    // Limits (their guard wraps bwrap) and a joined network keep the cold path; the pool
+    // still counts such a call, so that no spare's spawn contends with its start.
+    warm: spec.warm,
+    coldOnly: spec.confinement?.joinNetOf !== undefined,
   };
   if (spec.protocol === "json") {
     return await invokeJsonCommand({

@@ -29,6 +29,10 @@
  * cold, without a spawn contending with each call), and a call waits for one still
  * being spawned.
  *
+ * No spare's spawn begins while any call of the pool's owner is starting — also one that
+ * never runs warm (`enter`: resource limits, a joined network), whose own spawn it would
+ * slow; a call is starting from its `take` (or `enter`) until its tool runs (`started`).
+ *
  * Not warm (the cold path, unchanged): runs with resource limits (their guard wraps the
  * sandbox), bound calls joining a session's network, sessions, extension servers,
  * hooks and the native tools (`shell_exec`, `git_*`: lib/native spawns them), a call
@@ -100,7 +104,7 @@ interface Entry {
   ready: Promise<Ready | undefined>;
   /** Set once `ready` has settled. */
   done: boolean;
-  /** Set once its spawn has begun (past its delay, with no call of the key running). */
+  /** Set once its spawn has begun (past its delay, with no call starting). */
   started: boolean;
   timer?: ReturnType<typeof setTimeout>;
 }
@@ -148,6 +152,8 @@ export class WarmPool {
   readonly #ending = new Set<Promise<void>>();
   /** Calls running per key: between their `take` and their `replenish`. */
   readonly #busy = new Map<string, number>();
+  /** Calls between their `take` and their `started` (or `replenish`), over all keys. */
+  #starting = 0;
   #closed = false;
   readonly #stats = { spawned: 0, taken: 0 };
 
@@ -177,16 +183,18 @@ export class WarmPool {
    * would get; else undefined (the call runs cold). A sandbox still being spawned is left
    * for the next call: waiting for it would cost this one more than its own spawn (an
    * unconfined spare is waited for: its spawn is the one a cold call would make). Every
-   * `take` must be followed by a {@linkcode WarmPool.replenish} when the call has ended.
+   * `take` must be followed by a {@linkcode WarmPool.replenish} when the call has ended,
+   * and should be by a {@linkcode WarmPool.started} once its tool runs.
    */
   async take(req: WarmRequest): Promise<TakenSpare | undefined> {
     const key = keyOf(req);
     if (key === undefined) return undefined;
     this.#busy.set(key, (this.#busy.get(key) ?? 0) + 1);
+    this.#starting++;
     // An unconfined spare being spawned is nearer ready than a cold spawn would be.
     const host = req.confine === undefined;
     const entry = this.#entries.get(key);
-    // Not one whose spawn has yet to begin: it will not, while this call runs.
+    // Not one whose spawn has yet to begin: it will not, while this call starts.
     if (entry === undefined || (!entry.done && !(host && entry.started))) return undefined;
     this.#remove(key);
     clearTimeout(entry.timer);
@@ -209,12 +217,36 @@ export class WarmPool {
   }
 
   /**
-   * A call of `req`'s key has ended: spawn the key's next spare in the background, unless
-   * it has one (a sandbox: shortly after, and only while no call of the key runs).
+   * A call that never runs warm (one with resource limits, or one whose line would be
+   * too long) starts: while it starts, no spare's spawn begins (it would contend with
+   * this call's own spawn). Follow it with {@linkcode WarmPool.leave}.
    */
-  replenish(req: WarmRequest): void {
+  enter(): void {
+    this.#starting++;
+  }
+
+  /**
+   * A call `take` (or `enter`, with no `req`) was asked for has its tool running (handed
+   * to its spare, or spawned cold). Call at most once per call.
+   */
+  started(req?: WarmRequest): void {
+    if (req === undefined || keyOf(req) !== undefined) this.#starting--;
+  }
+
+  /** A call {@linkcode WarmPool.enter} was called for has ended. */
+  leave(started = false): void {
+    if (!started) this.#starting--;
+  }
+
+  /**
+   * A call of `req`'s key has ended (`started`: whether {@linkcode WarmPool.started} was
+   * called for it): spawn the key's next spare in the background, unless it has one (a
+   * sandbox: shortly after, and only while no call of the key runs).
+   */
+  replenish(req: WarmRequest, started = false): void {
     const key = keyOf(req);
     if (key === undefined) return;
+    if (!started) this.#starting--;
     const busy = (this.#busy.get(key) ?? 1) - 1;
     if (busy > 0) this.#busy.set(key, busy);
     else this.#busy.delete(key);
@@ -231,10 +263,14 @@ export class WarmPool {
     }
     if (processSpares >= PROCESS_MAX_SPARES) return;
     // Not while a call of the key runs: back-to-back calls would each contend with it
-    // (measured: unconfined, 3.34x raw against 3.08x cold at load 9-11, with a spare
-    // spawned as each call started).
+    // (measured: unconfined, 3.34x raw against 3.08x cold at load 9-11, and at load 4
+    // 2.89x against 2.29x, with a spare spawned as each call's tool started: the spare's
+    // two `exec`s cost more CPU than the cold call's one saved). Nor while any call
+    // starts (also one that never runs warm, `enter`): it would contend with that call's
+    // own spawn (limited calls ran 17.9 ms with spares against 11.3 ms without).
     const entry: Entry = { ready: Promise.resolve(undefined), done: false, started: false };
-    const idle = () => (entry.started = !this.#closed && !this.#busy.has(key));
+    const idle =
+      () => (entry.started = !this.#closed && this.#starting === 0 && !this.#busy.has(key));
     entry.ready = spawnSpare(req, idle, delayMs);
     this.#entries.set(key, entry);
     processSpares++;

@@ -88,6 +88,30 @@ Deno.test("warm host spare: one call per spare, a burst runs cold, idle and clos
   assert.deepEqual(readdirSync(callsRoot(stateDir)), []);
 });
 
+Deno.test("warm host spare: none is spawned while another call starts", async () => {
+  if (skip) return printSkip("warm host starting call", skip);
+  await using ws = await tempWorkspace(TOML, FILES);
+  const pool = new WarmPool();
+  try {
+    await shCall(ws.root, "true", pool);
+    await pool.settled();
+    assert.equal(pool.size, 1);
+    pool.enter(); // a call that never runs warm (resource limits) starts
+    assert.equal((await shCall(ws.root, "true", pool)).isError, false);
+    await pool.settled();
+    assert.equal(pool.size, 0, "no spawn contends with the starting call");
+    assert.deepEqual(pool.stats, { spawned: 1, taken: 1 });
+    pool.started(); // its tool runs
+    pool.leave(true);
+    await shCall(ws.root, "true", pool);
+    await pool.settled();
+    assert.deepEqual(pool.stats, { spawned: 2, taken: 1 });
+  } finally {
+    await pool.close();
+  }
+  assert.deepEqual(await gone(ws.root), []);
+});
+
 /** Start the holder fixture on `root` and wait for its `ready` (or what it printed). */
 async function holder(root: string, hang: boolean) {
   const path = join(REPO_ROOT, "tests", "fixtures", "sandbox", "warm_host_holder.ts");
