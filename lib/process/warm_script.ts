@@ -6,8 +6,10 @@
  * toolhost holds; never stdin, which is the tool's input), closes it, and `eval`s it.
  * The line is {@link callPayload}: `unset` of what the waiter's own environment holds
  * beyond the tool's (`DENO_EXTRA_STDIO_FDS`, set by a Deno spawn), one
- * `export NAME='value'` per variable of the tool's environment, then
- * `exec 'program' 'arg'…` — every value single-quoted, newlines written as `"$_th_nl"`
+ * `export NAME='value'` per variable of the tool's environment (`export NAME="$OTHER"`
+ * for a value this line already exported, as a call's `TMP` and `TEMP` repeat its
+ * `TMPDIR`: dash reads the line a byte per system call), then
+ * `exec 'program' 'arg'…` — every other value single-quoted, newlines written as `"$_th_nl"`
  * so the whole call is one line, read completely before anything runs (a cut line
  * makes `read` fail, and the waiter exits without running anything). No argument or
  * environment value is ever on a command line (`/proc/PID/cmdline` is world-readable):
@@ -168,6 +170,19 @@ export const WAITER_RESERVED_NAMES: ReadonlySet<string> = new Set([
   "DENO_EXTRA_STDIO_FDS",
 ]);
 
+/**
+ * `v` as the word of an `export`: `"$NAME"` when this line already exported `v` as
+ * `NAME` and that is shorter (dash reads the line a byte per system call), else quoted.
+ * Only names dash neither sets nor rewrites are referred to (none of
+ * {@linkcode WAITER_RESERVED_NAMES}), and a double-quoted expansion is the value, byte
+ * for byte.
+ */
+function valueWord(v: string, exported: ReadonlyMap<string, string>): string {
+  const quoted = shellQuote(v);
+  const name = exported.get(v);
+  return name !== undefined && name.length + 3 < quoted.length ? `"$${name}"` : quoted;
+}
+
 /** One call as a waiter runs it. */
 export interface WarmCall {
   /** Absolute program path. */
@@ -218,10 +233,13 @@ export function callPayload(
   }
   const parts = call.cwd === undefined ? [] : [`cd -P -- ${shellQuote(call.cwd)} || exit 126`];
   parts.push(`unset ${unset.join(" ")}`);
+  /** Value → a plain name this line exported with it (a call's TMPDIR, TMP and TEMP). */
+  const exported = new Map<string, string>();
   for (const [k, v] of Object.entries(call.env)) {
     if (!exportable(k)) return { ok: false, reason: "environment name" };
     if (Object.hasOwn(base, k) && base[k] === v) continue; // inherited as it is
-    parts.push(`export ${k}=${shellQuote(v)}`);
+    parts.push(`export ${k}=${valueWord(v, exported)}`);
+    if (!exported.has(v) && !WAITER_RESERVED_NAMES.has(k)) exported.set(v, k);
   }
   parts.push(["exec", shellQuote(call.command), ...call.args.map(shellQuote)].join(" "));
   const text = `${parts.join("; ")}\n`;
