@@ -36,6 +36,7 @@ export class SchemaCompileError extends Error {}
 type AjvCtor = new (opts: Record<string, unknown>) => {
   compile(s: AnySchema): ValidateFunction;
   addMetaSchema(s: AnySchema): unknown;
+  removeSchema(s: AnySchema): unknown;
 };
 
 // deno-lint-ignore no-explicit-any
@@ -242,6 +243,7 @@ function compileFresh(schema: object): CompiledSchema {
   try {
     validate = ajv.compile(rec as AnySchema);
   } catch (e) {
+    forget(ajv, rec);
     const reason = e instanceof Error ? e.message.split("\n")[0].slice(0, 300) : "unknown error";
     throw new SchemaCompileError(`the schema does not compile: ${reason}`);
   }
@@ -252,6 +254,19 @@ function compileFresh(schema: object): CompiledSchema {
   const knownKeys = new Set<string>();
   collectKeys(rec, knownKeys);
   return { schema: rec, validate, knownKeys };
+}
+
+/**
+ * Drop `schema` from `ajv`'s cache after its compile failed: ajv caches a schema object
+ * before checking it against the meta-schema, so a second compile of the same object would
+ * skip that check and return a validator for a schema that was refused (e.g. `multipleOf: 0`).
+ */
+function forget(ajv: AjvInstance, schema: Record<string, unknown>): void {
+  try {
+    ajv.removeSchema(schema as AnySchema);
+  } catch {
+    // Nothing cached under it.
+  }
 }
 
 /** How deep the meta-schema fast path looks before leaving a schema to ajv. */

@@ -235,3 +235,21 @@ Deno.test("two schemas may declare the same $id (ids are never shared between to
     SchemaCompileError,
   );
 });
+
+Deno.test("a schema refused once is refused again: ajv's cache does not skip its meta-schema check", () => {
+  const refused: Record<string, unknown>[] = [
+    { type: "object", properties: { a: { type: "number", multipleOf: 0 } } },
+    { type: "object", required: ["a", "a"] },
+    { type: "object", properties: { a: { type: "number", minimum: "3" } } },
+    {
+      $schema: "http://json-schema.org/draft-07/schema#",
+      type: "object",
+      properties: { a: { type: "number", multipleOf: -1 } },
+    },
+  ];
+  for (const schema of refused) {
+    for (let i = 0; i < 3; i++) {
+      assert.throws(() => compileSchema(schema), SchemaCompileError, JSON.stringify(schema));
+    }
+  }
+});
