@@ -9,7 +9,7 @@
 
 import { Buffer } from "node:buffer";
 // @ts-types="@modelcontextprotocol/sdk/shared/stdio"
-import { type ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import { serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 
@@ -19,6 +19,17 @@ export interface FrameSink {
   onmessage?: (message: JSONRPCMessage) => void;
   /** A line that is not a valid message, or the buffer bound was exceeded. */
   onerror?: (error: Error) => void;
+}
+
+/**
+ * What splits and validates lines: the SDK's `ReadBuffer`, or one of the same behaviour
+ * (`serve`'s, lib/mcp/message_buffer.ts).
+ */
+export interface MessageBuffer {
+  /** Add input; throws when more would be unread than the buffer allows. */
+  append(chunk: Buffer): void;
+  /** The next complete message; null when no line is complete; throws for a bad line. */
+  readMessage(): JSONRPCMessage | null;
 }
 
 /**
@@ -37,7 +48,7 @@ export interface FrameSink {
  * }); // true
  * ```
  */
-export function feedLines(buffer: ReadBuffer, chunk: Buffer, sink: FrameSink): boolean {
+export function feedLines(buffer: MessageBuffer, chunk: Buffer, sink: FrameSink): boolean {
   try {
     buffer.append(chunk);
   } catch (e) {

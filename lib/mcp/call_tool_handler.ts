@@ -13,7 +13,9 @@
  *   exactly what zod accepts for that shape and with the same output; anything else goes
  *   through the SDK's schema as before, with the same error.
  *
- * Parsing each `read` result with zod was about a tenth of `serve`'s CPU per call.
+ * Parsing each `read` result with zod was about a tenth of `serve`'s CPU per call. The
+ * protocol layer's own parse of the request with `CallToolRequestSchema` is done by hand
+ * for a plain request (plain_request.ts, the same output), by zod for any other.
  *
  * @module
  */
@@ -33,6 +35,7 @@ import {
   type ServerNotification,
   type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
+import { plainCallRequest } from "./plain_request.ts";
 
 /** A `tools/call` handler: the parsed request in, the result out. */
 export type CallToolHandler = (
@@ -64,11 +67,24 @@ type BaseSetHandler = (
  */
 export function setCallToolHandler(server: Server, handler: CallToolHandler): void {
   const base = Protocol.prototype.setRequestHandler as unknown as BaseSetHandler;
-  base.call(server, CallToolRequestSchema, async (request, extra) => {
+  const run = async (request: CallToolRequest, extra: HandlerExtra) => {
     const result: unknown = await handler(request, extra);
     return checkedCallResult(result, Boolean(request.params.task));
+  };
+  base.call(server, CallToolRequestSchema, run);
+  // The protocol layer's wrapper parses with zod; a plain request gets the same parse by
+  // hand (plain_request.ts), anything else still the wrapper's.
+  const handlers = (server as unknown as { _requestHandlers?: unknown })._requestHandlers;
+  if (!(handlers instanceof Map)) return; // another SDK version: its wrapper stays
+  const wrapped: unknown = handlers.get("tools/call");
+  if (typeof wrapped !== "function") return;
+  handlers.set("tools/call", (request: unknown, extra: HandlerExtra) => {
+    const plain = plainCallRequest(request);
+    return plain === undefined ? wrapped(request, extra) : run(plain, extra);
   });
 }
+
+type HandlerExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /**
  * The result as the SDK's `tools/call` wrapper would return it: checked against

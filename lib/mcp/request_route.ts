@@ -7,7 +7,8 @@
  * (both are strict and have no `method`), so for it the SDK's answer is decided by the
  * request and notification schemas alone. This route asks exactly those, in the SDK's
  * order, and hands the message to the same SDK method the SDK would; anything else goes
- * the SDK's own way.
+ * the SDK's own way. A request `serve`'s stdio framing already checked by hand
+ * (plain_request.ts: one the request schema accepts) skips the request schema too.
  *
  * @module
  */
@@ -18,6 +19,7 @@ import {
   isJSONRPCRequest,
   type JSONRPCMessage,
 } from "@modelcontextprotocol/sdk/types.js";
+import { isPlainRequest } from "./plain_request.ts";
 
 /** The SDK protocol methods a routed message is handed to (SDK 1.x internals). */
 interface ProtocolInternals {
@@ -52,7 +54,7 @@ export function requestRoute(protocol: object): RequestRoute | undefined {
     if (typeof message !== "object" || message === null || !Object.hasOwn(message, "method")) {
       return false;
     }
-    if (isJSONRPCRequest(message)) {
+    if (isPlainRequest(message) || isJSONRPCRequest(message)) {
       target._onrequest(message, extra);
       return true;
     }

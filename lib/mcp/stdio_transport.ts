@@ -1,6 +1,7 @@
 /**
  * The server side of MCP's stdio transport: newline-delimited JSON-RPC over a readable and
- * a writable stream, framed by line_framing.ts (the SDK's `ReadBuffer` and validation).
+ * a writable stream, framed by line_framing.ts (message_buffer.ts: the SDK's `ReadBuffer`
+ * behaviour, with plain requests checked by hand, plain_request.ts).
  * What differs from the SDK's `StdioServerTransport` is the write: each message goes out
  * as bytes (`frameBytes`), since handing the stream a string made Deno's socket re-encode
  * it on a slow path — for a 12 KB `read` result about a tenth of the server's time per
@@ -14,11 +15,10 @@
 
 import type { Buffer } from "node:buffer";
 import type { Readable, Writable } from "node:stream";
-// @ts-types="@modelcontextprotocol/sdk/shared/stdio"
-import { ReadBuffer } from "@modelcontextprotocol/sdk/shared/stdio.js";
 // @ts-types="@modelcontextprotocol/sdk/shared/transport"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { feedLines, frameBytes } from "../extensions/line_framing.ts";
+import { MessageLineBuffer } from "./message_buffer.ts";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 
@@ -50,7 +50,7 @@ export class StdioServerStreamTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   #input: Readable;
   #output: Writable;
-  #buffer: ReadBuffer;
+  #buffer: MessageLineBuffer;
   #serialize?: (message: JSONRPCMessage) => string;
   #started = false;
   #closed = false;
@@ -59,7 +59,7 @@ export class StdioServerStreamTransport implements Transport {
   constructor(input: Readable, output: Writable, opts: StdioTransportOptions = {}) {
     this.#input = input;
     this.#output = output;
-    this.#buffer = new ReadBuffer({ maxBufferSize: opts.maxBufferBytes });
+    this.#buffer = new MessageLineBuffer({ maxBufferSize: opts.maxBufferBytes });
     this.#serialize = opts.serialize;
   }
 
