@@ -22,6 +22,7 @@ import process from "node:process";
 import { PathError } from "../errors/errors.ts";
 import { errnoOf, pathErrorFor } from "./errno.ts";
 import { showPath } from "./show_path.ts";
+import { type ExactStats, fstatExact, identityKey, lstatExact, sameObject } from "./exact_stat.ts";
 
 const C = fs.constants;
 const DIR_FLAGS = C.O_RDONLY | C.O_DIRECTORY | C.O_NOFOLLOW;
@@ -250,12 +251,12 @@ export class Sandbox {
   deny(physicalPaths: Iterable<string>): void {
     for (const p of physicalPaths) {
       const st = fs.lstatSync(p, { bigint: true, throwIfNoEntry: false });
-      if (st) this.#denied.add(`${st.dev}:${st.ino}`);
+      if (st) this.#denied.add(identityKey(st));
     }
   }
 
-  private isDenied(st: fs.BigIntStats): boolean {
-    return this.#denied.size > 0 && this.#denied.has(`${st.dev}:${st.ino}`);
+  private isDenied(st: ExactStats): boolean {
+    return this.#denied.size > 0 && this.#denied.has(identityKey(st));
   }
 
   /** Close the root descriptor. */
@@ -366,10 +367,10 @@ export class Sandbox {
     }
   }
 
-  private lstatChecked(p: string, shown: string): fs.BigIntStats {
-    let st: fs.BigIntStats | undefined;
+  private lstatChecked(p: string, shown: string): ExactStats {
+    let st: ExactStats | undefined;
     try {
-      st = fs.lstatSync(p, { bigint: true, throwIfNoEntry: false });
+      st = lstatExact(p);
     } catch (e) {
       throw pathErrorFor(e, shown);
     }
@@ -380,7 +381,7 @@ export class Sandbox {
     return st;
   }
 
-  private openRegular(p: string, st: fs.BigIntStats, shown: string): OpenedFile {
+  private openRegular(p: string, st: ExactStats, shown: string): OpenedFile {
     if (st.isDirectory()) throw new PathError(`${showPath(shown)} is a folder, not a file.`);
     if (!st.isFile()) {
       throw new PathError(
@@ -400,7 +401,7 @@ export class Sandbox {
   private openChecked(
     p: string,
     flags: number,
-    st: fs.BigIntStats,
+    st: ExactStats,
     shown: string,
     kind: "file" | "directory",
   ): number {
@@ -412,8 +413,8 @@ export class Sandbox {
     }
     let ok = false;
     try {
-      const f = fs.fstatSync(fd, { bigint: true });
-      ok = f.dev === st.dev && f.ino === st.ino && kindOfStats(f) === kind;
+      const f = fstatExact(fd);
+      ok = sameObject(f, st) && kindOfStats(f) === kind;
     } catch { /* treated as changed */ }
     if (!ok) {
       closeQuietly(fd);

@@ -1,0 +1,78 @@
+/**
+ * `lstat`/`fstat` for identity checks (device and inode), exact without paying for
+ * BigInt stats on every call: the plain (number) stats are taken first, and only when a
+ * device or inode number is beyond what a double holds exactly (≥ 2^53, where two
+ * objects could compare equal) are the stats taken again as BigInts. Under Deno the
+ * BigInt variant was about half again the CPU of the plain one per `lstat`.
+ *
+ * @module
+ */
+
+import fs from "node:fs";
+
+/** Stats whose `dev` and `ino` are exact: numbers below 2^53, or BigInts. */
+export type ExactStats = fs.Stats | fs.BigIntStats;
+
+/**
+ * `lstatSync(p)` with exact identity; undefined when nothing is there. Throws what
+ * `lstatSync` throws.
+ *
+ * @example
+ * ```ts
+ * import { lstatExact } from "./exact_stat.ts";
+ * lstatExact("/tmp")?.isDirectory(); // true
+ * ```
+ */
+export function lstatExact(p: string): ExactStats | undefined {
+  const st = fs.lstatSync(p, { throwIfNoEntry: false });
+  if (st === undefined || exactIdentity(st)) return st;
+  return fs.lstatSync(p, { bigint: true, throwIfNoEntry: false });
+}
+
+/**
+ * `fstatSync(fd)` with exact identity. Throws what `fstatSync` throws.
+ *
+ * @example
+ * ```ts
+ * import fs from "node:fs";
+ * import { fstatExact } from "./exact_stat.ts";
+ * const fd = fs.openSync("/tmp", "r");
+ * fstatExact(fd).isDirectory(); // true
+ * fs.closeSync(fd);
+ * ```
+ */
+export function fstatExact(fd: number): ExactStats {
+  const st = fs.fstatSync(fd);
+  return exactIdentity(st) ? st : fs.fstatSync(fd, { bigint: true });
+}
+
+/**
+ * Whether `a` and `b` are the same object (device and inode), whichever kind of stats.
+ *
+ * @example
+ * ```ts
+ * import { lstatExact, sameObject } from "./exact_stat.ts";
+ * sameObject(lstatExact("/tmp")!, lstatExact("/tmp")!); // true
+ * ```
+ */
+export function sameObject(a: ExactStats, b: ExactStats): boolean {
+  if (typeof a.ino === typeof b.ino) return a.dev === b.dev && a.ino === b.ino;
+  return identityKey(a) === identityKey(b); // exact: numbers here are below 2^53
+}
+
+/**
+ * `dev:ino` of `st`, the same text for a number and a BigInt of the same value.
+ *
+ * @example
+ * ```ts
+ * import { identityKey, lstatExact } from "./exact_stat.ts";
+ * identityKey(lstatExact("/tmp")!); // e.g. "2049:131073"
+ * ```
+ */
+export function identityKey(st: ExactStats): string {
+  return `${st.dev}:${st.ino}`;
+}
+
+function exactIdentity(st: fs.Stats): boolean {
+  return Number.isSafeInteger(st.dev) && Number.isSafeInteger(st.ino);
+}
