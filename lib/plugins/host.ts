@@ -50,6 +50,20 @@ export interface CallGrant {
   callId: string;
 }
 
+/**
+ * The grant of a call no hook saw: no environment, and an id made only if something asks
+ * (a plugin tool, a built-in-like tool); a plain built-in never does.
+ */
+function quietGrant(): CallGrant {
+  let id: string | undefined;
+  return {
+    env: {},
+    get callId(): string {
+      return id ??= randomBytes(8).toString("hex");
+    },
+  };
+}
+
 /** A call as the host sees it: who is called, with which admitted arguments. */
 export interface CallSubject {
   /** Published tool name. */
@@ -206,7 +220,7 @@ export class PluginHost {
     signal: AbortSignal | undefined,
     exec: (grant: CallGrant) => Promise<ToolResult>,
   ): Promise<ToolResult> {
-    if (!this.active) return await exec({ env: {}, callId: randomBytes(8).toString("hex") });
+    if (!this.active) return await exec(quietGrant());
     const startedAt = new Date();
     const info: CallInfo = Object.freeze({
       callId: randomBytes(8).toString("hex"),
