@@ -70,6 +70,35 @@ export function resultBytes(result: ToolResult): number {
   return bytes;
 }
 
+/**
+ * An upper bound of {@link resultBytes}, without counting UTF-8 (a UTF-16 unit is at most
+ * 3 bytes, and at most 6 once escaped in a JSON string): when it is within a limit, so is
+ * the result. Json blocks' texts are made (and remembered) as {@link resultBytes} does.
+ * `Infinity` for shapes it does not bound.
+ *
+ * @example
+ * ```ts
+ * import { resultBytesAtMost } from "./json_text.ts";
+ * resultBytesAtMost({ content: [{ type: "text", text: "hi" }], isError: false }); // 67
+ * ```
+ */
+export function resultBytesAtMost(result: ToolResult): number {
+  if (!plainShape(result)) return Infinity;
+  let bytes = CONTENT_OPEN + IS_ERROR + (result.isError ? 4 : 5) + 1;
+  bytes += Math.max(0, result.content.length - 1);
+  for (const b of result.content) {
+    const keys = Object.keys(b).length;
+    if (b.type === "text" && keys === 2 && typeof b.text === "string") {
+      bytes += '{"type":"text","text":""}'.length + 6 * b.text.length;
+    } else if (b.type === "json" && keys === 2) {
+      const text = jsonText(b);
+      if (text === undefined) return Infinity;
+      bytes += '{"type":"json","data":}'.length + 3 * text.length;
+    } else return Infinity;
+  }
+  return bytes;
+}
+
 function plainShape(r: ToolResult): boolean {
   const keys = Object.keys(r);
   return keys.length === 2 && "content" in r && Array.isArray(r.content) &&

@@ -13,7 +13,7 @@ import { admitOrRefuse } from "../schema/admit_args.ts";
 import { compileSchema } from "../schema/compile_schema.ts";
 import { errnoOf } from "../paths/errno.ts";
 import { errorResult, LIMITS, type ToolResult } from "../results/types.ts";
-import { resultBytes } from "../results/json_text.ts";
+import { resultBytes, resultBytesAtMost } from "../results/json_text.ts";
 import type { CallHost, CallOptions } from "./call_host.ts";
 import type { RegisteredTool } from "../registry/selection.ts";
 import { descendantsOf } from "../workspace/scope.ts";
@@ -261,7 +261,9 @@ async function callCommand(
  * ```
  */
 export function enforceResultSize(r: ToolResult): ToolResult {
-  const bytes = resultBytes(r); // json texts are kept for the MCP mapping
+  // Json texts are kept for the MCP mapping; UTF-8 is counted only near the bound.
+  if (resultBytesAtMost(r) <= LIMITS.maxResultBytes) return r;
+  const bytes = resultBytes(r);
   if (bytes <= LIMITS.maxResultBytes) return r;
   return errorResult(
     `The tool's result is ${bytes} bytes; the limit is 8 MiB (${LIMITS.maxResultBytes}).`,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
-import { jsonText, resultBytes } from "../../lib/results/json_text.ts";
+import { jsonText, resultBytes, resultBytesAtMost } from "../../lib/results/json_text.ts";
 import type { ToolResult } from "../../lib/results/types.ts";
 import { enforceResultSize } from "../../lib/runtime/call_tool.ts";
 
@@ -63,4 +63,29 @@ Deno.test("the 8 MiB result bound: at, one below and one above", () => {
     assert.equal(resultBytes(r), LIMIT_8_MIB + delta);
     assert.equal(enforceResultSize(r).isError, delta > 0, `delta ${delta}`);
   }
+});
+
+Deno.test("resultBytesAtMost is never below resultBytes", () => {
+  let seed = 11;
+  const rand = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+  for (let i = 0; i < 3000; i++) {
+    const r = randomResult(rand);
+    assert.ok(resultBytesAtMost(r) >= resultBytes(r), JSON.stringify(r));
+  }
+  const worst = ["\u0001".repeat(50), "\u{1f600}".repeat(50), "\ud800".repeat(50), "é\u2028"];
+  for (const text of worst) {
+    const t: ToolResult = { content: [{ type: "text", text }], isError: false };
+    assert.ok(resultBytesAtMost(t) >= resultBytes(t), JSON.stringify(text));
+    const j: ToolResult = { content: [{ type: "json", data: { text } }], isError: true };
+    assert.ok(resultBytesAtMost(j) >= resultBytes(j), JSON.stringify(text));
+  }
+  const odd = { content: [{ type: "text", text: "a", extra: 1 }], isError: false };
+  assert.equal(resultBytesAtMost(odd as unknown as ToolResult), Infinity);
+});
+
+Deno.test("the 8 MiB bound holds for a multi-byte text the upper bound cannot clear", () => {
+  const text = "\u{1f600}".repeat(Math.ceil(LIMIT_8_MIB / 4) + 1); // 4 bytes, 2 units each
+  const r: ToolResult = { content: [{ type: "text", text }], isError: false };
+  assert.ok(resultBytes(r) > LIMIT_8_MIB);
+  assert.equal(enforceResultSize(r).isError, true);
 });
