@@ -7,7 +7,7 @@
  * @module
  */
 
-import { Buffer } from "node:buffer";
+import type { Buffer } from "node:buffer";
 // @ts-types="@modelcontextprotocol/sdk/shared/stdio"
 import { serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
