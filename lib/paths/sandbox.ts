@@ -413,7 +413,7 @@ export class Sandbox {
     }
     let ok = false;
     try {
-      const f = fstatExact(fd);
+      const f = fstatExact(fd, this.procfs);
       ok = sameObject(f, st) && kindOfStats(f) === kind;
     } catch { /* treated as changed */ }
     if (!ok) {

@@ -21,6 +21,8 @@ Deno.test("exact stats: the same identity as BigInt stats, number or not", () =>
     const fd = fs.openSync(`${dir}/f`, "r");
     try {
       assert.ok(sameObject(fstatExact(fd), st));
+      assert.ok(sameObject(fstatExact(fd, true), st)); // through /proc/self/fd under Deno
+      assert.ok(fstatExact(fd, true).isFile());
     } finally {
       fs.closeSync(fd);
     }
