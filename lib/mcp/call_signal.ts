@@ -50,3 +50,44 @@ export function callSignal(a: AbortSignal, b: AbortSignal): CallSignal {
   b.addEventListener("abort", fromB, { once: true });
   return { signal: ctl.signal, dispose };
 }
+
+/**
+ * {@link callSignal} against one long-lived `b` (the connection's shutdown signal) for
+ * many calls: `b` gets one listener for all of them instead of one per call, so a call
+ * adds and removes a listener on its request signal only. The same signals, reasons and
+ * order (calls abort in the order they were made).
+ *
+ * @example
+ * ```ts
+ * import { callSignals } from "./call_signal.ts";
+ * const shutdown = new AbortController();
+ * const signalFor = callSignals(shutdown.signal);
+ * const call = signalFor(new AbortController().signal);
+ * shutdown.abort("bye");
+ * call.signal.reason; // "bye"
+ * call.dispose();
+ * ```
+ */
+export function callSignals(b: AbortSignal): (a: AbortSignal) => CallSignal {
+  const live = new Set<() => void>();
+  b.addEventListener("abort", () => {
+    for (const fromB of [...live]) fromB();
+  }, { once: true });
+  return (a) => {
+    if (a.aborted || b.aborted) return callSignal(a, b);
+    const ctl = new AbortController();
+    const fromA = () => finish(a.reason);
+    const fromB = () => finish(b.reason);
+    function dispose(): void {
+      a.removeEventListener("abort", fromA);
+      live.delete(fromB);
+    }
+    function finish(reason: unknown): void {
+      dispose();
+      ctl.abort(reason);
+    }
+    a.addEventListener("abort", fromA, { once: true });
+    live.add(fromB);
+    return { signal: ctl.signal, dispose };
+  };
+}

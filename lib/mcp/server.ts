@@ -32,7 +32,7 @@ import {
 import { ToolhostError } from "../errors/errors.ts";
 import { errorResult } from "../results/types.ts";
 import { VERSION } from "../version.ts";
-import { callSignal } from "./call_signal.ts";
+import { callSignals } from "./call_signal.ts";
 import { setCallToolHandler } from "./call_tool_handler.ts";
 import { JsonMirrors } from "./json_mirrors.ts";
 import { toMcpResult } from "./result_mapping.ts";
@@ -167,6 +167,7 @@ function negotiatedVersion(requested: unknown): string {
 
 function registerHandlers(server: Server, source: ToolSource, ctx: HandlerContext): void {
   const interval = ctx.progressIntervalMs ?? 1000;
+  const signalFor = callSignals(ctx.stop);
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     const tools = await source.list();
     return {
@@ -180,7 +181,7 @@ function registerHandlers(server: Server, source: ToolSource, ctx: HandlerContex
   // Not `server.setRequestHandler`: see call_tool_handler.ts for what that adds and why.
   setCallToolHandler(server, async (req, extra): Promise<CallToolResult> => {
     if (ctx.stop.aborted) return toMcpResult(errorResult("The server is shutting down."));
-    const call = callSignal(extra.signal, ctx.stop);
+    const call = signalFor(extra.signal);
     const token = req.params._meta?.progressToken;
     const ticker = token === undefined
       ? undefined
