@@ -14,10 +14,9 @@
  */
 
 import { VERSION } from "../lib/version.ts";
-import { wrapBundle } from "./sea_wrapper.ts";
 
 interface SeaModule {
-  getAsset(key: string, encoding?: string): string | ArrayBuffer;
+  getRawAsset(key: string): ArrayBuffer;
 }
 
 function runBundle(): void {
@@ -27,14 +26,14 @@ function runBundle(): void {
   const sea = builtin("node:sea") as SeaModule;
   const vm = builtin("node:vm") as typeof import("node:vm");
   const { Buffer } = builtin("node:buffer") as typeof import("node:buffer");
-  const source = Buffer.from(sea.getAsset("toolhost.cjs") as ArrayBuffer).toString("latin1");
+  const source = Buffer.from(sea.getRawAsset("toolhost.cjs")).toString("latin1");
   let cachedData: Uint8Array | undefined;
   try {
-    cachedData = new Uint8Array(sea.getAsset("toolhost.cache") as ArrayBuffer);
+    cachedData = new Uint8Array(sea.getRawAsset("toolhost.cache"));
   } catch {
     cachedData = undefined; // built without a cache: V8 compiles from source
   }
-  const script = new vm.Script(wrapBundle(source), {
+  const script = new vm.Script(source, {
     filename: "toolhost.cjs",
     cachedData,
   });
