@@ -215,8 +215,18 @@ export function compileSchema(schema: unknown): CompiledSchema {
 
 const compiledSchemas = new WeakMap<object, CompiledSchema>();
 
-function compileFresh(schema: object): CompiledSchema {
-  const rec = schema as Record<string, unknown>;
+/**
+ * The checks {@linkcode compileSchema} makes before ajv sees a schema object, in its
+ * order and with its messages (nesting, size, root type, local `$ref`s); returns the
+ * schema's size in bytes of JSON.
+ *
+ * @example
+ * ```ts
+ * import { precheckSchema } from "./compile_schema.ts";
+ * precheckSchema({ type: "object" }); // 15
+ * ```
+ */
+export function precheckSchema(rec: Record<string, unknown>): number {
   // Before anything recursive (serializing, ajv) can overflow the stack on it.
   if (!nestingWithin(rec, MAX_SCHEMA_DEPTH)) {
     throw new SchemaCompileError(`the schema nests deeper than ${MAX_SCHEMA_DEPTH} levels`);
@@ -229,10 +239,49 @@ function compileFresh(schema: object): CompiledSchema {
     throw new SchemaCompileError('the schema must have root `type = "object"`');
   }
   checkRefsAreLocal(rec);
+  return size;
+}
+
+/**
+ * Whether the hand-written meta-schema check (simple_meta.ts) validates `rec` as a draft
+ * 2020-12 schema without ajv: `true` is certain, `false` means "ask ajv".
+ *
+ * @example
+ * ```ts
+ * import { fastMetaValid } from "./compile_schema.ts";
+ * fastMetaValid({ type: "object", properties: { q: { type: "string" } } }); // true
+ * ```
+ */
+export function fastMetaValid(rec: Record<string, unknown>): boolean {
+  return rec.$schema === undefined && simpleSchemaValid(rec, MAX_FAST_META_DEPTH, regexFormat());
+}
+
+/**
+ * Whether `pattern` compiles in the RE2 engine ajv is given for `pattern` keywords, called
+ * exactly as ajv calls it (flags `"u"`).
+ *
+ * @example
+ * ```ts
+ * import { re2Compiles } from "./compile_schema.ts";
+ * re2Compiles("^[a-z]+$"); // true
+ * re2Compiles("(?=a)"); // false: RE2 has no lookahead
+ * ```
+ */
+export function re2Compiles(pattern: string): boolean {
+  try {
+    re2Engine(pattern, "u");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function compileFresh(schema: object): CompiledSchema {
+  const rec = schema as Record<string, unknown>;
+  precheckSchema(rec);
   // Common schemas are checked against the 2020-12 meta-schema by hand (exactly, or not at
   // all); the rest by ajv's compiled meta-schema validator.
-  const prevalidated = rec.$schema === undefined &&
-    simpleSchemaValid(rec, MAX_FAST_META_DEPTH, regexFormat());
+  const prevalidated = fastMetaValid(rec);
   const ajv = ajvFor(
     draftOf(rec),
     String(rec.$schema).startsWith(DRAFT_06),

@@ -37,11 +37,11 @@ function isType(v: unknown): boolean {
 }
 
 /** Keywords whose value is a single schema. */
-const SUBSCHEMA = new Set(["additionalProperties", "items", "not", "propertyNames", "contains"]);
+export const SUBSCHEMA: ReadonlySet<string> = new Set(["additionalProperties", "items", "not", "propertyNames", "contains"]);
 /** Keywords whose value is an object of schemas. */
-const SCHEMA_MAP = new Set(["properties"]);
+export const SCHEMA_MAP: ReadonlySet<string> = new Set(["properties"]);
 /** Keywords whose value is a non-empty array of schemas. */
-const SCHEMA_LIST = new Set(["allOf", "anyOf", "oneOf"]);
+export const SCHEMA_LIST: ReadonlySet<string> = new Set(["allOf", "anyOf", "oneOf"]);
 
 /** Keywords with a plain value and what the 2020-12 meta-schema requires of it. */
 const VALUES: Record<string, Check> = {

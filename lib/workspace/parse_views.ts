@@ -6,7 +6,8 @@
  */
 
 import { BUILTIN_SPECS } from "../builtins/specs.ts";
-import { checkFormatsKnown, compileSchema, SchemaCompileError } from "../schema/compile_schema.ts";
+import { checkFormatsKnown, SchemaCompileError } from "../schema/compile_schema.ts";
+import { checkSchema } from "../schema/check_schema.ts";
 import { LIMITS } from "../results/types.ts";
 import { plainPlaceholders } from "../protocols/plain_argv.ts";
 import { renderDescription } from "./description.ts";
@@ -253,8 +254,8 @@ function readSchema(
   const raw = t.input_schema;
   if (raw === undefined) return { type: "object", additionalProperties: false };
   try {
-    compileSchema(raw);
-    checkFormatsKnown(raw); // after compiling: it walks a schema already bounded in depth
+    checkSchema(raw); // compiled here only when compiling it could fail (see check_schema.ts)
+    checkFormatsKnown(raw); // after checking: it walks a schema already bounded in depth
   } catch (e) {
     if (!(e instanceof SchemaCompileError)) throw e;
     const hint = schemaTypeHint(raw);
