@@ -4,7 +4,7 @@
  * units — at 160, one below and one above; through `read` end to end.
  */
 import assert from "node:assert/strict";
-import { SHOWN_PATH_UNITS, showPath } from "../../lib/paths/show_path.ts";
+import { escapeShown, SHOWN_PATH_UNITS, showPath } from "../../lib/paths/show_path.ts";
 import { runBuiltin } from "../../lib/builtins/run.ts";
 import { decl, env, folderView, makeTree } from "../builtins/helpers.ts";
 
@@ -51,5 +51,18 @@ Deno.test("read: a hostile missing path comes back escaped and short", async () 
     }
   } finally {
     t.rm();
+  }
+});
+
+Deno.test("printable ASCII skips the Unicode scan with the same result", () => {
+  const scan = (t: string, re: RegExp) =>
+    t.replace(re, (ch) => `\\u{${ch.codePointAt(0)!.toString(16)}}`);
+  const unsafe = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Cs}]/gu;
+  const quoted = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Cs}`]/gu;
+  const samples = ["", "docs/a.md", "a`b", "``", "tab\there", "del\x7f", "caf\u00e9", "\u202e"];
+  for (let c = 0; c < 0x100; c++) samples.push(`a${String.fromCharCode(c)}b`);
+  for (const t of samples) {
+    assert.equal(escapeShown(t), scan(t, unsafe), JSON.stringify(t));
+    assert.equal(showPath(t), `\`${scan(t, quoted)}\``, JSON.stringify(t));
   }
 });
