@@ -37,7 +37,13 @@ function isType(v: unknown): boolean {
 }
 
 /** Keywords whose value is a single schema. */
-export const SUBSCHEMA: ReadonlySet<string> = new Set(["additionalProperties", "items", "not", "propertyNames", "contains"]);
+export const SUBSCHEMA: ReadonlySet<string> = new Set([
+  "additionalProperties",
+  "items",
+  "not",
+  "propertyNames",
+  "contains",
+]);
 /** Keywords whose value is an object of schemas. */
 export const SCHEMA_MAP: ReadonlySet<string> = new Set(["properties"]);
 /** Keywords whose value is a non-empty array of schemas. */

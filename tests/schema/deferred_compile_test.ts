@@ -179,7 +179,9 @@ Deno.test("what ajv refuses in a meta-valid schema is compiled at load, never de
 
 Deno.test("a schema over the size bound is compiled at load", () => {
   const properties: Record<string, unknown> = {};
-  for (let i = 0; i < 2000; i++) properties[`p${i}`] = { type: "string", description: "x".repeat(40) };
+  for (let i = 0; i < 2000; i++) {
+    properties[`p${i}`] = { type: "string", description: "x".repeat(40) };
+  }
   const big = { type: "object", properties };
   const size = precheckSchema(big);
   assert.ok(size > DEFER_MAX_BYTES);
