@@ -18,7 +18,7 @@ import { errorResult, type ToolResult } from "../results/types.ts";
 import type { Workspace } from "../workspace/types.ts";
 import type { ToolListing } from "../results/tool_listing.ts";
 import type { CallHost, CallOptions } from "../runtime/call_host.ts";
-import { callTool, closeRegistry } from "../runtime/call_tool.ts";
+import { withCallPath } from "./call_path.ts";
 import { WarmPool, warmSandboxesEnabled } from "../sandbox/warm_pool.ts";
 import { SessionSupervisor } from "../sessions/supervisor.ts";
 import { PinGuard } from "./pin_guard.ts";
@@ -26,7 +26,6 @@ import { sessionPinKey } from "../workspace/names.ts";
 import type { Plugin } from "../plugins/api.ts";
 import { PluginHost } from "../plugins/host.ts";
 import { openPluginHost } from "../plugins/open_host.ts";
-import { callListedTool, guardCall } from "../plugins/plugin_tools.ts";
 import { openRegistryLock } from "../lock/open_lock.ts";
 import { lockInputs, watchLockedPrograms } from "./lock_state.ts";
 import type { RegistryLock } from "../lock/registry_lock.ts";
@@ -306,21 +305,26 @@ export class Registry implements CallHost {
 
   /** How to run `name` (throws `InvocationError` at once for an unknown name). */
   #runner(name: string, args: unknown): (o: CallOptions) => Promise<ToolResult> {
+    // The call path is loaded on first use (see call_path.ts); an unknown name still
+    // throws here, at once.
     if (this.selection.audience === "agent" && isArtifactToolName(name)) {
       const exec = () => callArtifactToolAdmitted(name, args, this.artifacts);
-      return (o) => guardCall(this.plugins, name, args, o, exec);
+      return (o) => withCallPath((c) => c.guardCall(this.plugins, name, args, o, exec));
     }
     if (this.selection.audience === "agent" && this.plugins.tool(name)?.tool.alwaysListed) {
-      return (o) => callListedTool(this.plugins, name, args, o);
+      return (o) => withCallPath((c) => c.callListedTool(this.plugins, name, args, o));
     }
     const host = this.#extensions;
     if (host?.serves(name) && !this.selection.tools.some((t) => t.name === name)) {
       // The `_<extension>` suffix says which server without starting it, so a call the
       // plugins deny starts nothing; extension calls pass the same hooks as every call.
-      return (o) => guardCall(this.plugins, name, args, o, () => host.call(name, args, o));
+      return (o) =>
+        withCallPath((c) =>
+          c.guardCall(this.plugins, name, args, o, () => host.call(name, args, o))
+        );
     }
     const tool = this.tool(name);
-    return (o) => callTool(this, tool, args, o);
+    return (o) => withCallPath((c) => c.callTool(this, tool, args, o));
   }
 
   /** Run `run` with a signal that also aborts on close(), and remember it until settled. */
@@ -393,7 +397,7 @@ export class Registry implements CallHost {
       // Extension servers and tool sessions both stop; the first failure is rethrown.
       const results = await Promise.allSettled([
         this.#extensions?.close(),
-        closeRegistry(this),
+        this.sessions.close(), // every started tool session stops and is cleaned up
         this.#warm?.close(),
       ]);
       const failed = results.find((r) => r.status === "rejected");

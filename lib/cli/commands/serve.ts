@@ -15,6 +15,7 @@ import { checkDrainTimeout } from "../../mcp/http_drain.ts";
 import { serveStdio } from "../../mcp/stdio.ts";
 import { evalToolSource, type ToolSource } from "../../mcp/tool_source.ts";
 import { Registry } from "../../registry/registry.ts";
+import { prefetchCallPath } from "../../registry/call_path.ts";
 import {
   type CommonOptions,
   missingEvalError,
@@ -123,8 +124,8 @@ export function serveCommand(io: CliIo, done: (code: number) => void): Command {
     if (o.lock === false) warnLockDisabled((l) => io.err(l));
     const lock = o.lock !== false;
     const open = async (): Promise<ToolSource> =>
-      evalToolSource(
-        await Registry.open(ws, evalId, { stateDir, lock, extensions: { log } }),
+      prefetchingCalls(
+        evalToolSource(await Registry.open(ws, evalId, { stateDir, lock, extensions: { log } })),
       );
     const signal = o.http !== undefined
       ? await serveHttp(evalId, o, open, log)
@@ -134,6 +135,23 @@ export function serveCommand(io: CliIo, done: (code: number) => void): Command {
     done(signal === undefined ? EXIT.ok : signalExitCode(signal));
   });
   return cmd;
+}
+
+/**
+ * `source`, loading the registry's call path (lib/registry/call_path.ts) once a listing
+ * has been answered rather than before: a client lists tools first, and the listing
+ * needs none of it.
+ */
+function prefetchingCalls(source: ToolSource): ToolSource {
+  const list = source.list;
+  return {
+    ...source,
+    list: async () => {
+      const tools = await list();
+      prefetchCallPath(); // after this turn, when the answer has been written
+      return tools;
+    },
+  };
 }
 
 /** Serve on stdio until the connection ends; the signal that ended it, if one did. */
