@@ -100,6 +100,10 @@ export function bundleCli(outFile: string, entry = "sea_entry.ts"): void {
     "cjs",
     "--packages",
     "bundle",
+    // Half the bytes (2.5 -> 1.2 MiB): the launcher copies the source into V8 and the
+    // binary's pages of it are read at every start (measured: ~1,000 fewer page faults
+    // per `tools check`/`serve`). Names are not kept: nothing reads a function's name.
+    "--minify",
     "-o",
     outFile,
     join(ROOT, "scripts", entry),
