@@ -130,9 +130,12 @@ export class ProcessGroupTransport implements Transport {
     const wrapped = o.guard?.wrap(inner.command, inner.args) ?? inner;
     // Deno rewrites an argv naming its own binary (lib/process runtime_argv.ts).
     const argv = runtimeSafeArgv(wrapped.command, wrapped.args);
-    // bwrap's --die-with-parent has windows after clone; the dead man's switch has none.
+    // Every extension group is on the dead man's switch for its whole life: a server that
+    // keeps running after end-of-file (a call in flight, a grandchild) is not journaled for
+    // a sweep, and must not outlive a kill -9 of toolhost; bwrap's --die-with-parent has
+    // windows after clone, the switch has none.
     const confined = o.confine !== undefined;
-    if (confined) armDeadMan(this.#tag);
+    armDeadMan(this.#tag);
     const child = spawn(argv.command, argv.args, {
       cwd: this.#opts.cwd,
       env: { ...this.#opts.env, [GROUP_TAG_VAR]: this.#tag },
@@ -144,20 +147,20 @@ export class ProcessGroupTransport implements Transport {
     this.#child = child;
     (child.stdio[SANDBOX_INFO_FD] as Readable | null | undefined)?.resume();
     if (child.pid === undefined) {
-      if (confined) disarmDeadMan(this.#tag);
+      disarmDeadMan(this.#tag);
       const code = await new Promise<string | undefined>((resolve) => {
         child.once("error", (e: Error & { code?: string }) => resolve(e.code));
       });
       await this.#opts.guard?.settle({ exitCode: null, signal: null });
       throw new SpawnError(spawnFailureFromCode(code));
     }
-    if (confined) bindDeadMan(this.#tag, child.pid);
+    bindDeadMan(this.#tag, child.pid);
     this.record = recordProcess(child.pid);
     live.add(this.record);
     installExitHook();
     child.on("error", () => {});
     this.#exited = new Promise((resolve) => child.once("exit", () => resolve()));
-    if (confined) child.once("exit", () => disarmDeadMan(this.#tag));
+    child.once("exit", () => disarmDeadMan(this.#tag));
     // A leader that exits while a descendant holds stdout open still ends the connection.
     child.once("exit", () => setTimeout(() => void this.close(), 200).unref?.());
     this.#opts.guard?.watch(this.record, (kind) => {

@@ -1,8 +1,10 @@
 /**
- * A dead man's switch for sandboxes: one small `/bin/sh` watcher per toolhost process,
- * in a session of its own, that holds the read end of a pipe toolhost alone writes to.
- * Each confined group's id is written to it when the group is spawned and struck off when
- * the group is gone. When toolhost dies — `kill -9` included — the kernel closes the
+ * A dead man's switch for sandboxes and extension servers: one small `/bin/sh` watcher per
+ * toolhost process, in a session of its own, that holds the read end of a pipe toolhost
+ * alone writes to. Each confined group's id (and each extension server's, confined or not:
+ * no journal names an extension for a sweep) is written to it when the group is spawned
+ * and struck off when the group is gone; an unconfined call's group only until it is
+ * journaled. When toolhost dies — `kill -9` included — the kernel closes the
  * write end, the watcher reads end-of-file and SIGKILLs every group still listed; killing
  * a sandbox's group kills its PID namespace's init, and with it every process inside.
  *
