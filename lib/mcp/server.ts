@@ -35,6 +35,7 @@ import { VERSION } from "../version.ts";
 import { callSignals } from "./call_signal.ts";
 import { setCallToolHandler } from "./call_tool_handler.ts";
 import { JsonMirrors } from "./json_mirrors.ts";
+import { lazyJsonSchemaValidator } from "./lazy_validator.ts";
 import { toMcpResult } from "./result_mapping.ts";
 import { requestRoute } from "./request_route.ts";
 import { artifactLinks, registerArtifactResources } from "./resources.ts";
@@ -100,6 +101,8 @@ export function createMcpServer(
         ...(source.artifacts ? { resources: { listChanged: true } } : {}),
       },
       instructions: opts.instructions,
+      // Only `elicitInput` uses it, and toolhost never sends one: not built at start-up.
+      jsonSchemaValidator: lazyJsonSchemaValidator(),
     },
   );
   // Extension servers can change their tools (their own notice, a restart): tell the client.
