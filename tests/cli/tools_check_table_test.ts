@@ -116,16 +116,22 @@ Deno.test("tools check: extensions get their own rows", async () => {
   });
 });
 
-Deno.test("tools check: an execution path written from the Artifact's folder names the root-relative one", async () => {
+/** The base workspace plus a json tool `stats` (tools/stats.sh) with one more manifest line. */
+function statsTool(line: string) {
   const toml = `${BASE_TOML}
 [artifacts.app.views.agent_tools.stats]
 description = "Stats."
 protocol = "json"
 command = "./tools/stats.sh"
 args = []
-execution_paths = ["tools/stats.sh", "tools/gone.sh"]
+${line}
 `;
   const files = { ...BASE_FILES, "app/tools/stats.sh": { text: "#!/bin/sh\n", mode: 0o755 } };
+  return { toml, files };
+}
+
+Deno.test("tools check: an execution path written from the Artifact's folder names the root-relative one", async () => {
+  const { toml, files } = statsTool('execution_paths = ["tools/stats.sh", "tools/gone.sh"]');
   await withWorkspace(toml, files, async (root) => {
     const r = await runCapture(["tools", "check", "--repo", root]);
     assert.equal(r.code, 1, r.out);
@@ -141,15 +147,7 @@ execution_paths = ["tools/stats.sh", "tools/gone.sh"]
 });
 
 Deno.test("tools check: confinement unavailable here gives a fix, including running unconfined", async () => {
-  const toml = `${BASE_TOML}
-[artifacts.app.views.agent_tools.stats]
-description = "Stats."
-protocol = "json"
-command = "./tools/stats.sh"
-args = []
-sandbox = "read"
-`;
-  const files = { ...BASE_FILES, "app/tools/stats.sh": { text: "#!/bin/sh\n", mode: 0o755 } };
+  const { toml, files } = statsTool('sandbox = "read"');
   configureSandbox({ platform: "darwin" });
   try {
     await withWorkspace(toml, files, async (root) => {
