@@ -3,7 +3,8 @@
  * and (unless the policy allows the network) network namespaces; no capabilities; its
  * own `/proc`, a private `/tmp`, a minimal `/dev`; the system's program folders and the
  * `/etc` files interpreters need read-only; then the plan's paths at their host paths
- * (parents before children, so a hidden path inside a visible one stays hidden).
+ * (parents before children, so a hidden path inside a visible one stays hidden). Without
+ * the network, `NODE_EXTRA_CA_CERTS` is unset: the CA files it names are not shown then.
  *
  * `--dev /dev` is deliberately not used: it makes bwrap nest a second user namespace,
  * which another process of the same user could then not join (`nsenter`), and bound
@@ -79,6 +80,13 @@ const ETC_NETWORK = [
   "/etc/ca-certificates",
   "/etc/pki",
 ];
+/**
+ * Variables unset inside a sandbox without the network: they name CA files under the
+ * `ETC_NETWORK` folders, which are not shown then (no TLS without a network), and Node.js
+ * reads `NODE_EXTRA_CA_CERTS` at every start-up, printing a warning when the file is
+ * missing. Unset, the sandbox shows no less and the tool gets no noise on stderr.
+ */
+const CA_ENV_WITHOUT_NETWORK = ["NODE_EXTRA_CA_CERTS"];
 const DEVICES = ["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"];
 
 let systemArgs: string[] | undefined;
@@ -179,6 +187,7 @@ export function sandboxCommand(
     ...systemMounts(),
   ];
   if (plan.policy.network) { for (const e of ETC_NETWORK) args.push("--ro-bind-try", e, e); }
+  else for (const v of CA_ENV_WITHOUT_NETWORK) args.push("--unsetenv", v);
   if (plan.path !== undefined) args.push("--setenv", "PATH", withSystemPath(plan.path));
   const mounts = planMounts(plan, run);
   for (const m of mounts) args.push(...m.args);
