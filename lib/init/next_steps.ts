@@ -33,6 +33,33 @@ function manifestLine(r: ScaffoldReport): string {
 export interface ReportOptions {
   /** The workspace folder relative to the current directory (`""` when it is the current one). */
   cd?: string;
+  /**
+   * Why this host cannot confine (lib/sandbox `sandboxSupport().reason`), when it cannot:
+   * the scaffold declares `sandbox = "read"`, so its tools would be refused here.
+   */
+  unconfinable?: string;
+}
+
+/**
+ * What to do when the scaffold's confined declarations would be refused on this host.
+ *
+ * @example
+ * ```ts
+ * import { unconfinableNote } from "./next_steps.ts";
+ * unconfinableNote("bubblewrap (`bwrap`) was not found").length > 0; // true
+ * ```
+ */
+export function unconfinableNote(reason: string): string[] {
+  return [
+    "",
+    'Not runnable here yet: the declarations say `sandbox = "read"` (confined with',
+    "bubblewrap), and this machine cannot confine:",
+    `  ${reason}.`,
+    "toolhost refuses confined tools it cannot confine; it never runs them unconfined.",
+    "Either make confinement work as the reason says (then `toolhost tools check` shows",
+    "`bubblewrap fs=read net=off`), or, to run them unconfined with your own rights, delete",
+    'the `sandbox = "read"` lines from toolhost.toml.',
+  ];
 }
 
 /**
@@ -91,5 +118,6 @@ export function formatScaffoldReport(r: ScaffoldReport, o: ReportOptions = {}): 
     );
   }
   lines.push(`Edit ${r.files[0].path}, then run its test again.`);
+  if (o.unconfinable !== undefined) lines.push(...unconfinableNote(o.unconfinable));
   return `${lines.join("\n")}\n`;
 }

@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { configureSandbox, sandboxSupport } from "../../lib/sandbox/detect.ts";
 import { runCapture } from "../helpers/cli.ts";
 import { EXISTING_TOML, tempDir, writeExisting } from "./_helpers.ts";
 
@@ -219,4 +220,33 @@ Deno.test("init with a dangling-symlink toolhost.toml: a clear error, no path, r
   assert.ok(!r.err.includes(tmp.path), "the message names a physical path");
   assert.deepEqual(tree(tmp.path), ["toolhost.toml"]);
   assert.ok(!existsSync(join(tmp.path, "missing.toml")), "the symlink was followed");
+});
+
+Deno.test("init on a host that cannot confine says so, with both ways forward", async () => {
+  await using tmp = tempDir();
+  configureSandbox({ bwrap: "/nonexistent/bwrap" });
+  try {
+    const r = await runCapture(["init", "plain-tool", "finder", "--repo", tmp.path]);
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.out, /Not runnable here yet: the declarations say `sandbox = "read"`/);
+    assert.match(r.out, /bubblewrap could not create a sandbox here/);
+    assert.match(r.out, /it never runs them unconfined/);
+    assert.match(r.out, /delete\nthe `sandbox = "read"` lines from toolhost\.toml/);
+    const json = await runCapture(["init", "json-tool", "greet", "--repo", tmp.path, "--json"]);
+    assert.equal(json.code, 0, json.err);
+    assert.match(JSON.parse(json.out).unconfinable, /bubblewrap could not create a sandbox/);
+    configureSandbox({ platform: "darwin" });
+    const mac = await runCapture(["init", "harness", "kv", "--repo", tmp.path]);
+    assert.match(mac.out, /confinement needs Linux namespaces/);
+  } finally {
+    configureSandbox({});
+  }
+  // Where confinement works, no such note.
+  if (sandboxSupport().ok) {
+    await using other = tempDir();
+    const ok = await runCapture(["init", "plain-tool", "finder", "--repo", other.path]);
+    assert.doesNotMatch(ok.out, /Not runnable here/);
+    const json = await runCapture(["init", "json-tool", "greet", "--repo", other.path, "--json"]);
+    assert.equal(JSON.parse(json.out).unconfinable, undefined);
+  }
 });

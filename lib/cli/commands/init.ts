@@ -14,6 +14,7 @@ import { Command } from "commander";
 import { formatScaffoldReport } from "../../init/next_steps.ts";
 import { scaffold, ScaffoldRolledBack } from "../../init/scaffold.ts";
 import { INIT_KINDS } from "../../init/kinds.ts";
+import { sandboxSupport } from "../../sandbox/detect.ts";
 import { type CommonOptions, withCommon } from "../common_options.ts";
 import { type CliIo, EXIT } from "../exit.ts";
 
@@ -100,10 +101,16 @@ export function initCommand(io: CliIo, done: (code: number) => void): Command {
       }
       throw e;
     }
-    if (o.json) io.out(`${JSON.stringify(report, null, 2)}\n`);
-    else {io.out(
-        formatScaffoldReport(report, { cd: relative(realpathSync(process.cwd()), report.root) }),
-      );}
+    // Every scaffold declares `sandbox = "read"`: say now when this host would refuse it.
+    const support = sandboxSupport();
+    const unconfinable = support.ok ? undefined : support.reason;
+    if (o.json) {
+      const json = unconfinable === undefined ? report : { ...report, unconfinable };
+      io.out(`${JSON.stringify(json, null, 2)}\n`);
+    } else {
+      const cd = relative(realpathSync(process.cwd()), report.root);
+      io.out(formatScaffoldReport(report, { cd, unconfinable }));
+    }
     done(EXIT.ok);
   });
   return cmd;
