@@ -9,10 +9,11 @@
  */
 
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readlinkSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
+import { carriesGroupTag } from "../../lib/process/escape_reaper.ts";
 import type { TerminateOptions, TerminateReport } from "../../lib/process/kill_group.ts";
 import type { ProcessRecord } from "../../lib/process/proc_identity.ts";
 import { type GroupHandle, spawnGroup } from "../../lib/process/spawn_group.ts";
@@ -35,7 +36,40 @@ export async function spawnVictim(): Promise<GroupHandle> {
   const h = await spawnGroup({ command: "/bin/sleep", args: ["1000"], cwd: "/", env: {} });
   h.stdout.resume();
   h.stderr.resume();
+  await awaitExec(h, "/bin/sleep");
   return h;
+}
+
+/**
+ * Wait until the leader of `h` runs `program` with its group's tag readable in its
+ * environment. Under Deno, `spawnGroup` returns once the `setsid` launcher leads its own
+ * session (session_launcher.ts), which can be before the launcher's own `exec` of the
+ * command is through; while the kernel builds the new image, `/proc/PID/environ` reads
+ * empty, so a sweep that verifies the group's tag then (rightly, failing closed) refuses
+ * it. A sweep run at that instant is a different test from the one meant here.
+ *
+ * @example
+ * ```ts
+ * import { awaitExec } from "./_forge.ts";
+ * // const h = await spawnGroup({ command: "/bin/sleep", args: ["1000"], cwd: "/", env: {} });
+ * // await awaitExec(h, "/bin/sleep");
+ * ```
+ */
+export async function awaitExec(h: GroupHandle, program: string): Promise<void> {
+  const { pid, tag } = h.record;
+  const exe = realpathSync(program);
+  const execed = () => {
+    try {
+      return readlinkSync(`/proc/${pid}/exe`) === exe && carriesGroupTag(pid, tag!);
+    } catch {
+      return false;
+    }
+  };
+  // A cap on a condition wait (60 s), not a timing assertion.
+  for (const deadline = Date.now() + 60_000; !execed();) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${program} to be exec'd`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
 }
 
 /**

@@ -14,6 +14,7 @@ import {
   sessionsRoot,
 } from "../../lib/sessions/session_dir.ts";
 import { sweepSessions } from "../../lib/sessions/sweep.ts";
+import { awaitExec } from "./_forge.ts";
 import { assertGroupsGone, isRunning, openRegistry, sessionWorkspace, textOf } from "./_helpers.ts";
 
 async function withState(body: (state: string) => Promise<void>): Promise<void> {
@@ -49,6 +50,7 @@ async function rootWithGroup(state: string, owner: OwnerRecord) {
   h.stdout.resume();
   h.stderr.resume();
   journal.close();
+  await awaitExec(h, "/bin/sleep"); // a sweep verifies the tag in its environment
   return { root, handle: h };
 }
 
