@@ -12,13 +12,14 @@ import AjvDraft07Module from "ajv";
 import AjvDraft04Module from "ajv-draft-04";
 import addFormatsModule from "ajv-formats";
 import * as formatsModule from "ajv-formats/dist/formats.js";
-import type { AnySchema, ValidateFunction } from "ajv";
+import type { AnySchema, ErrorObject, ValidateFunction } from "ajv";
 // A static import, so the binaries and the npm build carry it (no require at run time).
 import DRAFT_06_META from "ajv/dist/refs/json-schema-draft-06.json" with { type: "json" };
 import { RE2JS } from "re2js";
 import { LIMITS } from "../results/types.ts";
 import { nestingWithin } from "../results/json_depth.ts";
 import { simpleSchemaValid } from "./simple_meta.ts";
+import { explainCompileFailure, type SchemaHint } from "./compile_hint.ts";
 
 /** A compiled input schema. */
 export interface CompiledSchema {
@@ -30,10 +31,34 @@ export interface CompiledSchema {
   knownKeys: Set<string>;
 }
 
-/** Why a schema was rejected; never contains argument values. */
-export class SchemaCompileError extends Error {}
+/**
+ * Why a schema was rejected; never contains argument values. `hint`, when the failure is
+ * one compile_hint.ts knows, says where in the schema and which rule, in words (the
+ * message keeps the compiler's text).
+ *
+ * @example
+ * ```ts
+ * import { SchemaCompileError } from "./compile_schema.ts";
+ * const e = new SchemaCompileError("the schema does not compile: …", {
+ *   keyPath: "properties.q.minLength",
+ *   rule: "must be at least 0",
+ * });
+ * console.log(e.hint?.keyPath); // "properties.q.minLength"
+ * ```
+ */
+export class SchemaCompileError extends Error {
+  /** Where and why, in words, when known. */
+  readonly hint?: SchemaHint;
+  /** A refusal with its message and, when known, its hint. */
+  constructor(message: string, hint?: SchemaHint) {
+    super(message);
+    if (hint !== undefined) this.hint = hint;
+  }
+}
 
 type AjvCtor = new (opts: Record<string, unknown>) => {
+  /** The errors of the last validation (a meta-schema check when compile threw). */
+  errors?: ErrorObject[] | null;
   compile(s: AnySchema): ValidateFunction;
   addMetaSchema(s: AnySchema): unknown;
   removeSchema(s: AnySchema): unknown;
@@ -292,9 +317,10 @@ function compileFresh(schema: object): CompiledSchema {
   try {
     validate = ajv.compile(rec as AnySchema);
   } catch (e) {
+    const hint = explainCompileFailure(e, ajv.errors, rec, re2Compiles);
     forget(ajv, rec);
     const reason = e instanceof Error ? e.message.split("\n")[0].slice(0, 300) : "unknown error";
-    throw new SchemaCompileError(`the schema does not compile: ${reason}`);
+    throw new SchemaCompileError(`the schema does not compile: ${reason}`, hint);
   }
   if ((validate as { $async?: unknown }).$async) {
     // An async validator answers with a Promise, which admission would read as "valid".

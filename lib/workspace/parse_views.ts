@@ -7,6 +7,7 @@
 
 import { BUILTIN_SPECS } from "../builtins/specs.ts";
 import { checkFormatsKnown, SchemaCompileError } from "../schema/compile_schema.ts";
+import type { SchemaHint } from "../schema/compile_hint.ts";
 import { checkSchema } from "../schema/check_schema.ts";
 import { LIMITS } from "../results/types.ts";
 import { plainPlaceholders } from "../protocols/plain_argv.ts";
@@ -259,8 +260,9 @@ function readSchema(
   } catch (e) {
     if (!(e instanceof SchemaCompileError)) throw e;
     const hint = schemaTypeHint(raw);
-    if (hint === undefined) p.add(`${at}.input_schema`, e.message);
-    else p.add(`${at}.input_schema.${hint.keyPath}`, hint.message);
+    if (hint !== undefined) p.add(`${at}.input_schema.${hint.keyPath}`, hint.message);
+    else if (e.hint !== undefined) p.add(`${at}.input_schema`, compileHintMessage(e.hint));
+    else p.add(`${at}.input_schema`, e.message);
     return undefined;
   }
   const schema = raw as Record<string, unknown>;
@@ -269,6 +271,12 @@ function readSchema(
     return undefined;
   }
   return schema;
+}
+
+/** A compile failure in words: where inside the schema, which rule, and what to do. */
+function compileHintMessage(h: SchemaHint): string {
+  const where = h.keyPath === "" ? "the schema itself" : `\`${h.keyPath}\``;
+  return `the schema does not compile: ${where} ${h.rule}; fix that key of input_schema`;
 }
 
 function isEmptyObjectSchema(s: Record<string, unknown>): boolean {
