@@ -35,8 +35,8 @@ export function quotePath(logical: string): string {
  */
 export function pinFailure(declared: string, reason: string): PreparationFailed {
   return new PreparationFailed(
-    `execution path ${quotePath(declared)} cannot be pinned: ${reason}; ` +
-      "fix it or remove it from execution_paths",
+    `execution path ${quotePath(declared)} (relative to the workspace root, the folder of ` +
+      `toolhost.toml) cannot be pinned: ${reason}; fix it in execution_paths or remove it`,
   );
 }
 

@@ -13,6 +13,8 @@
  * @module
  */
 
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { reportCallEvent } from "../events/call_events.ts";
 import { PreparationFailed } from "../errors/errors.ts";
 import { programDrift } from "../lock/compare.ts";
@@ -30,6 +32,23 @@ import { pinRequests } from "../runtime/pin_selection.ts";
 import { sessionPinKey } from "../workspace/names.ts";
 import type { Workspace } from "../workspace/types.ts";
 import type { Selection } from "./selection.ts";
+
+/**
+ * For a declared execution path that is not there: the same path inside a folder Artifact
+ * when it is there (execution paths are relative to the workspace root, commands to their
+ * Artifact's folder, and the two are easily mixed up), as a did-you-mean.
+ */
+function rootHint(ws: Workspace, declared: string): string {
+  if (existsSync(join(ws.root, declared))) return "";
+  for (const a of ws.artifacts.values()) {
+    if (a.kind !== "folder" || a.relPath === "" || a.relPath === ".") continue;
+    const candidate = `${a.relPath}/${declared}`;
+    if (existsSync(join(ws.root, candidate))) {
+      return `. Did you mean ${showPath(candidate)} (in Artifact ${showPath(a.id)})?`;
+    }
+  }
+  return "";
+}
 
 /** The programs of one command as locked, and the identities they had when verified. */
 interface ProgramWatch {
@@ -92,7 +111,7 @@ export class PinGuard {
         return await snapshotPath(ws.root, path);
       } catch (e) {
         if (e instanceof PreparationFailed) {
-          throw new PreparationFailed(`${firstKey.get(path)}: ${e.message}`);
+          throw new PreparationFailed(`${firstKey.get(path)}: ${e.message}${rootHint(ws, path)}`);
         }
         throw e;
       }
@@ -172,8 +191,10 @@ export class PinGuard {
       const now = await repin(this.#root, snap);
       if (now === undefined || now.digest !== digest) {
         return `execution path ${showPath(path)} of the tool ${showPath(tool)} changed ` +
-          "since the registry opened, so it no longer matches its pin (provenance). " +
-          "Review the change, then reopen the registry (restart toolhost) to run it";
+          "since the registry opened (the path is relative to the workspace root), so it no " +
+          "longer matches its pin (provenance). Review the change, then reopen the registry " +
+          "(run the command again, or restart `toolhost serve`) to pin it anew; if the tool " +
+          "or its session writes there itself, declare only its program files in execution_paths";
       }
       this.#snaps.set(path, now); // moved but identical: remember the new identities
     }
