@@ -39,7 +39,7 @@
 
 import { existsSync } from "node:fs";
 import process from "node:process";
-import { carriesGroupTag } from "./escape_reaper.ts";
+import { type TagVerdict, tagVerdict } from "./tag_check.ts";
 import {
   currentBootId,
   GROUP_TAG_PATTERN,
@@ -201,7 +201,9 @@ export function isGroupGone(view: GroupInspection): boolean {
  * - `invalid`: the record is incomplete or names what toolhost never records (see
  *   {@linkcode isSignallable}; a missing or malformed tag); it is never signalled;
  * - `unconfirmed`: the leader is gone and the group's members could not all be seen
- *   within the scan budget (proc_budget.ts): it is neither signalled nor taken for gone.
+ *   within the scan budget (proc_budget.ts), or a process of it was in the middle of an
+ *   `exec` each time its environment was read (tag_check.ts): it is neither signalled nor
+ *   taken for gone.
  */
 export type StoredGroupVerdict = "ours" | "gone" | "unverified" | "invalid" | "unconfirmed";
 
@@ -235,7 +237,7 @@ export function verifyStoredGroup(
     if (leader.startTime !== startTime) return "gone";
     if (!leaderIsOurs(record, leader)) return "invalid";
     if (leader.state !== "Z" && leader.state !== "X") {
-      return stillCarries(record.pid, startTime, tag) ? "ours" : "unverified";
+      return TAG_TO_VERDICT[tagVerdict(record.pid, startTime, tag)];
     }
     // A zombie's environment is gone: judge the group by its running members.
   } else if (groupIsAbsent(record.pgid)) {
@@ -244,17 +246,23 @@ export function verifyStoredGroup(
   const { members, complete } = liveGroupMembers(record.pgid, budget);
   if (!complete) return "unconfirmed";
   if (members.length === 0) return "gone";
-  const tagged = members.every((p) =>
-    p.sid === record.pgid && p.startTime >= startTime && stillCarries(p.pid, p.startTime, tag)
-  );
-  return tagged ? "ours" : "unverified";
+  let unsettled = false;
+  for (const p of members) {
+    if (p.sid !== record.pgid || p.startTime < startTime) return "unverified";
+    const v = tagVerdict(p.pid, p.startTime, tag);
+    if (v === "lacks") return "unverified";
+    if (v === "unsettled") unsettled = true;
+  }
+  return unsettled ? "unconfirmed" : "ours";
 }
 
-/** `pid` carries `tag`, and is still the process that started at `startTime` after its
- * environment was read (not a pid reused meanwhile). */
-function stillCarries(pid: number, startTime: number, tag: string): boolean {
-  return carriesGroupTag(pid, tag) && readProcStat(pid)?.startTime === startTime;
-}
+/** A running process's tag check as a verdict (tag_check.ts): one caught in the middle of
+ * an `exec` is looked at again by a later sweep, never taken for foreign. */
+const TAG_TO_VERDICT: Record<TagVerdict, StoredGroupVerdict> = {
+  carries: "ours",
+  lacks: "unverified",
+  unsettled: "unconfirmed",
+};
 
 /**
  * Send `signal` to the recorded group after checking it is still ours. Returns `gone`

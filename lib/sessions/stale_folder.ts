@@ -188,7 +188,7 @@ async function cleanOnce(f: StaleFolder, path: string, opts: StaleOptions): Prom
   }
   if (unchecked > 0) {
     return kept(
-      `${unchecked} recorded process group(s) could not be checked within the scan budget; its journal was kept — sweep again`,
+      `${unchecked} recorded process group(s) could not be checked within the scan budget (or were just starting); its journal was kept — sweep again`,
     );
   }
   if (journal.overfull) {
