@@ -28,7 +28,8 @@ use POSIX ();
 my ($mode, $n, $mib) = @ARGV;
 sub hold {
   if ($mib eq "spin") { 1 while 1; }
-  if ($mib > 0) { my $x = ""; vec($x, ($mib << 20) - 1, 8) = 1; }
+  my $x = ""; # held for the process's life: freed at the end of a block, it never summed up
+  if ($mib > 0) { vec($x, ($mib << 20) - 1, 8) = 1; }
   sleep 300 while 1;
 }
 if ($mode eq "held") { hold(); }
