@@ -19,13 +19,23 @@
  * - a symlink contributes its target (`readlink`), never what it leads to.
  *
  * Cost: four syscalls per small file (open, stat, read, close), which is the floor with these
- * checks; under Deno most of the time is its `node:fs` layer per call. Measured and not kept
- * (issue 19, 10,000 files): asynchronous `open`/`fstat`/`read` with 2–16 files in flight costs
+ * checks; under Deno most of the time is its `node:fs` layer per call, and the stat alone is
+ * ~10–13 µs of a small file's ~25–30 µs. So once a walk has met `THREAD_AFTER_ENTRIES` entries
+ * and the stat thread (`stat_worker.ts`) is online, opened files go through a queue
+ * (`file_queue.ts`): this thread keeps walking and opening while the other stats each batch
+ * of descriptors; each file is then finished here, in walk order (stat checked, budget
+ * charged, bytes read and hashed), with a late answer never waited for (this thread stats the
+ * batch itself). Failures, budgets and descriptors all stay on this thread; a failing entry
+ * first finishes the files queued before it, so the first failure in walk order wins, as
+ * without the queue. Measured (issue 19, 10,000 files, at load 5–10 on 2 cores): this
+ * thread's CPU per pin 300 → 230 ms, the process's 300 → 400 ms.
+ *
+ * Measured and not kept: asynchronous `open`/`fstat`/`read` with 2–16 files in flight costs
  * 2–5× the CPU (each op wakes a thread of Deno's blocking pool: ~1 s of system time per pin);
  * `crypto.hash` one-shot instead of `createHash` (the same ~1 µs); the pid's `/proc/<pid>/fd`
- * instead of `/proc/self` (unsafe where /proc belongs to another pid namespace). A worker
- * kept warm between pins and given half of the files (a prototype) cut the wall time ~25% at load
- * 7 for +10% CPU, but costs ~80 ms to start and needs its own entry in each build.
+ * instead of `/proc/self` (unsafe where /proc belongs to another pid namespace); answers posted
+ * back as messages (under Deno a busy thread that only yields with `setImmediate` gets them
+ * hundreds of yields late, so the answers are read from shared memory instead).
  *
  * @module
  */
@@ -37,10 +47,21 @@ import type { DeclaredTarget } from "./declared_path.ts";
 import { specialKind } from "./declared_path.ts";
 import { type DigestLine, symlinkDigest } from "./dir_digest.ts";
 import { describeFsError, isPinFailure, pinFailure, quotePath } from "./failure.ts";
+import {
+  abandonFiles,
+  drainFiles,
+  enqueueFile,
+  type FileQueue,
+  newFileQueue,
+  type OpenFile,
+  queuedFiles,
+  STAT_HERE,
+} from "./file_queue.ts";
 import { FileChanged, hashOpenSmallFile, hashRegularFile, SMALL_FILE_BYTES } from "./hash_file.ts";
 import { yieldToEventLoop } from "./limit.ts";
 import type { ResolvedPinOptions } from "./options.ts";
 import { descriptorPath, statOpen } from "./proc_fd.ts";
+import { statWorkerReady } from "./stat_worker.ts";
 import { sortByUtf8 } from "./utf8_order.ts";
 
 const DIR_FLAGS = constants.O_RDONLY | (constants.O_DIRECTORY ?? 0) |
@@ -58,6 +79,13 @@ const MAX_HELD_DIRS = 64;
 /** Yield to the event loop after this many entries, or bytes of file data, of sync work. */
 const YIELD_EVERY_ENTRIES = 256;
 const YIELD_EVERY_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Once a walk has met this many files and symlinks it sizes the rest on the stat thread
+ * (`stat_worker.ts`, started then if need be): below it a second thread costs more than it
+ * saves.
+ */
+const THREAD_AFTER_ENTRIES = 512;
 
 /** A directory being visited: its sorted entries and how to name them. */
 interface Frame {
@@ -88,6 +116,10 @@ interface TreeWalk {
   held: number;
   sinceYieldEntries: number;
   sinceYieldBytes: number;
+  /** Files opened but not yet finished, once the stat thread is in use. */
+  queue?: FileQueue;
+  /** `finishFile` bound to this walk. */
+  finish: (file: OpenFile, size: number) => void;
 }
 
 /**
@@ -122,34 +154,49 @@ export async function treeDigestLines(
     held: 0,
     sinceYieldEntries: 0,
     sinceYieldBytes: 0,
+    finish: (file, size) => finishFile(walk, file, size),
   };
   const stack: Frame[] = [];
   try {
     stack.push(openRoot(walk, target));
-    while (stack.length > 0) {
-      const frame = stack[stack.length - 1];
-      if (frame.next >= frame.entries.length) {
-        release(walk, frame);
-        stack.pop();
-        continue;
-      }
-      const child = visit(walk, frame, frame.entries[frame.next++]);
-      // The parent's descriptor is no longer needed once its last entry is opened.
-      if (frame.next >= frame.entries.length) release(walk, frame);
-      if (child !== undefined) stack.push(child);
-      if (
-        ++walk.sinceYieldEntries >= YIELD_EVERY_ENTRIES || walk.sinceYieldBytes >= YIELD_EVERY_BYTES
-      ) {
-        walk.sinceYieldEntries = 0;
-        walk.sinceYieldBytes = 0;
-        await pause();
-      }
-    }
+    await walkFrames(walk, stack, pause);
+    if (walk.queue !== undefined) drainFiles(walk.queue, walk.finish);
+  } catch (e) {
+    // A file queued before the failing entry fails first (walk order), as without a queue.
+    if (walk.queue !== undefined) drainFiles(walk.queue, walk.finish);
+    throw e;
   } finally {
+    if (walk.queue !== undefined) abandonFiles(walk.queue);
     for (const frame of stack) release(walk, frame);
   }
   for (const file of walk.large) file.line.digest = await hashLarge(walk, file);
   return walk.lines;
+}
+
+async function walkFrames(
+  walk: TreeWalk,
+  stack: Frame[],
+  pause: () => Promise<void>,
+): Promise<void> {
+  while (stack.length > 0) {
+    const frame = stack[stack.length - 1];
+    if (frame.next >= frame.entries.length) {
+      release(walk, frame);
+      stack.pop();
+      continue;
+    }
+    const child = visit(walk, frame, frame.entries[frame.next++]);
+    // The parent's descriptor is no longer needed once its last entry is opened.
+    if (frame.next >= frame.entries.length) release(walk, frame);
+    if (child !== undefined) stack.push(child);
+    if (
+      ++walk.sinceYieldEntries >= YIELD_EVERY_ENTRIES || walk.sinceYieldBytes >= YIELD_EVERY_BYTES
+    ) {
+      walk.sinceYieldEntries = 0;
+      walk.sinceYieldBytes = 0;
+      await pause();
+    }
+  }
 }
 
 function openRoot(walk: TreeWalk, target: DeclaredTarget): Frame {
@@ -240,19 +287,60 @@ function visit(walk: TreeWalk, frame: Frame, entry: Dirent): Frame | undefined {
   return undefined;
 }
 
+/**
+ * Open a file and count its line; finish it now, or queue it for the stat thread once the
+ * walk is large enough and the thread is online.
+ */
 function fileLine(walk: TreeWalk, path: string, abs: string, rel: string): void {
-  let fd: number;
+  if (walk.queue === undefined && walk.lines.length >= THREAD_AFTER_ENTRIES && statWorkerReady()) {
+    walk.queue = newFileQueue();
+  }
+  const fd = openFile(walk, path, rel);
+  const line: DigestLine = { rel, kind: "f", digest: "" };
+  walk.lines.push(line);
+  const file: OpenFile = { rel, abs, fd, line };
+  if (walk.queue !== undefined) return enqueueFile(walk.queue, file, walk.finish);
   try {
-    fd = openSync(path, FILE_FLAGS);
+    finishFile(walk, file, STAT_HERE);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Open a file without following a symlink. Out of descriptors while files are queued, finish
+ * those first (closing theirs; an earlier file's failure wins, as in walk order) and try once
+ * more, so the queue never changes the outcome.
+ */
+function openFile(walk: TreeWalk, path: string, rel: string): number {
+  try {
+    return openSync(path, FILE_FLAGS);
+  } catch (e) {
+    const code = (e as { code?: unknown }).code;
+    const outOfFds = code === "EMFILE" || code === "ENFILE";
+    if (!outOfFds || walk.queue === undefined || queuedFiles(walk.queue) === 0) {
+      throw entryFailure(walk, rel, e);
+    }
+  }
+  drainFiles(walk.queue, walk.finish);
+  try {
+    return openSync(path, FILE_FLAGS);
   } catch (e) {
     throw entryFailure(walk, rel, e);
   }
+}
+
+/**
+ * Check an opened file (a regular file; its size within the byte budget) and hash it, or set
+ * it aside when large. `size` is the stat thread's answer (-1: not a regular file), or
+ * `STAT_HERE` to stat it on this thread. Does not close the descriptor.
+ */
+function finishFile(walk: TreeWalk, file: OpenFile, answer: number): void {
   try {
-    const st = statOpen(fd);
-    if (!st.isFile()) {
-      throw pinFailure(walk.declared, `${entryName(walk, rel)} is no longer a regular file`);
+    const size = answer === STAT_HERE ? sizeHere(file.fd) : answer;
+    if (size < 0) {
+      throw pinFailure(walk.declared, `${entryName(walk, file.rel)} is no longer a regular file`);
     }
-    const size = Number(st.size);
     walk.bytes += size;
     if (walk.bytes > walk.opts.maxBytes) {
       throw pinFailure(
@@ -260,19 +348,25 @@ function fileLine(walk: TreeWalk, path: string, abs: string, rel: string): void 
         `it holds more than ${walk.opts.maxBytes} bytes of file data (the pin limit)`,
       );
     }
-    const line: DigestLine = { rel, kind: "f", digest: "" };
-    walk.lines.push(line);
     if (size > SMALL_FILE_BYTES) {
-      walk.large.push({ line, abs, stat: fstatSync(fd, { bigint: true }) });
+      walk.large.push({
+        line: file.line,
+        abs: file.abs,
+        stat: fstatSync(file.fd, { bigint: true }),
+      });
       return;
     }
-    line.digest = hashOpenSmallFile(fd, size);
+    file.line.digest = hashOpenSmallFile(file.fd, size);
     walk.sinceYieldBytes += size;
   } catch (e) {
-    throw entryFailure(walk, rel, e);
-  } finally {
-    closeSync(fd);
+    throw entryFailure(walk, file.rel, e);
   }
+}
+
+/** The size of the regular file open on `fd`, or -1 when it is not a regular file. */
+function sizeHere(fd: number): number {
+  const st = statOpen(fd);
+  return st.isFile() ? Number(st.size) : -1;
 }
 
 function linkLine(walk: TreeWalk, path: string, rel: string): void {

@@ -1,0 +1,155 @@
+/**
+ * Directory pins with the stat thread (`stat_worker.ts`, `file_queue.ts`): the same digest
+ * and the same failure as with one thread, nothing followed when the tree changes mid-walk,
+ * the walk finishing alone when the thread stops, and every descriptor closed.
+ */
+
+import assert from "node:assert/strict";
+import { readdirSync, readlinkSync, realpathSync } from "node:fs";
+import { resolveDeclaredPath } from "../../lib/pins/declared_path.ts";
+import { directoryDigest } from "../../lib/pins/dir_digest.ts";
+import { batchesSizedByThread, waitForThreadInTests } from "../../lib/pins/file_queue.ts";
+import { pinPath } from "../../lib/pins/mod.ts";
+import type { PinOptions } from "../../lib/pins/options.ts";
+import { resolvePinOptions } from "../../lib/pins/options.ts";
+import { allowStatWorker, startStatWorker, stopStatWorker } from "../../lib/pins/stat_worker.ts";
+import { treeDigestLines } from "../../lib/pins/tree_pin.ts";
+import { mkfifo, rejectsPin, withWorkspace, writeTree } from "./_helpers.ts";
+
+/** Descriptors of this process open on something under `root`. */
+function openFds(root: string): number {
+  const under = `${realpathSync(root)}/`;
+  let n = 0;
+  for (const name of readdirSync("/proc/self/fd")) {
+    try {
+      if (`${readlinkSync(`/proc/self/fd/${name}`)}/`.startsWith(under)) n++;
+    } catch { /* closed meanwhile */ }
+  }
+  return n;
+}
+
+/** `d/s00/f000` … : `dirs` folders of `per` small files, in walk order. */
+function bigTree(root: string, dirs: number, per: number): void {
+  const files: Record<string, string> = {};
+  for (let d = 0; d < dirs; d++) {
+    for (let f = 0; f < per; f++) {
+      files[`d/s${String(d).padStart(2, "0")}/f${String(f).padStart(3, "0")}`] = `${d}:${f}\n`;
+    }
+  }
+  writeTree(root, files);
+}
+
+/**
+ * Run `fn` with the stat thread online and walks waiting for its answers (so it sizes every
+ * batch it is given, however busy the machine); skipped where it cannot start.
+ */
+async function withThread(name: string, fn: () => Promise<void>): Promise<void> {
+  await allowStatWorker(true);
+  waitForThreadInTests(60_000);
+  try {
+    if (!await startStatWorker()) return console.log(`SKIP ${name}: no stat thread here`);
+    await fn();
+  } finally {
+    waitForThreadInTests(0);
+    await allowStatWorker(false);
+  }
+}
+
+/** The failure message of `run`, or "ok: <digest>". */
+async function outcome(run: Promise<string>): Promise<string> {
+  try {
+    return `ok: ${await run}`;
+  } catch (e) {
+    return (e as Error).message;
+  }
+}
+
+Deno.test("stat thread: the same digest as one thread, with links, large and unicode entries", async () => {
+  await withWorkspace(async (root) => {
+    bigTree(root, 12, 150);
+    writeTree(root, { "d/s05/big.bin": "b".repeat(300_000), "d/s07/\u{1F600}": "astral" });
+    Deno.symlinkSync("../s00/f000", `${root}/d/s09/link`);
+    await allowStatWorker(false);
+    const alone = await pinPath(root, "d");
+    await withThread("digest", async () => {
+      const before = openFds(root);
+      const sized = batchesSizedByThread();
+      assert.equal(await pinPath(root, "d"), alone);
+      assert.ok(batchesSizedByThread() > sized, "the thread sized some batches");
+      assert.equal(openFds(root), before, "no descriptor left open");
+    });
+  });
+});
+
+Deno.test("stat thread: every failure is the one-thread failure, first in walk order", async () => {
+  await withWorkspace(async (root) => {
+    bigTree(root, 10, 150); // 1,500 files; the thread takes over after the first 512
+    await mkfifo(`${root}/d/s08/f050x`); // a special file at entry ~1,251
+    const cases: PinOptions[] = [
+      {}, // the FIFO
+      { maxBytes: 5_000 }, // the byte limit, well before the FIFO
+      { maxEntries: 1_000 }, // the entry limit, before the FIFO
+      { maxEntries: 1_400 }, // the FIFO, before the entry limit
+    ];
+    await allowStatWorker(false);
+    const alone: string[] = [];
+    for (const opts of cases) alone.push(await outcome(pinPath(root, "d", opts)));
+    assert.match(alone[0], /is a special file \(FIFO\)/);
+    assert.match(alone[1], /more than 5000 bytes/);
+    assert.match(alone[2], /more than 1000 entries/);
+    assert.match(alone[3], /is a special file \(FIFO\)/);
+    await withThread("failures", async () => {
+      const before = openFds(root);
+      const sized = batchesSizedByThread();
+      for (const [i, opts] of cases.entries()) {
+        assert.equal(await outcome(pinPath(root, "d", opts)), alone[i], JSON.stringify(opts));
+        assert.equal(openFds(root), before, `descriptors after ${JSON.stringify(opts)}`);
+      }
+      assert.ok(batchesSizedByThread() > sized, "the thread sized some batches");
+    });
+  });
+});
+
+Deno.test("stat thread: a file swapped for a FIFO before it is opened fails the after-open check", async () => {
+  await withWorkspace(async (root) => {
+    bigTree(root, 8, 150);
+    writeTree(root, { "d/zfile": "file" });
+    await withThread("fifo swap", async () => {
+      const before = openFds(root);
+      const sized = batchesSizedByThread();
+      const target = await resolveDeclaredPath(root, "d");
+      let pauses = 0;
+      const run = treeDigestLines(target, "d", resolvePinOptions(), async () => {
+        if (++pauses !== 3) return; // past the first 512 entries: the thread sizes the rest
+        Deno.removeSync(`${root}/d/zfile`);
+        await mkfifo(`${root}/d/zfile`);
+      });
+      await rejectsPin(run, {
+        root,
+        declared: "d",
+        reason: /entry "d\/zfile" is no longer a regular file/,
+      });
+      assert.ok(pauses >= 3);
+      assert.ok(batchesSizedByThread() > sized, "the thread sized zfile's batch");
+      assert.equal(openFds(root), before, "no descriptor left open");
+    });
+  });
+});
+
+Deno.test("stat thread: stopped mid-walk, the walk finishes on its own thread", async () => {
+  await withWorkspace(async (root) => {
+    bigTree(root, 10, 150);
+    await allowStatWorker(false);
+    const alone = await pinPath(root, "d");
+    await withThread("stop", async () => {
+      const before = openFds(root);
+      const target = await resolveDeclaredPath(root, "d");
+      let pauses = 0;
+      const lines = await treeDigestLines(target, "d", resolvePinOptions(), async () => {
+        if (++pauses === 3) await stopStatWorker();
+      });
+      assert.equal(directoryDigest(lines), alone);
+      assert.equal(openFds(root), before, "no descriptor left open");
+    });
+  });
+});
