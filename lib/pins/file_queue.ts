@@ -17,6 +17,7 @@ import type { DigestLine } from "./dir_digest.ts";
 import type { StatRequest } from "./stat_worker.ts";
 import {
   awaitStatAnswer,
+  coreToSpare,
   dropStatRequest,
   statAnswered,
   statOnWorker,
@@ -59,6 +60,20 @@ interface Batch {
 let threadAnswers = 0;
 /** How long a walk waits for a late answer: 0 (never) except in tests. */
 let patienceMs = 0;
+
+/**
+ * Whether a walk that has grown large should use the stat thread: when a core looks idle
+ * (`coreToSpare`), or always in tests that wait for it.
+ *
+ * @example
+ * ```ts
+ * import { threadWanted } from "./file_queue.ts";
+ * console.log(typeof threadWanted()); // "boolean"
+ * ```
+ */
+export function threadWanted(): boolean {
+  return patienceMs > 0 || coreToSpare();
+}
 
 /**
  * Make walks wait up to `ms` for the stat thread's answer instead of sizing a late batch

@@ -18,24 +18,18 @@
  *   `statOpen`); its size is the one budgeted, and exactly that many bytes must be read;
  * - a symlink contributes its target (`readlink`), never what it leads to.
  *
- * Cost: four syscalls per small file (open, stat, read, close), which is the floor with these
- * checks; under Deno most of the time is its `node:fs` layer per call, and the stat alone is
- * ~10–13 µs of a small file's ~25–30 µs. So once a walk has met `THREAD_AFTER_ENTRIES` entries
- * and the stat thread (`stat_worker.ts`) is online, opened files go through a queue
- * (`file_queue.ts`): this thread keeps walking and opening while the other stats each batch
- * of descriptors; each file is then finished here, in walk order (stat checked, budget
- * charged, bytes read and hashed), with a late answer never waited for (this thread stats the
- * batch itself). Failures, budgets and descriptors all stay on this thread; a failing entry
- * first finishes the files queued before it, so the first failure in walk order wins, as
- * without the queue. Measured (issue 19, 10,000 files, at load 5–10 on 2 cores): this
- * thread's CPU per pin 300 → 230 ms, the process's 300 → 400 ms.
- *
- * Measured and not kept: asynchronous `open`/`fstat`/`read` with 2–16 files in flight costs
- * 2–5× the CPU (each op wakes a thread of Deno's blocking pool: ~1 s of system time per pin);
- * `crypto.hash` one-shot instead of `createHash` (the same ~1 µs); the pid's `/proc/<pid>/fd`
- * instead of `/proc/self` (unsafe where /proc belongs to another pid namespace); answers posted
- * back as messages (under Deno a busy thread that only yields with `setImmediate` gets them
- * hundreds of yields late, so the answers are read from shared memory instead).
+ * Cost: four syscalls per small file (open, stat, read, close), the floor with these checks;
+ * under Deno the stat alone is ~10–13 µs of a small file's ~25–30 µs. So past
+ * `THREAD_AFTER_ENTRIES` entries, with a core idle and the stat thread (`stat_worker.ts`)
+ * online, this thread walks and opens while the other stats batches of descriptors
+ * (`file_queue.ts`); each file is still finished here in walk order (stat checked, budget
+ * charged, bytes read and hashed), a late answer is never waited for, and a failing entry
+ * first finishes the files queued before it. Measured (10,000 files, load 5–10 on 2 cores):
+ * this thread's run time per pin 280–310 → 195–240 ms, the process's CPU +20–35%.
+ * Not kept: async `open`/`fstat`/`read` (2–5× the CPU: each op wakes Deno's blocking pool);
+ * `crypto.hash` one-shot (the same ~1 µs); `/proc/<pid>/fd` (unsafe in another pid
+ * namespace); answers posted back as messages (a busy Deno thread yielding with
+ * `setImmediate` gets them hundreds of yields late: they are read from shared memory).
  *
  * @module
  */
@@ -56,6 +50,7 @@ import {
   type OpenFile,
   queuedFiles,
   STAT_HERE,
+  threadWanted,
 } from "./file_queue.ts";
 import { FileChanged, hashOpenSmallFile, hashRegularFile, SMALL_FILE_BYTES } from "./hash_file.ts";
 import { yieldToEventLoop } from "./limit.ts";
@@ -116,6 +111,8 @@ interface TreeWalk {
   held: number;
   sinceYieldEntries: number;
   sinceYieldBytes: number;
+  /** Whether this walk uses the stat thread (decided when it grows large). */
+  thread?: boolean;
   /** Files opened but not yet finished, once the stat thread is in use. */
   queue?: FileQueue;
   /** `finishFile` bound to this walk. */
@@ -292,8 +289,10 @@ function visit(walk: TreeWalk, frame: Frame, entry: Dirent): Frame | undefined {
  * walk is large enough and the thread is online.
  */
 function fileLine(walk: TreeWalk, path: string, abs: string, rel: string): void {
-  if (walk.queue === undefined && walk.lines.length >= THREAD_AFTER_ENTRIES && statWorkerReady()) {
-    walk.queue = newFileQueue();
+  if (walk.queue === undefined && walk.lines.length >= THREAD_AFTER_ENTRIES) {
+    // Decided once per walk: a busy machine has no core to give the thread.
+    walk.thread ??= threadWanted();
+    if (walk.thread && statWorkerReady()) walk.queue = newFileQueue();
   }
   const fd = openFile(walk, path, rel);
   const line: DigestLine = { rel, kind: "f", digest: "" };
