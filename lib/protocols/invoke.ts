@@ -154,16 +154,24 @@ async function withCallDirs(
   };
   try {
     const dirs = spare?.dirs ?? await createCallDirs(call.stateDir);
-    return await inCallDirs(dirs, spare, (d, s) => body(d, s, onSpawn));
+    return await inCallDirs(dirs, spare, warm, (d, s) => body(d, s, onSpawn));
   } finally {
     if (req !== undefined) warm!.replenish(req, started);
     else warm?.leave(started);
   }
 }
 
+/**
+ * Run `body` in `dirs`, then remove them. With a pool (a Registry's calls), directories
+ * whose every group was confirmed ended are removed once the result is on its way
+ * (warm_pool.ts `removeLater`): nothing runs there any more, and their records cover
+ * them for `toolhost sweep` until they are gone. Otherwise — also whenever a group could
+ * not be confirmed ended — they are removed first, and a failure is the call's result.
+ */
 async function inCallDirs(
   dirs: CallDirs,
   spare: TakenSpare | undefined,
+  warm: WarmPool | undefined,
   body: (dirs: CallDirs, spare?: TakenSpare) => Promise<ToolResult>,
 ): Promise<ToolResult> {
   let result: ToolResult;
@@ -171,9 +179,11 @@ async function inCallDirs(
     result = await body(dirs, spare);
   } finally {
     await spare?.settle();
-    await dirs.remove().catch(() => {
-      result = errorResult("The tool call's private directories could not be removed.");
-    });
+    if (!dirs.allRetired() || warm?.removeLater(dirs.remove) !== true) {
+      await dirs.remove().catch(() => {
+        result = errorResult("The tool call's private directories could not be removed.");
+      });
+    }
   }
   return result;
 }
