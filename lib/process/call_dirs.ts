@@ -23,7 +23,17 @@
  */
 
 import { randomBytes } from "node:crypto";
-import { lstatSync, mkdirSync, realpathSync, rmdirSync, unlinkSync, writeFileSync } from "node:fs";
+import { Buffer } from "node:buffer";
+import {
+  closeSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  realpathSync,
+  rmdirSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
 import { chmod, lstat, readdir, rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import process from "node:process";
@@ -130,6 +140,21 @@ function makeRoot(stateDir: string): string {
 }
 
 /**
+ * Write `text` to the record file `path` opened with `flag`, created with mode 0600 by
+ * the `open` itself (`writeFileSync` with a mode creates the file with the default mode
+ * under Deno and `chmod`s it after: one more system call, and a moment at 0644).
+ */
+function writeRecordSync(path: string, text: string, flag: "a" | "wx"): void {
+  const bytes = Buffer.from(text, "utf8");
+  const fd = openSync(path, flag, 0o600);
+  try {
+    for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at, bytes.length - at);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
  * Create a call's private directories under `<stateDir>/calls/`, with this process
  * recorded as their owner. Modes are 0700 (the umask can only remove bits). The few
  * `mkdir`s and the owner write are synchronous: they are local and cheap, and avoid
@@ -156,10 +181,7 @@ export function createCallDirs(stateDir: string): Promise<CallDirs> {
       tmpDir: join(root, "tmp"),
       admit: (record) => {
         const line = JSON.stringify({ op: "admit", role: "call", ...record });
-        writeFileSync(join(root, CALL_RECORD_FILES.journal), `${line}\n`, {
-          flag: "a",
-          mode: 0o600,
-        });
+        writeRecordSync(join(root, CALL_RECORD_FILES.journal), `${line}\n`, "a");
         admitted.push(record);
       },
       retire: (record) => {
@@ -172,10 +194,7 @@ export function createCallDirs(stateDir: string): Promise<CallDirs> {
       remove: memo(() => removeCallRoot(dirs, admitted)),
     };
     try {
-      writeFileSync(join(root, CALL_RECORD_FILES.owner), ownerRecordLine(), {
-        flag: "wx",
-        mode: 0o600,
-      });
+      writeRecordSync(join(root, CALL_RECORD_FILES.owner), ownerRecordLine(), "wx");
       mkdirSync(dirs.outputDir, { mode: PRIVATE });
       mkdirSync(dirs.tmpDir, { mode: PRIVATE });
     } catch (e) {
