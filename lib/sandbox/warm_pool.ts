@@ -182,6 +182,11 @@ export class WarmPool {
    */
   async settled(): Promise<void> {
     await Promise.allSettled([...this.#entries.values()].map((e) => e.ready));
+    await this.removed();
+  }
+
+  /** Resolves once every removal left for later ({@linkcode WarmPool.removeLater}) has run. */
+  async removed(): Promise<void> {
     while (this.#removing.size > 0) await Promise.allSettled([...this.#removing]);
   }
 
