@@ -5,8 +5,9 @@
  * A cache made right after compiling holds only the functions V8 compiles eagerly; the
  * rest are compiled again, from source, in every run. So the cache is made after the
  * bundle has run the start-up paths people wait on — `tools check` and `serve` up to an
- * answered `tools/list`, on this repository's examples/ (static: nothing runs but the
- * bubblewrap probe, and `serve` writes only to a temporary state folder, removed after) —
+ * answered `tools/list` and a `ping` (which loads the MCP SDK), on this repository's
+ * examples/ (static: nothing runs but the bubblewrap probe, and `serve` writes only to a
+ * temporary state folder, removed after) —
  * and then holds the bytecode of every function those paths compiled. A code cache is
  * bytecode and the literals of the source, never heap state: nothing of the build
  * machine's environment, folders, time or random state is in it, and V8 checks it against
@@ -68,6 +69,9 @@ const REQUESTS = [
   },
   { jsonrpc: "2.0", method: "notifications/initialized" },
   { jsonrpc: "2.0", id: 2, method: "tools/list", params: {} },
+  // Answered by the MCP SDK, which `serve` loads only after its first answers: the cache
+  // then holds the SDK's functions too.
+  { jsonrpc: "2.0", id: 3, method: "ping" },
 ];
 
 /** Options of {@linkcode makeCodeCache}. */
@@ -112,6 +116,8 @@ function runStartupPaths(
         if (id === 1) {
           child.stdin.write(`${JSON.stringify(REQUESTS[1])}\n${JSON.stringify(REQUESTS[2])}\n`);
         } else if (id === 2) {
+          child.stdin.write(`${JSON.stringify(REQUESTS[3])}\n`);
+        } else if (id === 3) {
           answered = true;
           child.stdin.end(); // serve ends with its input
         }

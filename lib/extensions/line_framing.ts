@@ -8,8 +8,6 @@
  */
 
 import type { Buffer } from "node:buffer";
-// @ts-types="@modelcontextprotocol/sdk/shared/stdio"
-import { serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 
@@ -69,6 +67,21 @@ export function feedLines(buffer: MessageBuffer, chunk: Buffer, sink: FrameSink)
 }
 
 const encoder = new TextEncoder();
+
+/**
+ * One message as its JSON line: the SDK's `serializeMessage`, which is exactly this
+ * (tests/mcp/line_framing_test.ts compares them); written out so that framing does not
+ * load the SDK's schemas (`serve` answers its first requests before loading them).
+ *
+ * @example
+ * ```ts
+ * import { serializeMessage } from "./line_framing.ts";
+ * serializeMessage({ jsonrpc: "2.0", method: "x" }); // '{"jsonrpc":"2.0","method":"x"}\n'
+ * ```
+ */
+export function serializeMessage(message: JSONRPCMessage): string {
+  return JSON.stringify(message) + "\n";
+}
 
 /**
  * One message as the UTF-8 bytes of its JSON line. Streams are handed bytes, not strings:

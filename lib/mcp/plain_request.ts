@@ -17,9 +17,9 @@
  *   `tools/call` (a fresh request with `params: { name, arguments }`, `arguments` a
  *   copy, as zod's record makes it), or undefined to let zod decide.
  *
- * The plain shape: an object with exactly the keys `jsonrpc` ("2.0"), `id` (a string or a
- * safe integer), `method` (a string) and optionally `params` (a plain object with no own
- * `_meta` or `__proto__` key). tests/mcp/plain_request_test.ts compares both paths on a
+ * The plain shape (plain_shape.ts): an object with exactly the keys `jsonrpc` ("2.0"), `id`
+ * (a string or a safe integer), `method` (a string) and optionally `params` (a plain object
+ * with no own `_meta` or `__proto__` key). tests/mcp/plain_request_test.ts compares both paths on a
  * corpus of valid, odd and invalid lines.
  *
  * @module
@@ -29,6 +29,7 @@
 import { deserializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { CallToolRequest, JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { hasOwn, isRecord, plainRequestOf } from "./plain_shape.ts";
 
 const checked = new WeakSet<object>();
 
@@ -97,32 +98,4 @@ export function plainCallRequest(request: unknown): CallToolRequest | undefined 
     copy[key] = d.value;
   }
   return { method: "tools/call", params: { name: params.name, arguments: copy } };
-}
-
-/** The request zod would return for `value`, or undefined when zod must decide. */
-function plainRequestOf(value: unknown): Record<string, unknown> | undefined {
-  if (!isRecord(value) || Object.getPrototypeOf(value) !== Object.prototype) return undefined;
-  let keys = 0;
-  for (const key in value) {
-    if (key !== "jsonrpc" && key !== "id" && key !== "method" && key !== "params") {
-      return undefined;
-    }
-    keys++;
-  }
-  if (keys !== Object.keys(value).length) return undefined;
-  const { jsonrpc, id, method, params } = value;
-  if (jsonrpc !== "2.0" || typeof method !== "string") return undefined;
-  if (typeof id !== "string" && !Number.isSafeInteger(id)) return undefined;
-  if (!hasOwn(value, "params")) return { jsonrpc, id, method };
-  if (!isRecord(params) || Object.getPrototypeOf(params) !== Object.prototype) return undefined;
-  if (hasOwn(params, "_meta") || hasOwn(params, "__proto__")) return undefined;
-  return { jsonrpc, id, method, params };
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
-function hasOwn(o: object, key: string): boolean {
-  return Object.prototype.hasOwnProperty.call(o, key);
 }

@@ -23,15 +23,19 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   type CallToolResult,
   type JSONRPCMessage,
-  LATEST_PROTOCOL_VERSION,
   ListToolsRequestSchema,
   type ProgressToken,
   type ServerNotification,
-  SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
 import { ToolhostError } from "../errors/errors.ts";
 import { errorResult } from "../results/types.ts";
-import { VERSION } from "../version.ts";
+import {
+  LATEST_PROTOCOL_VERSION,
+  listToolsResult,
+  negotiatedVersion,
+  SERVER_INFO,
+  serverCapabilities,
+} from "./early_answers.ts";
 import { callSignals } from "./call_signal.ts";
 import { setCallToolHandler } from "./call_tool_handler.ts";
 import { JsonMirrors } from "./json_mirrors.ts";
@@ -94,12 +98,9 @@ export function createMcpServer(
   opts: McpServerOptions = {},
 ): ToolhostMcpServer {
   const server = new Server(
-    { name: "toolhost", version: VERSION },
+    SERVER_INFO,
     {
-      capabilities: {
-        tools: { listChanged: source.onToolsChanged !== undefined },
-        ...(source.artifacts ? { resources: { listChanged: true } } : {}),
-      },
+      capabilities: serverCapabilities(source),
       instructions: opts.instructions,
       // Only `elicitInput` uses it, and toolhost never sends one: not built at start-up.
       jsonSchemaValidator: lazyJsonSchemaValidator(),
@@ -161,26 +162,14 @@ interface HandlerContext extends McpServerOptions {
   client: { structured: boolean; version: string };
 }
 
-/** The version the server answers `initialize` with. */
-function negotiatedVersion(requested: unknown): string {
-  return typeof requested === "string" && SUPPORTED_PROTOCOL_VERSIONS.includes(requested)
-    ? requested
-    : LATEST_PROTOCOL_VERSION;
-}
-
 function registerHandlers(server: Server, source: ToolSource, ctx: HandlerContext): void {
   const interval = ctx.progressIntervalMs ?? 1000;
   const signalFor = callSignals(ctx.stop);
-  server.setRequestHandler(ListToolsRequestSchema, async () => {
-    const tools = await source.list();
-    return {
-      tools: tools.map((t) => ({
-        name: t.name,
-        description: t.description,
-        inputSchema: t.inputSchema as { type: "object"; [k: string]: unknown },
-      })),
-    };
-  });
+  // The same answer stdio may send before this server exists (stdio_front.ts).
+  server.setRequestHandler(
+    ListToolsRequestSchema,
+    async () => listToolsResult(await source.list()),
+  );
   // Not `server.setRequestHandler`: see call_tool_handler.ts for what that adds and why.
   setCallToolHandler(server, async (req, extra): Promise<CallToolResult> => {
     if (ctx.stop.aborted) return toMcpResult(errorResult("The server is shutting down."));

@@ -10,9 +10,10 @@
 
 import process from "node:process";
 import type { Readable, Writable } from "node:stream";
-import { createMcpServer, type McpServerOptions } from "./server.ts";
+import type { McpServerOptions, ToolhostMcpServer } from "./server.ts";
+import { initializeResult, listToolsResult, serverCapabilities } from "./early_answers.ts";
 import { openStdioStreams, type StdioStreams } from "./stdio_streams.ts";
-import { StdioServerStreamTransport } from "./stdio_transport.ts";
+import { type EarlyAnswers, StdioFront } from "./stdio_front.ts";
 import type { ToolSource } from "./tool_source.ts";
 
 /** Options of {@link serveStdio}. */
@@ -48,7 +49,6 @@ export async function serveStdio(
   const own: StdioStreams = openStdioStreams({ input: !opts.stdin, output: !opts.stdout });
   const stdin = opts.stdin ?? own.input;
   const stdout = opts.stdout ?? own.output;
-  const mcp = createMcpServer(source, { ...opts, spliceMirrors: true });
   let finish!: (r: StdioOutcome["reason"]) => void;
   const ended = new Promise<StdioOutcome["reason"]>((resolve) => (finish = resolve));
   const onEnd = () => finish("stdin closed");
@@ -65,15 +65,45 @@ export async function serveStdio(
     process.on("SIGTERM", onTerm);
     process.on("SIGHUP", onHup);
   }
-  mcp.server.onclose = () => finish("transport closed");
-  const transport = new StdioServerStreamTransport(stdin, stdout, {
-    serialize: (m) => mcp.serialize(m),
+  // A source whose tools can change notifies through the SDK server: it is loaded at once.
+  const early = source.onToolsChanged === undefined ? earlyAnswers(source, opts) : undefined;
+  let mcp: ToolhostMcpServer | undefined;
+  let loading: Promise<void> | undefined;
+  let over = false; // once the connection ended, nothing more is loaded
+  const front = new StdioFront(stdin, stdout, {
+    early,
+    needServer: () => void load(),
+    onEarlyClose: () => finish("transport closed"),
+    log: opts.log,
   });
+  const load = () =>
+    over ? loading : loading ??= (async () => {
+      const [{ createMcpServer }, { parseMessageLine }] = await Promise.all([
+        import("./server.ts"),
+        import("./plain_request.ts"),
+      ]);
+      const server = createMcpServer(source, { ...opts, spliceMirrors: true });
+      mcp = server;
+      server.server.onclose = () => finish("transport closed");
+      await server.connect(front);
+      await front.handOver(parseMessageLine, (m) => server.serialize(m));
+    })().catch((e) => {
+      opts.log?.(`the MCP server could not start: ${e instanceof Error ? e.name : typeof e}`);
+      finish("transport closed");
+    });
   try {
-    await mcp.connect(transport);
+    front.begin();
+    if (early === undefined) void load();
     const reason = await ended;
+    over = true;
     opts.log?.(`connection ended (${reason}); stopping sessions and extensions`);
-    await mcp.shutdown();
+    await loading; // a server being connected finishes first, then shuts down
+    if (mcp !== undefined) {
+      await mcp.shutdown();
+    } else {
+      await front.close();
+      await source.close();
+    }
     opts.log?.("cleanup confirmed");
     return { reason };
   } finally {
@@ -87,4 +117,13 @@ export async function serveStdio(
       process.off("SIGHUP", onHup);
     }
   }
+}
+
+/** The answers to `initialize` and `tools/list` that the SDK server would send. */
+function earlyAnswers(source: ToolSource, opts: McpServerOptions): EarlyAnswers {
+  const capabilities = serverCapabilities(source);
+  return {
+    initialize: (version) => initializeResult(version, capabilities, opts.instructions),
+    list: async () => listToolsResult(await source.list()),
+  };
 }

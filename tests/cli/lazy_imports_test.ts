@@ -1,7 +1,8 @@
 /**
  * Start-up is paid per command: the modules the CLI entry loads before it knows the command
  * (everything `lib/cli/main.ts` imports statically) must not bring ajv, the MCP SDK or the
- * TOML parser, and `tools check` must not bring the MCP SDK. Checked on the static import
+ * TOML parser, `tools check` must not bring the MCP SDK, and `serve` loads the SDK only after
+ * its first answers. Checked on the static import
  * graph (`deno info --json`), so it does not depend on timing.
  */
 
@@ -66,8 +67,10 @@ Deno.test("`tools check` statically loads no MCP SDK and no registry", async () 
   assert.ok([...closure].some((s) => s.includes("smol-toml")), "the graph was not read");
 });
 
-Deno.test("`serve` on stdio statically loads no Streamable HTTP stack", async () => {
+Deno.test("`serve` on stdio statically loads no Streamable HTTP stack and no MCP SDK", async () => {
   const closure = await staticClosure("lib/cli/commands/serve.ts");
   assert.deepEqual(heavy(closure, ["/mcp/http.ts", "server/streamableHttp"]), []);
+  // stdio answers `initialize` and `tools/list` first, then loads the SDK (stdio_front.ts).
+  assert.deepEqual(heavy(closure, ["@modelcontextprotocol", "/mcp/server.ts"]), []);
   assert.ok([...closure].some((s) => s.includes("/mcp/stdio.ts")), "the graph was not read");
 });
