@@ -7,8 +7,9 @@
  * Steps: `deno bundle --platform node --format cjs` bundles scripts/sea_entry.ts with every
  * dependency (the same import map and deno.lock as `deno run`/`deno compile`, so no
  * node_modules and no second resolver), and the small launcher scripts/sea_launcher.ts;
- * the CLI bundle is made ASCII-only (scripts/ascii_bundle.ts: V8 then keeps its source as
- * one byte per character); the same `node` makes a V8 code cache of it after running its
+ * the CLI bundle's imports of Node built-ins share one namespace object each
+ * (scripts/share_node_namespaces.ts) and it is made ASCII-only (scripts/ascii_bundle.ts:
+ * V8 then keeps its source as one byte per character); the same `node` makes a V8 code cache of it after running its
  * start-up paths (scripts/sea_code_cache.ts); `node --experimental-sea-config`
  * turns the launcher into a SEA blob (with its code cache) carrying the CLI bundle and its
  * cache as assets, so `--version` never compiles the CLI; `postject` (npm, pinned in
@@ -38,6 +39,7 @@ import { fileURLToPath } from "node:url";
 import { inject } from "postject";
 import { asciiBundle } from "./ascii_bundle.ts";
 import { makeCodeCache } from "./sea_code_cache.ts";
+import { shareNodeNamespaces } from "./share_node_namespaces.ts";
 import { wrapBundle } from "./sea_wrapper.ts";
 
 /** The repository root. */
@@ -227,8 +229,11 @@ export async function buildSea(options: BuildSeaOptions = {}): Promise<BuiltSea>
   log("bundling the CLI for Node (deno bundle)");
   try {
     bundleCli(fresh);
-    // One-byte source for V8 (see ascii_bundle.ts); the launcher reads it as Latin-1.
-    writeFileSync(fresh, asciiBundle(readFileSync(fresh, "utf8")));
+    // One namespace object per Node built-in (see share_node_namespaces.ts), and one-byte
+    // source for V8 (see ascii_bundle.ts): the launcher reads it as Latin-1.
+    const shared = shareNodeNamespaces(readFileSync(fresh, "utf8"));
+    log(`one namespace object per Node built-in: ${shared.shared} imports share them`);
+    writeFileSync(fresh, asciiBundle(shared.source));
     bundleCli(freshLauncher, "sea_launcher.ts");
     const bundleBytes = readFileSync(fresh).byteLength;
     const unchanged = !options.force && sameFile(fresh, bundle) &&
