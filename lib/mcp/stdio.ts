@@ -49,22 +49,8 @@ export async function serveStdio(
   const own: StdioStreams = openStdioStreams({ input: !opts.stdin, output: !opts.stdout });
   const stdin = opts.stdin ?? own.input;
   const stdout = opts.stdout ?? own.output;
-  let finish!: (r: StdioOutcome["reason"]) => void;
-  const ended = new Promise<StdioOutcome["reason"]>((resolve) => (finish = resolve));
-  const onEnd = () => finish("stdin closed");
-  const onInt = () => finish("SIGINT");
-  const onTerm = () => finish("SIGTERM");
-  const onHup = () => finish("SIGHUP");
-  const onOutputError = () => finish("transport closed");
-  stdin.once("end", onEnd);
-  stdin.once("close", onEnd);
-  stdout.on("error", onOutputError);
-  const signals = opts.handleSignals ?? true;
-  if (signals) {
-    process.on("SIGINT", onInt);
-    process.on("SIGTERM", onTerm);
-    process.on("SIGHUP", onHup);
-  }
+  const end = watchEnd(stdin, stdout, opts.handleSignals ?? true);
+  const { finish } = end;
   // A source whose tools can change notifies through the SDK server: it is loaded at once.
   const early = source.onToolsChanged === undefined ? earlyAnswers(source, opts) : undefined;
   let mcp: ToolhostMcpServer | undefined;
@@ -94,7 +80,7 @@ export async function serveStdio(
   try {
     front.begin();
     if (early === undefined) void load();
-    const reason = await ended;
+    const reason = await end.ended;
     over = true;
     opts.log?.(`connection ended (${reason}); stopping sessions and extensions`);
     await loading; // a server being connected finishes first, then shuts down
@@ -107,16 +93,45 @@ export async function serveStdio(
     opts.log?.("cleanup confirmed");
     return { reason };
   } finally {
-    stdin.off("end", onEnd);
-    stdin.off("close", onEnd);
-    await own.release();
-    stdout.off("error", onOutputError);
-    if (signals) {
-      process.off("SIGINT", onInt);
-      process.off("SIGTERM", onTerm);
-      process.off("SIGHUP", onHup);
+    try {
+      await own.release(); // flushes output: its error listener stays until this is done
+    } finally {
+      end.dispose();
     }
   }
+}
+
+/**
+ * What ends the connection: stdin's end, an output error, SIGINT/SIGTERM/SIGHUP (when
+ * `signals`), or `finish` (the transport closed); `dispose` removes the listeners.
+ */
+function watchEnd(stdin: Readable, stdout: Writable, signals: boolean): {
+  ended: Promise<StdioOutcome["reason"]>;
+  finish: (r: StdioOutcome["reason"]) => void;
+  dispose: () => void;
+} {
+  let finish!: (r: StdioOutcome["reason"]) => void;
+  const ended = new Promise<StdioOutcome["reason"]>((resolve) => (finish = resolve));
+  const onEnd = () => finish("stdin closed");
+  const onOutputError = () => finish("transport closed");
+  const handlers = (["SIGINT", "SIGTERM", "SIGHUP"] as const).map((name) => {
+    const h = () => finish(name);
+    if (signals) process.on(name, h);
+    return [name, h] as const;
+  });
+  stdin.once("end", onEnd);
+  stdin.once("close", onEnd);
+  stdout.on("error", onOutputError);
+  return {
+    ended,
+    finish,
+    dispose() {
+      stdin.off("end", onEnd);
+      stdin.off("close", onEnd);
+      stdout.off("error", onOutputError);
+      if (signals) { for (const [name, h] of handlers) process.off(name, h); }
+    },
+  };
 }
 
 /** The answers to `initialize` and `tools/list` that the SDK server would send. */

@@ -128,10 +128,12 @@ export class StdioFront implements Transport {
         this.#deliver(parse, line);
         continue;
       }
+      if (this.#closed) return;
       const dropped = new Promise<void>((done) => this.#swallow = { id, bytes, done });
       this.#deliver(parse, line);
       await dropped;
     }
+    if (this.#closed) return;
     this.#parse = parse;
     for (const line of this.#held.splice(0)) this.#deliver(parse, line);
   }
@@ -219,6 +221,9 @@ export class StdioFront implements Transport {
     if (this.#input.listenerCount("data") === 0) this.#input.pause();
     this.#lines.clear();
     this.#held = [];
+    const swallow = this.#swallow; // a replay waiting for an answer the close aborts
+    this.#swallow = undefined;
+    swallow?.done();
     if (this.onclose) this.onclose();
     else this.#opts.onEarlyClose?.();
     return Promise.resolve();

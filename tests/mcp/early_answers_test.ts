@@ -242,3 +242,17 @@ Deno.test("lines after a held one wait for the SDK and keep their order", async 
   assert.ok(out.some((l) => l.includes('"resources":{"listChanged":true}')));
   assert.equal(Buffer.byteLength(out.join("")) > 0, true);
 });
+
+Deno.test("input past the bound ends the connection, also while the SDK loads", async () => {
+  const init = INIT(`{"protocolVersion":"2025-06-18","capabilities":{},${INFO}}`);
+  const ping = '{"jsonrpc":"2.0","id":9,"method":"ping"}';
+  for (const first of [[], [init], [init, ping]]) {
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    stdout.resume();
+    const done = serveStdio(source(false), { stdin, stdout, handleSignals: false });
+    for (const line of first) stdin.write(line + "\n");
+    stdin.write(Buffer.alloc(STDIO_MAX_BUFFER_BYTES + 1, 0x61));
+    assert.deepEqual(await done, { reason: "transport closed" });
+  }
+});
