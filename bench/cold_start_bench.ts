@@ -238,6 +238,15 @@ export async function benchColdStart(): Promise<string[]> {
       `floors (median of ${runs} interleaved rounds): node -e 0 ${node.toFixed(0)} ms, ` +
         `deno eval 0 ${deno.toFixed(0)} ms`,
     );
+    // Node reads NODE_EXTRA_CA_CERTS at every start, before any script runs (`node -e 0`
+    // and the SEA alike): with a system bundle that is most of `node -e 0`'s instructions
+    // here (cachegrind: 499M with it, 85M without), so the ratios depend on it.
+    const extraCerts = Deno.env.get("NODE_EXTRA_CA_CERTS");
+    lines.push(
+      extraCerts
+        ? `NODE_EXTRA_CA_CERTS is set (${extraCerts}): every node start, the floor's too, loads it`
+        : "NODE_EXTRA_CA_CERTS is not set",
+    );
     for (const f of all) {
       const floor = f.floor === "deno" ? deno : node;
       const floorName = f.floor === "deno" ? "deno eval 0" : "node -e 0";
