@@ -15,7 +15,9 @@
  *   answers written as bytes).
  *
  * Incoming data has the same bound as before the change (line_buffer.ts): more unread
- * input than `maxBufferBytes` ends the connection.
+ * input than `maxBufferBytes` ends the connection. Lines the front holds or keeps for a
+ * replay count against the same bound until the hand-over, so a client that never makes
+ * the SDK load (say, `notifications/initialized` over and over) cannot grow them either.
  *
  * @module
  */
@@ -28,7 +30,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { frameBytes, serializeMessage } from "../extensions/line_framing.ts";
 import { earlyMessage } from "./early_answers.ts";
-import { LineBuffer } from "./line_buffer.ts";
+import { LineBuffer, STDIO_MAX_BUFFER_BYTES } from "./line_buffer.ts";
 
 /** What the front answers before the SDK is loaded. */
 export interface EarlyAnswers {
@@ -85,6 +87,9 @@ export class StdioFront implements Transport {
   /** Lines answered or taken early that the SDK must see too, with the answer's id. */
   #replay: { line: string; id?: string | number; bytes?: string }[] = [];
   #swallow?: { id: string | number; bytes: string; done: () => void };
+  /** UTF-16 code units held in `#held` and `#replay` (bounded by `maxBufferBytes`). */
+  #pending = 0;
+  #max: number;
   #initialized = false;
   #reading = false;
   #closed = false;
@@ -96,6 +101,7 @@ export class StdioFront implements Transport {
     this.#opts = opts;
     this.#early = opts.early;
     this.#lines = new LineBuffer({ maxBufferSize: opts.maxBufferBytes });
+    this.#max = opts.maxBufferBytes ?? STDIO_MAX_BUFFER_BYTES;
   }
 
   /** Start reading (before the SDK is there). */
@@ -135,6 +141,7 @@ export class StdioFront implements Transport {
     }
     if (this.#closed) return;
     this.#parse = parse;
+    this.#pending = 0;
     for (const line of this.#held.splice(0)) this.#deliver(parse, line);
   }
 
@@ -148,6 +155,7 @@ export class StdioFront implements Transport {
     }
     for (let line = this.#lines.readLine(); line !== null; line = this.#lines.readLine()) {
       this.#line(line);
+      if (this.#closed) return;
     }
   };
 
@@ -155,6 +163,12 @@ export class StdioFront implements Transport {
 
   #line(line: string): void {
     if (this.#parse !== undefined) return this.#deliver(this.#parse, line);
+    this.#pending += line.length;
+    if (this.#pending > this.#max) {
+      this.onerror?.(new Error(`ReadBuffer exceeded maximum size of ${this.#max} bytes`));
+      this.close().catch(() => {});
+      return;
+    }
     if (this.#early !== undefined && this.#held.length === 0 && this.#answer(line)) return;
     this.#held.push(line);
     this.#opts.needServer();

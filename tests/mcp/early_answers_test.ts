@@ -256,3 +256,34 @@ Deno.test("input past the bound ends the connection, also while the SDK loads", 
     assert.deepEqual(await done, { reason: "transport closed" });
   }
 });
+
+Deno.test("lines held or kept for a replay count against the input bound", async () => {
+  const { StdioFront } = await import("../../lib/mcp/stdio_front.ts");
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  stdout.resume();
+  let closed = false;
+  let asked = 0;
+  const front = new StdioFront(stdin, stdout, {
+    early: {
+      initialize: (v: string) => ({ protocolVersion: v }),
+      list: () => Promise.resolve({ tools: [] }),
+    },
+    needServer: () => asked++,
+    onEarlyClose: () => closed = true,
+    maxBufferBytes: 64 * 1024,
+  });
+  front.begin();
+  // A client that never makes the SDK load: initialize, then the notification again and
+  // again, each line well within the bound, 4x the bound in all.
+  const note = '{"jsonrpc":"2.0","method":"notifications/initialized"}\n';
+  stdin.write(INIT(`{"protocolVersion":"2025-06-18","capabilities":{},${INFO}}`) + "\n");
+  for (let sent = 0; sent < 4 * 64 * 1024; sent += note.length) stdin.write(note);
+  // Until the front closed or read everything (a closed front stops reading).
+  while (!closed && (stdin.readableLength > 0 || stdin.writableLength > 0)) {
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(asked, 0);
+  assert.equal(closed, true);
+});
