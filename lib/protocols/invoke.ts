@@ -154,25 +154,16 @@ async function withCallDirs(
   };
   try {
     const dirs = spare?.dirs ?? await createCallDirs(call.stateDir);
-    return await inCallDirs(dirs, spare, warm, (d, s) => body(d, s, onSpawn));
+    return await inCallDirs(dirs, spare, (d, s) => body(d, s, onSpawn));
   } finally {
     if (req !== undefined) warm!.replenish(req, started);
     else warm?.leave(started);
   }
 }
 
-/**
- * Run `body` in `dirs`, then remove them. With a pool (a Registry's calls), the
- * directories of a call whose tool ended on its own — not cancelled, timed out or cut
- * off at a bound — and whose every group was confirmed ended are removed once the
- * result is on its way (warm_pool.ts `removeLater`): nothing runs there any more, and
- * their records cover them for `toolhost sweep` until they are gone. Otherwise they are
- * removed first, and a failure is the call's result.
- */
 async function inCallDirs(
   dirs: CallDirs,
   spare: TakenSpare | undefined,
-  warm: WarmPool | undefined,
   body: (dirs: CallDirs, spare?: TakenSpare) => Promise<ToolResult>,
 ): Promise<ToolResult> {
   let result: ToolResult;
@@ -180,25 +171,16 @@ async function inCallDirs(
     result = await body(dirs, spare);
   } finally {
     await spare?.settle();
-    const later = endedOnItsOwn.has(dirs) && dirs.allRetired();
-    if (!later || warm?.removeLater(dirs.remove) !== true) {
-      await dirs.remove().catch(() => {
-        result = errorResult("The tool call's private directories could not be removed.");
-      });
-    }
+    await dirs.remove().catch(() => {
+      result = errorResult("The tool call's private directories could not be removed.");
+    });
   }
   return result;
 }
 
-/** Call directories whose run's tool ended on its own, its group confirmed ended. */
-const endedOnItsOwn = new WeakSet<CallDirs>();
-
 /** A group confirmed ended needs no second look when its call dirs are removed. */
 function settled(dirs: CallDirs, run: RunOutcome): void {
-  if (!run.cleanupConfirmed || run.record === undefined) return;
-  dirs.retire(run.record);
-  const cut = run.cancelled || run.timedOut || run.stdoutOverflow || run.stderrOverflow;
-  if (!cut && run.limitExceeded === undefined) endedOnItsOwn.add(dirs);
+  if (run.cleanupConfirmed && run.record !== undefined) dirs.retire(run.record);
 }
 
 /** The run's options: in `spare` when it takes the call, else spawned cold. */

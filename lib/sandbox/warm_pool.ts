@@ -43,7 +43,6 @@
  */
 
 import process from "node:process";
-import { setImmediate } from "node:timers";
 import { type CallDirs, createCallDirs } from "../process/call_dirs.ts";
 import type { Confine } from "../process/sandbox_init.ts";
 import { abandonGroup, type GroupHandle, spawnGroup } from "../process/spawn_group.ts";
@@ -151,8 +150,6 @@ export class WarmPool {
   readonly #idleMs: number;
   readonly #entries = new Map<string, Entry>();
   readonly #ending = new Set<Promise<void>>();
-  /** Call directories' removals left for after their calls (`removeLater`). */
-  readonly #removing = new Set<Promise<void>>();
   /** Calls running per key: between their `take` and their `replenish`. */
   readonly #busy = new Map<string, number>();
   /** Calls between their `take` and their `started` (or `replenish`), over all keys. */
@@ -176,37 +173,9 @@ export class WarmPool {
     return { ...this.#stats };
   }
 
-  /**
-   * Resolves once every spare being spawned has been spawned (or has failed), and every
-   * removal left for later ({@linkcode WarmPool.removeLater}) has run.
-   */
+  /** Resolves once every spare being spawned has been spawned (or has failed). */
   async settled(): Promise<void> {
     await Promise.allSettled([...this.#entries.values()].map((e) => e.ready));
-    await this.removed();
-  }
-
-  /** Resolves once every removal left for later ({@linkcode WarmPool.removeLater}) has run. */
-  async removed(): Promise<void> {
-    while (this.#removing.size > 0) await Promise.allSettled([...this.#removing]);
-  }
-
-  /**
-   * Run `remove` (a finished call's `CallDirs.remove`, every group of which was confirmed
-   * ended) once the call's result is on its way, not before it: the directories' removal
-   * (a few `rmdir`s, each waiting for the file system's journal) then overlaps the next
-   * call's spawn instead of delaying this call's result. {@linkcode WarmPool.settled}
-   * and {@linkcode WarmPool.close} wait for it; if it fails, the directory keeps its
-   * records for `toolhost sweep`, as any call directory that could not be removed.
-   * False (nothing is done: remove it now) once the pool is closed.
-   */
-  removeLater(remove: () => Promise<void>): boolean {
-    if (this.#closed) return false;
-    const p = new Promise<void>((resolve) => setImmediate(resolve))
-      .then(remove)
-      .catch(() => {})
-      .finally(() => this.#removing.delete(p));
-    this.#removing.add(p);
-    return true;
   }
 
   /**
@@ -319,9 +288,7 @@ export class WarmPool {
   async close(): Promise<void> {
     this.#closed = true;
     for (const [key, e] of [...this.#entries]) this.#drop(key, e);
-    while (this.#ending.size > 0 || this.#removing.size > 0) {
-      await Promise.allSettled([...this.#ending, ...this.#removing]);
-    }
+    while (this.#ending.size > 0) await Promise.allSettled([...this.#ending]);
   }
 
   #remove(key: string): void {
