@@ -60,6 +60,8 @@ Deno.test("warm host spare: one call per spare, a burst runs cold, idle and clos
   const call = async () => {
     const r = await shCall(ws.root, "echo $$", pool);
     assert.equal(r.isError, false);
+    // Removed before the result (the seed: a cleanup failure replaces the result).
+    assert.deepEqual(readdirSync(callsRoot(stateDir)), [], "the call's dirs outlived it");
     pids.add(text(r));
   };
   for (let i = 0; i < 4; i++) {
