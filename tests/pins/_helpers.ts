@@ -5,6 +5,7 @@
  */
 
 import assert from "node:assert/strict";
+import { readdirSync, readlinkSync, realpathSync } from "node:fs";
 import { PreparationFailed } from "../../lib/errors/errors.ts";
 
 /**
@@ -84,4 +85,19 @@ export async function rejectsPin(
   assert.ok(!caught.message.includes(want.root), "message must not contain the physical root");
   for (const s of want.secrets ?? []) assert.ok(!caught.message.includes(s), "leaked contents");
   return caught;
+}
+
+/**
+ * Descriptors of this process open on something under `root`. Only those: `deno test
+ * --parallel` runs other test files in this same process, and their descriptors come and go.
+ */
+export function openFds(root: string): number {
+  const under = `${realpathSync(root)}/`;
+  let n = 0;
+  for (const name of readdirSync("/proc/self/fd")) {
+    try {
+      if (`${readlinkSync(`/proc/self/fd/${name}`)}/`.startsWith(under)) n++;
+    } catch { /* closed meanwhile */ }
+  }
+  return n;
 }

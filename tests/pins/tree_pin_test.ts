@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
-import { lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
+import { lstatSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { resolveDeclaredPath } from "../../lib/pins/declared_path.ts";
 import { directoryDigest } from "../../lib/pins/dir_digest.ts";
 import { resolvePinOptions } from "../../lib/pins/options.ts";
@@ -15,7 +15,7 @@ import { pinPath } from "../../lib/pins/mod.ts";
 import { procfsAvailable } from "../../lib/pins/proc_fd.ts";
 import { treeDigestLines } from "../../lib/pins/tree_pin.ts";
 import { sortByUtf8 } from "../../lib/pins/utf8_order.ts";
-import { rejectsPin, withWorkspace, writeTree } from "./_helpers.ts";
+import { openFds, rejectsPin, withWorkspace, writeTree } from "./_helpers.ts";
 
 /** The seed's directory digest, computed the slow obvious way (lstat, Buffer sort). */
 function referenceDigest(dir: string): string {
@@ -64,21 +64,6 @@ function fixtureTree(root: string): void {
   Deno.symlinkSync("nowhere/at/all", `${root}/t/dangling`);
   Deno.mkdirSync(`${root}/t/b/empty/deeper`, { recursive: true });
   Deno.mkdirSync(`${root}/t/z-empty`);
-}
-
-/**
- * Descriptors of this process open on something under `root`. Only those: `deno test
- * --parallel` runs other test files in this same process, and their descriptors come and go.
- */
-function openFds(root: string): number {
-  const under = `${realpathSync(root)}/`;
-  let n = 0;
-  for (const name of readdirSync("/proc/self/fd")) {
-    try {
-      if (`${readlinkSync(`/proc/self/fd/${name}`)}/`.startsWith(under)) n++;
-    } catch { /* closed meanwhile */ }
-  }
-  return n;
 }
 
 Deno.test("tree pin: same digest as the reference on empty, nested, unicode, large and linked entries", async () => {

@@ -5,7 +5,6 @@
  */
 
 import assert from "node:assert/strict";
-import { readdirSync, readlinkSync, realpathSync } from "node:fs";
 import { resolveDeclaredPath } from "../../lib/pins/declared_path.ts";
 import { directoryDigest } from "../../lib/pins/dir_digest.ts";
 import { batchesSizedByThread, waitForThreadInTests } from "../../lib/pins/file_queue.ts";
@@ -14,19 +13,7 @@ import type { PinOptions } from "../../lib/pins/options.ts";
 import { resolvePinOptions } from "../../lib/pins/options.ts";
 import { allowStatWorker, startStatWorker, stopStatWorker } from "../../lib/pins/stat_worker.ts";
 import { treeDigestLines } from "../../lib/pins/tree_pin.ts";
-import { mkfifo, rejectsPin, withWorkspace, writeTree } from "./_helpers.ts";
-
-/** Descriptors of this process open on something under `root`. */
-function openFds(root: string): number {
-  const under = `${realpathSync(root)}/`;
-  let n = 0;
-  for (const name of readdirSync("/proc/self/fd")) {
-    try {
-      if (`${readlinkSync(`/proc/self/fd/${name}`)}/`.startsWith(under)) n++;
-    } catch { /* closed meanwhile */ }
-  }
-  return n;
-}
+import { mkfifo, openFds, rejectsPin, withWorkspace, writeTree } from "./_helpers.ts";
 
 /** `d/s00/f000` … : `dirs` folders of `per` small files, in walk order. */
 function bigTree(root: string, dirs: number, per: number): void {
