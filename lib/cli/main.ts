@@ -9,6 +9,7 @@ import { type CliIo, EXIT, processIo, reportError } from "./exit.ts";
 import { colorEnabled, paint } from "./color.ts";
 import { VERSION } from "../version.ts";
 import { commandBuilders } from "./command_loaders.ts";
+import { misplacedOptionHint } from "./misplaced_option.ts";
 
 /**
  * Run the CLI with `argv` (without the program name); resolves to the exit code.
@@ -35,6 +36,11 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
   if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
     io.out(`${VERSION}\n`); // what commander prints, without loading any command
     return EXIT.ok;
+  }
+  const misplaced = misplacedOptionHint(argv);
+  if (misplaced !== undefined) {
+    io.err(`${misplaced}(see \`toolhost --help\`)\n`);
+    return EXIT.usage;
   }
   for (const build of await commandBuilders(argv)) {
     for (const c of build(io, done)) program.addCommand(c);
