@@ -9,6 +9,8 @@ import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { Command } from "commander";
 import { InvocationError } from "../../errors/errors.ts";
+import { errnoOf } from "../../paths/errno.ts";
+import { showPath } from "../../paths/show_path.ts";
 import { ArtifactRefError, InvalidEnvelopeError } from "../../odek/errors.ts";
 import { parseEnvelope } from "../../odek/envelope.ts";
 import { renderEnvelope } from "../../odek/render.ts";
@@ -18,8 +20,10 @@ import { type CliIo, EXIT } from "../exit.ts";
 
 async function readInput(file: string | undefined): Promise<string> {
   if (file !== undefined && file !== "-") {
-    const buf = await readFile(file).catch(() => {
-      throw new InvocationError("the envelope file cannot be read");
+    const buf = await readFile(file).catch((e: unknown) => {
+      throw new InvocationError(
+        `cannot read the envelope file ${showPath(file)} (${errnoOf(e) ?? "error"})`,
+      );
     });
     if (buf.byteLength > LIMITS.maxStreamBytes) {
       throw new InvocationError("the envelope is over 16 MiB");
