@@ -113,18 +113,35 @@ export function prefixArg(argv: string[]): string | undefined {
   return undefined;
 }
 
-if (import.meta.main) {
-  const argv = process.argv.slice(2);
+/**
+ * The usage error for arguments other than `--prefix DIR` / `--prefix=DIR` (and the
+ * task's own `--uninstall`), naming them; undefined when there are none.
+ *
+ * @example
+ * ```ts
+ * import { usageError } from "./install.ts";
+ * usageError(["--prefx", "/opt"]); // "unknown argument `--prefx`, `/opt`; usage: ..."
+ * ```
+ */
+export function usageError(argv: string[]): string | undefined {
   const unknown = argv.filter((a, i) =>
     !["--prefix", "--uninstall"].includes(a) && !a.startsWith("--prefix=") &&
     argv[i - 1] !== "--prefix"
   );
+  if (unknown.length === 0) return undefined;
+  return `unknown argument${unknown.length > 1 ? "s" : ""} ` +
+    `${unknown.map((a) => `\`${a}\``).join(", ")}; usage: deno task install [--prefix DIR] | ` +
+    "deno task uninstall [--prefix DIR]";
+}
+
+if (import.meta.main) {
+  const argv = process.argv.slice(2);
+  const usage = usageError(argv);
+  if (usage !== undefined) {
+    console.error(`install: ${usage}`);
+    process.exit(2);
+  }
   try {
-    if (unknown.length > 0) {
-      throw new Error(
-        "usage: deno task install [--prefix DIR] | deno task uninstall [--prefix DIR]",
-      );
-    }
     const prefix = prefixArg(argv);
     const log = (l: string) => console.error(l);
     if (argv.includes("--uninstall")) {

@@ -10,7 +10,14 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
-import { commandPath, defaultPrefix, onPath, prefixArg, uninstall } from "../../scripts/install.ts";
+import {
+  commandPath,
+  defaultPrefix,
+  onPath,
+  prefixArg,
+  uninstall,
+  usageError,
+} from "../../scripts/install.ts";
 
 Deno.test("install: --prefix DIR and --prefix=DIR; default ~/.local; PATH entries compared resolved", () => {
   assert.equal(prefixArg(["--prefix", "/opt/x"]), "/opt/x");
@@ -21,6 +28,16 @@ Deno.test("install: --prefix DIR and --prefix=DIR; default ~/.local; PATH entrie
   assert.equal(commandPath("/opt/x"), "/opt/x/bin/toolhost");
   assert.equal(onPath("/opt/x/bin", "/usr/bin:/opt/x/bin/"), true);
   assert.equal(onPath("/opt/x/bin", "/usr/bin::/opt/x"), false);
+});
+
+Deno.test("install: a mistyped argument is named in the usage error", () => {
+  assert.equal(usageError(["--prefix", "/opt/x", "--uninstall"]), undefined);
+  assert.equal(usageError(["--prefix=/opt/x"]), undefined);
+  assert.equal(
+    usageError(["--prefx", "/opt/x"]),
+    "unknown arguments `--prefx`, `/opt/x`; usage: deno task install [--prefix DIR] | " +
+      "deno task uninstall [--prefix DIR]",
+  );
 });
 
 Deno.test("uninstall: removes the file, reports absence, refuses a symlink", () => {
