@@ -66,7 +66,9 @@ export function auditCliCommand(ctx: PluginCliContext): Command {
       .action(async (o: { lines: string; repo?: string; stateDir?: string }) => {
         const n = Number(o.lines);
         if (!Number.isInteger(n) || n < 1 || n > MAX_TAIL_LINES) {
-          ctx.err("--lines must be an integer from 1 to 10000\n");
+          ctx.err(
+            `toolhost: -n/--lines must be an integer from 1 to 10000, e.g. -n 50 (got ${o.lines})\n`,
+          );
           return ctx.done(2);
         }
         const ws = await ctx.workspace(o);

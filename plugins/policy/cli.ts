@@ -42,11 +42,11 @@ export function policyCliCommand(ctx: PluginCliContext): Command {
         try {
           args = o.args === undefined ? {} : JSON.parse(o.args);
         } catch {
-          ctx.err("--args must be a JSON object\n");
+          ctx.err(`toolhost: --args must be a JSON object, e.g. --args '{"command":"ls"}'\n`);
           return ctx.done(2);
         }
         if (typeof args !== "object" || args === null || Array.isArray(args)) {
-          ctx.err("--args must be a JSON object\n");
+          ctx.err(`toolhost: --args must be a JSON object, e.g. --args '{"command":"ls"}'\n`);
           return ctx.done(2);
         }
         const ws = await ctx.workspace(o);

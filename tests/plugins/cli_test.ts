@@ -42,9 +42,11 @@ Deno.test("toolhost policy check shows the decision; exit 0 allow, 1 deny, 2 bad
       '{"command":"ls"}',
     ]);
     assert.deepEqual([allow.code, JSON.parse(allow.out)], [0, { effect: "allow", rule: null }]);
+    const array = await runCapture(["policy", "check", "x", "--repo", root, "--args", "[1]"]);
+    assert.equal(array.code, 2);
     assert.equal(
-      (await runCapture(["policy", "check", "x", "--repo", root, "--args", "[1]"])).code,
-      2,
+      array.err,
+      `toolhost: --args must be a JSON object, e.g. --args '{"command":"ls"}'\n`,
     );
   });
 });
@@ -71,7 +73,12 @@ Deno.test("toolhost audit tail prints the last lines written by tools call", asy
       "shell_app",
       "ok",
     ]]);
-    assert.equal((await runCapture(["audit", "tail", "-n", "0", "--repo", root])).code, 2);
+    const zero = await runCapture(["audit", "tail", "-n", "0", "--repo", root]);
+    assert.equal(zero.code, 2);
+    assert.equal(
+      zero.err,
+      "toolhost: -n/--lines must be an integer from 1 to 10000, e.g. -n 50 (got 0)\n",
+    );
     assert.equal((await runCapture(["audit", "tail", "-n", "10001", "--repo", root])).code, 2);
     assert.equal((await runCapture(["audit", "tail", "-n", "10000", "--repo", root])).code, 0);
   });
