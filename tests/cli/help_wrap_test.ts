@@ -1,7 +1,7 @@
 /**
  * Help text wraps cleanly at 80 columns: no description paragraph leaves a word or two
  * stranded on a line of its own (the hard line breaks that caused it are gone), and the
- * README's CLI list names every command (issue 17).
+ * README's CLI list names every command (issue 17) and only flags those commands offer.
  *
  * @module
  */
@@ -59,4 +59,25 @@ Deno.test("the README's CLI list names every command", async () => {
   const readme = await Deno.readTextFile(`${REPO_ROOT}/README.md`);
   const block = readme.slice(readme.indexOf("## The CLI")).split("```")[1];
   for (const n of names) assert.match(block, new RegExp(`^toolhost ${n}\\b`, "m"), n);
+});
+
+Deno.test("every flag in the README's CLI list is one its command's --help offers", async () => {
+  const readme = await Deno.readTextFile(`${REPO_ROOT}/README.md`);
+  const block = readme.slice(readme.indexOf("## The CLI")).split("```")[1];
+  const groups = ["tools", "artifact", "extensions", "audit", "policy"];
+  let path: string[] = [];
+  let checked = 0;
+  for (const line of block.split("\n")) {
+    const usage = line.split("#")[0];
+    if (usage.startsWith("toolhost ")) {
+      const words = usage.split(/\s+/);
+      path = groups.includes(words[1]) ? words.slice(1, 3) : words.slice(1, 2);
+    }
+    const help = (await runCapture([...path, "--help"])).out;
+    for (const flag of usage.match(/--[a-z][a-z-]*|(?<=\[)-[a-z]\b/g) ?? []) {
+      assert.match(help, new RegExp(`(^|[\\s,])${flag}[\\s,]`, "m"), `${path.join(" ")} ${flag}`);
+      checked++;
+    }
+  }
+  assert.ok(checked >= 20, `only ${checked} flags found`);
 });
