@@ -13,8 +13,9 @@ import {
   openSync,
   readSync,
   realpathSync,
+  statSync,
 } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { parse, TomlError } from "smol-toml";
 import { DeclarationError, InvocationError } from "../errors/errors.ts";
 import { LIMITS } from "../results/types.ts";
@@ -25,6 +26,13 @@ export const MANIFEST_NAME = "toolhost.toml";
 /** How a newcomer starts a workspace, for the errors that find none. */
 function startHint(repoFlag: string): string {
   return `start a workspace with \`toolhost init json-tool NAME${repoFlag}\``;
+}
+
+/** The error for a `--repo` that names a file: the manifest itself, or another file. */
+function notAFolder(repo: string, dir: string): string {
+  return basename(dir) === MANIFEST_NAME
+    ? `--repo ${repo}: that is the manifest; pass the folder that holds it: --repo ${dirname(repo)}`
+    : `--repo ${repo}: not a folder; pass the folder that holds ${MANIFEST_NAME}`;
 }
 
 /**
@@ -41,6 +49,7 @@ export function findWorkspaceRoot(repo?: string, cwd: string = process.cwd()): s
   if (repo !== undefined) {
     const dir = resolve(cwd, repo);
     if (!existsSync(dir)) throw new InvocationError(`--repo ${repo}: no such folder`);
+    if (!statSync(dir).isDirectory()) throw new InvocationError(notAFolder(repo, dir));
     if (!existsSync(join(dir, MANIFEST_NAME))) {
       throw new InvocationError(
         `--repo ${repo}: no ${MANIFEST_NAME} in that folder; ${startHint(` --repo ${repo}`)}`,

@@ -282,6 +282,22 @@ Deno.test("--repo without toolhost.toml → exit 2 with a clear message", async 
     const gone = await runCapture(["tools", "check", "--repo", join(dir, "nope")]);
     assert.equal(gone.code, 2);
     assert.match(gone.err, /--repo .*nope: no such folder/);
+    await Deno.writeTextFile(join(dir, "toolhost.toml"), "");
+    const manifest = await runCapture(["tools", "check", "--repo", join(dir, "toolhost.toml")]);
+    assert.equal(manifest.code, 2);
+    assert.equal(
+      manifest.err,
+      `toolhost: --repo ${dir}/toolhost.toml: that is the manifest; pass the folder that ` +
+        `holds it: --repo ${dir} [INVALID_INVOCATION]\n`,
+    );
+    await Deno.writeTextFile(join(dir, "notes.txt"), "");
+    const file = await runCapture(["tools", "check", "--repo", join(dir, "notes.txt")]);
+    assert.equal(file.code, 2);
+    assert.match(
+      file.err,
+      /--repo .*notes\.txt: not a folder; pass the folder that holds toolhost\.toml/,
+    );
+    await Deno.remove(join(dir, "toolhost.toml"));
     assert.throws(
       () => findWorkspaceRoot(undefined, dir),
       /pass --repo DIR, or start a workspace with `toolhost init json-tool NAME` here/,
