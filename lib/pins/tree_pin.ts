@@ -348,11 +348,14 @@ function finishFile(walk: TreeWalk, file: OpenFile, answer: number): void {
       );
     }
     if (size > SMALL_FILE_BYTES) {
-      walk.large.push({
-        line: file.line,
-        abs: file.abs,
-        stat: fstatSync(file.fd, { bigint: true }),
-      });
+      // The stat kept is the one the large file must match when hashed: it must show the
+      // size just charged, or a file that grew since it was sized (on the stat thread,
+      // maybe batches and a yield ago) would be read whole past the byte budget.
+      const stat = fstatSync(file.fd, { bigint: true });
+      if (!stat.isFile() || stat.size !== BigInt(size)) {
+        throw new FileChanged("changed while it was being pinned");
+      }
+      walk.large.push({ line: file.line, abs: file.abs, stat });
       return;
     }
     file.line.digest = hashOpenSmallFile(file.fd, size);

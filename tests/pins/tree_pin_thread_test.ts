@@ -11,7 +11,13 @@ import { batchesSizedByThread, waitForThreadInTests } from "../../lib/pins/file_
 import { pinPath } from "../../lib/pins/mod.ts";
 import type { PinOptions } from "../../lib/pins/options.ts";
 import { resolvePinOptions } from "../../lib/pins/options.ts";
-import { allowStatWorker, startStatWorker, stopStatWorker } from "../../lib/pins/stat_worker.ts";
+import {
+  allowStatWorker,
+  awaitStatAnswer,
+  startStatWorker,
+  statOnWorker,
+  stopStatWorker,
+} from "../../lib/pins/stat_worker.ts";
 import { treeDigestLines } from "../../lib/pins/tree_pin.ts";
 import { mkfifo, openFds, rejectsPin, withWorkspace, writeTree } from "./_helpers.ts";
 
@@ -136,6 +142,38 @@ Deno.test("stat thread: stopped mid-walk, the walk finishes on its own thread", 
         if (++pauses === 3) await stopStatWorker();
       });
       assert.equal(directoryDigest(lines), alone);
+      assert.equal(openFds(root), before, "no descriptor left open");
+    });
+  });
+});
+
+Deno.test("stat thread: a large file that grows after the thread sized it cannot pass the byte limit", async () => {
+  await withWorkspace(async (root) => {
+    const files: Record<string, string> = {};
+    for (let f = 0; f < 900; f++) files[`d/f${String(f).padStart(3, "0")}`] = `${f}\n`;
+    files["d/f600big"] = "b".repeat(300_000); // entry 602: in the queue's second batch
+    writeTree(root, files);
+    const opts = resolvePinOptions({ maxBytes: 1_000_000 });
+    await withThread("growth", async () => {
+      const before = openFds(root);
+      const target = await resolveDeclaredPath(root, "d");
+      let pauses = 0;
+      const run = treeDigestLines(target, "d", opts, () => {
+        // The third pause (after entry 768) falls after f600big's batch was sent to the
+        // thread and before it is finished here: once the thread has answered every request
+        // sent so far (it answers in order), the file grows past the byte limit.
+        if (++pauses !== 3) return Promise.resolve();
+        const mark = statOnWorker([]);
+        assert.ok(mark !== undefined && awaitStatAnswer(mark, 60_000), "the thread answered");
+        Deno.writeFileSync(`${root}/d/f600big`, new Uint8Array(2_000_000), { append: true });
+        return Promise.resolve();
+      });
+      await rejectsPin(run, {
+        root,
+        declared: "d",
+        reason: /entry "d\/f600big" changed while it was being pinned/,
+      });
+      assert.ok(pauses >= 3);
       assert.equal(openFds(root), before, "no descriptor left open");
     });
   });
