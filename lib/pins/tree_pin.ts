@@ -214,15 +214,16 @@ function openDir(
 ): Frame {
   let fd: number;
   try {
-    fd = openSync(path, DIR_FLAGS);
+    fd = freeingQueued(walk, () => openSync(path, DIR_FLAGS));
   } catch (e) {
+    if (isPinFailure(e)) throw e; // a queued file's failure, first in walk order
     throw pinFailure(walk.declared, notADirectory(path, what) ?? describeFsError(e, what));
   }
   const base = descriptorPath(fd);
   let entries: Dirent[];
   try {
     if (expected !== undefined) sameDirectory(walk, fd, expected, what);
-    entries = readdirSync(base ?? abs, { withFileTypes: true });
+    entries = freeingQueued(walk, () => readdirSync(base ?? abs, { withFileTypes: true }));
   } catch (e) {
     closeSync(fd);
     throw isPinFailure(e) ? e : pinFailure(walk.declared, describeFsError(e, what));
@@ -306,27 +307,31 @@ function fileLine(walk: TreeWalk, path: string, abs: string, rel: string): void 
   }
 }
 
-/**
- * Open a file without following a symlink. Out of descriptors while files are queued, finish
- * those first (closing theirs; an earlier file's failure wins, as in walk order) and try once
- * more, so the queue never changes the outcome.
- */
+/** Open a file without following a symlink (see {@linkcode freeingQueued}). */
 function openFile(walk: TreeWalk, path: string, rel: string): number {
   try {
-    return openSync(path, FILE_FLAGS);
-  } catch (e) {
-    const code = (e as { code?: unknown }).code;
-    const outOfFds = code === "EMFILE" || code === "ENFILE";
-    if (!outOfFds || walk.queue === undefined || queuedFiles(walk.queue) === 0) {
-      throw entryFailure(walk, rel, e);
-    }
-  }
-  drainFiles(walk.queue, walk.finish);
-  try {
-    return openSync(path, FILE_FLAGS);
+    return freeingQueued(walk, () => openSync(path, FILE_FLAGS));
   } catch (e) {
     throw entryFailure(walk, rel, e);
   }
+}
+
+/**
+ * Run `open` (which needs a descriptor). Out of descriptors while files are queued, finish
+ * those first (closing theirs; an earlier file's failure wins, as in walk order) and try once
+ * more, so the queue's descriptors never change the outcome: a directory's open and listing
+ * need one as much as a file's open.
+ */
+function freeingQueued<T>(walk: TreeWalk, open: () => T): T {
+  try {
+    return open();
+  } catch (e) {
+    const code = (e as { code?: unknown }).code;
+    const outOfFds = code === "EMFILE" || code === "ENFILE";
+    if (!outOfFds || walk.queue === undefined || queuedFiles(walk.queue) === 0) throw e;
+  }
+  drainFiles(walk.queue, walk.finish);
+  return open();
 }
 
 /**

@@ -178,3 +178,68 @@ Deno.test("stat thread: a large file that grows after the thread sized it cannot
     });
   });
 });
+
+const LIB = new URL("../../lib/", import.meta.url).pathname;
+
+/** Pins `d` with 6–9 descriptors left free, alone then with the stat thread. */
+const FEW_FDS_ENTRY = `
+import { closeSync, openSync } from "node:fs";
+import { resolveDeclaredPath } from "${LIB}pins/declared_path.ts";
+import { directoryDigest } from "${LIB}pins/dir_digest.ts";
+import { batchesSizedByThread, waitForThreadInTests } from "${LIB}pins/file_queue.ts";
+import { resolvePinOptions } from "${LIB}pins/options.ts";
+import { allowStatWorker, startStatWorker } from "${LIB}pins/stat_worker.ts";
+import { treeDigestLines } from "${LIB}pins/tree_pin.ts";
+const target = await resolveDeclaredPath(Deno.args[0], "d");
+async function pins() {
+  const out = [];
+  for (const free of [6, 7, 8, 9]) {
+    const filler = [];
+    try { for (;;) filler.push(openSync("/dev/null", "r")); } catch { /* EMFILE */ }
+    for (let i = 0; i < free; i++) closeSync(filler.pop());
+    try {
+      out.push(directoryDigest(await treeDigestLines(target, "d", resolvePinOptions())));
+    } catch (e) {
+      out.push(e.message);
+    }
+    for (const fd of filler) closeSync(fd);
+  }
+  return out;
+}
+await allowStatWorker(false);
+const alone = await pins();
+await allowStatWorker(true);
+waitForThreadInTests(60_000);
+const online = await startStatWorker();
+const sized = batchesSizedByThread();
+const threaded = await pins();
+console.log(JSON.stringify({ alone, threaded, online, sized: batchesSizedByThread() - sized }));
+await allowStatWorker(false);
+`;
+
+Deno.test("stat thread: out of descriptors at a folder, the queued files are finished first", async () => {
+  await withWorkspace(async (root) => {
+    // 600 files, then 200 folders of one file each: past the first 512 entries every file
+    // queued holds a descriptor, and a folder's open (and listing) needs one too.
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 600; i++) files[`d/a${String(i).padStart(3, "0")}`] = `${i}`;
+    for (let i = 0; i < 200; i++) files[`d/b${String(i).padStart(3, "0")}/f`] = `${i}`;
+    writeTree(root, { ...files, "few_fds.ts": FEW_FDS_ENTRY });
+    const config = new URL("../../deno.json", import.meta.url).pathname;
+    const out = await new Deno.Command("sh", {
+      args: [
+        "-c",
+        'ulimit -n 512 && exec "$0" run -A --config "$1" "$2/few_fds.ts" "$2"',
+        Deno.execPath(),
+        config,
+        root,
+      ],
+    }).output();
+    assert.ok(out.success, new TextDecoder().decode(out.stderr));
+    const r = JSON.parse(new TextDecoder().decode(out.stdout));
+    if (!r.online) return console.log("SKIP few descriptors: no stat thread here");
+    for (const a of r.alone) assert.match(a, /^[0-9a-f]{64}$/, "one thread pins it");
+    assert.deepEqual(r.threaded, r.alone, "the stat thread changes no outcome");
+    assert.ok(r.sized > 0, "the thread sized some batches");
+  });
+});
