@@ -154,11 +154,19 @@ function section(
   return out;
 }
 
+/** `: a, b, c` (at most 5 names, then `and N more`) for the tools the lock blocks. */
+function blockedNames(blocked: readonly string[]): string {
+  if (blocked.length === 0) return "";
+  const shown = blocked.slice(0, 5).map((n) => escapeShown(n, 64)).join(", ");
+  return `: ${shown}${blocked.length > 5 ? ` and ${blocked.length - 5} more` : ""}`;
+}
+
 function lockLines(r: SelectionReport, paint: Paint): string[] {
   if (r.lock === undefined) return [];
   if (r.lock.status === "verified") return [`  toolhost.lock: ${paint("verified", "green")}`];
   const why = r.lock.status === "drift"
-    ? `${r.lock.drift.length} difference(s); ${r.lock.blocked.length} tool(s) blocked`
+    ? `${r.lock.drift.length} difference(s); ${r.lock.blocked.length} tool(s) blocked` +
+      blockedNames(r.lock.blocked)
     : escapeShown(r.lock.reason ?? "unverifiable", 200);
   return [
     `  toolhost.lock: ${paint(r.lock.status, "red")} (${why})`,

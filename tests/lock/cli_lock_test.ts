@@ -64,6 +64,12 @@ Deno.test("toolhost lock / lock --check / tools check / tools call / --no-lock",
   const body = JSON.parse(report.out);
   assert.equal(body.ready, false);
   assert.deepEqual(body.lock.blocked, ["stats_app"]);
+  const table = await runCapture(["tools", "check", "app/review", ...repo]);
+  assert.equal(table.code, 1);
+  assert.match(
+    table.out,
+    /\n {2}toolhost\.lock: drift \(2 difference\(s\); 1 tool\(s\) blocked: stats_app\)\n/,
+  );
 
   const call = ["tools", "call", "stats_app", "--eval", "app/review", ...repo];
   const refused = await runCapture(call);
