@@ -139,8 +139,17 @@ export function readManifest(
  */
 function tomlErrorMessage(e: TomlError): string {
   const what = e.message.split("\n")[0].replace(/^Invalid TOML document:\s*/, "");
-  const twice = /redefine an already defined/.test(what)
-    ? " (a key or a [table] appears twice: keep one)"
-    : "";
-  return `invalid TOML at column ${e.column}: ${what}${twice}`;
+  const hint = TOML_HINTS.find(([re]) => re.test(what))?.[1];
+  return `invalid TOML at column ${e.column}: ${what}${hint ? ` (${hint})` : ""}`;
 }
+
+/** What smol-toml's terse messages most often mean in a manifest. */
+const TOML_HINTS: readonly (readonly [RegExp, string])[] = [
+  [/redefine an already defined/, "a key or a [table] appears twice: keep one"],
+  [/^invalid value$/, 'a value is missing, or text lacks its double quotes, e.g. path = "tools"'],
+  [
+    /^illegal character in key$/,
+    "keys are letters, digits, _ and - unless quoted; a [table] header needs its closing ]",
+  ],
+  [/control characters are not allowed in strings/, "is a string's closing \" missing?"],
+];

@@ -68,6 +68,25 @@ Deno.test("duplicate TOML keys are a declaration error", async () => {
   assert.equal(problems[0].line, 3);
 });
 
+Deno.test("common TOML slips get a hint: unquoted text, unclosed header, unclosed string", async () => {
+  const cases: [string, RegExp][] = [
+    [
+      "[artifacts.app]\npath = app\n",
+      /invalid value \(a value is missing, or text lacks its double quotes, e\.g\. path = "tools"\)$/,
+    ],
+    [
+      '[artifacts.app\npath = "app"\n',
+      /illegal character in key \(.*a \[table\] header needs its closing \]\)$/,
+    ],
+    ['[artifacts.app]\npath = "app\n', /\(is a string's closing " missing\?\)$/],
+  ];
+  for (const [toml, message] of cases) {
+    const problems = await problemsOf(toml);
+    assert.equal(problems.length, 1, toml);
+    assert.match(problems[0].message, message);
+  }
+});
+
 Deno.test("invalid UTF-8 is a declaration error", async () => {
   const bytes = new Uint8Array([...new TextEncoder().encode("# "), 0xff, 0x0a]);
   await withWorkspace(bytes, {}, async (root) => {
