@@ -13,7 +13,7 @@
  * @module
  */
 
-import { existsSync } from "node:fs";
+import { existsSync, lstatSync } from "node:fs";
 import { join } from "node:path";
 import { reportCallEvent } from "../events/call_events.ts";
 import { PreparationFailed } from "../errors/errors.ts";
@@ -43,11 +43,29 @@ function rootHint(ws: Workspace, declared: string): string {
   for (const a of ws.artifacts.values()) {
     if (a.kind !== "folder" || a.relPath === "" || a.relPath === ".") continue;
     const candidate = `${a.relPath}/${declared}`;
-    if (existsSync(join(ws.root, candidate))) {
+    if (plainlyThere(ws.root, candidate)) {
       return `. Did you mean ${showPath(candidate)} (in Artifact ${showPath(a.id)})?`;
     }
   }
   return "";
+}
+
+/**
+ * Whether `rel` is there under `root` with no symlink on the way: what a pin could take. A
+ * symlink is not followed, so the hint never tells what exists where one leads (outside
+ * the workspace, say) and never suggests a path that could not be pinned either.
+ */
+function plainlyThere(root: string, rel: string): boolean {
+  let at = root;
+  for (const part of rel.split("/")) {
+    at = join(at, part);
+    try {
+      if (lstatSync(at).isSymbolicLink()) return false;
+    } catch {
+      return false;
+    }
+  }
+  return true;
 }
 
 /** The programs of one command as locked, and the identities they had when verified. */

@@ -67,3 +67,16 @@ Deno.test("a pinned path changed while the registry lives: root-relative, and ho
     await reg.close();
   }
 });
+
+Deno.test("tools call: no did-you-mean through a symlink (it would tell what exists outside)", async () => {
+  await using outside = await tempWorkspace("", {
+    "finder.sh": { text: "#!/bin/sh\n", mode: 0o755 },
+  });
+  await using ws = await tempWorkspace(toml("ext/finder.sh"), FILES);
+  Deno.symlinkSync(outside.root, `${ws.root}/tools/ext`);
+  const argv = ["tools", "call", "finder_tools", "--eval", "tools/agent", "--repo", ws.root];
+  const r = await runCapture(argv);
+  assert.equal(r.code, 1, r.out + r.err);
+  assert.match(r.err, /"ext\/finder\.sh" \(relative to the workspace root/);
+  assert.doesNotMatch(r.err, /Did you mean/);
+});
