@@ -10,6 +10,9 @@ import { runCapture } from "../helpers/cli.ts";
 import { BASE_FILES, BASE_TOML, withWorkspace } from "../helpers/workspace.ts";
 
 const TOML = `${BASE_TOML}
+[artifacts.app.views.agent_tools.read]
+builtin = "read"
+
 [artifacts.app.views.agent_tools.fail]
 description = "Fails."
 protocol = "plain"
@@ -57,6 +60,11 @@ Deno.test("tools call --stderr copies the tool's stderr to stderr, never to the 
     assert.doesNotMatch(shown.err, /run again with --stderr/);
     assert.ok(!shown.out.includes("tool-stderr-marker"), "stderr leaked into the result");
     assert.deepEqual(JSON.parse(shown.out), JSON.parse(plain.out));
+    // A built-in runs no program: no hint at a stderr it does not have.
+    const builtin = await call(root, "read_app", ["--args", '{"path":"nope"}']);
+    assert.equal(builtin.code, 1);
+    assert.equal(JSON.parse(builtin.out).isError, true);
+    assert.equal(builtin.err, "");
   });
 });
 

@@ -62,12 +62,13 @@ export function toolsCallCommand(io: CliIo, done: (code: number) => void): Comma
       requireAgentEval(ws, o.eval, "tools call");
       if (o.lock === false) warnLockDisabled((l) => io.err(l));
       const opts = { stateDir, lock: o.lock !== false, stderr: stderrCopy(io, o.stderr) };
+      let builtin = false; // a built-in runs no program: it has no stderr to show
       const result = await withRegistry(ws, { eval: o.eval }, opts, (reg, signal) => {
-        reg.tool(tool);
+        builtin = reg.tool(tool).decl.type === "builtin";
         return reg.call(tool, args, { signal });
       });
       io.out(`${JSON.stringify(result)}\n`);
-      if (result.isError && !o.stderr) io.err(STDERR_HINT);
+      if (result.isError && !o.stderr && !builtin) io.err(STDERR_HINT);
       done(result.isError ? EXIT.failure : EXIT.ok);
     },
   );
