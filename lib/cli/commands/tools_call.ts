@@ -19,6 +19,8 @@ import { type CliIo, EXIT } from "../exit.ts";
 import { withRegistry } from "../run_with_registry.ts";
 import { STDERR_HELP, stderrCopy } from "../stderr_copy.ts";
 import { warnLockDisabled } from "../../lock/open_lock.ts";
+import { isArtifactToolName } from "../../artifacts/specs.ts";
+import { InvocationError } from "../../errors/errors.ts";
 
 /** Said on stderr after an error result without `--stderr`: where the reason may be. */
 const STDERR_HINT = "toolhost: the result is an error; if it does not say why, run again with " +
@@ -60,6 +62,13 @@ export function toolsCallCommand(io: CliIo, done: (code: number) => void): Comma
       const args = parseArgsOption(o.args);
       const { ws, stateDir } = await openWorkspace(o);
       requireAgentEval(ws, o.eval, "tools call");
+      if (isArtifactToolName(tool)) {
+        throw new InvocationError(
+          `\`${tool}\` reads the artifacts earlier calls of the same MCP connection returned, ` +
+            "so it is served by `toolhost serve`; `tools call` runs one call on its own",
+          "UNKNOWN_TOOL",
+        );
+      }
       if (o.lock === false) warnLockDisabled((l) => io.err(l));
       const opts = { stateDir, lock: o.lock !== false, stderr: stderrCopy(io, o.stderr) };
       let builtin = false; // a built-in runs no program: it has no stderr to show
