@@ -36,6 +36,13 @@ Deno.test("toolhost lock / lock --check / tools check / tools call / --no-lock",
     "app/tools/stats.sh": { text: TOOL, mode: 0o755 },
   });
   const repo = ["--repo", tmp.root];
+  const typo = await runCapture(["lock", "--eval", "app/reveiw", ...repo]);
+  assert.equal(typo.code, 2);
+  assert.equal(
+    typo.err,
+    "toolhost: no eval `app/reveiw` in this workspace (did you mean `app/review`?); " +
+      "evals: app/review [UNKNOWN_EVAL]\n",
+  );
   const absent = await runCapture(["lock", "--check", ...repo]);
   assert.equal(absent.code, 1);
   assert.match(absent.out, /eval `app\/review`: not in toolhost.lock/);

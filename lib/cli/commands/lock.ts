@@ -16,6 +16,7 @@ import { diffLocks } from "../../lock/diff_locks.ts";
 import { LOCK_FILE_NAME, LOCK_VERSION, readLockFile, writeLockFile } from "../../lock/lock_file.ts";
 import { type CommonOptions, openWorkspace, withCommon } from "../common_options.ts";
 import { type CliIo, EXIT } from "../exit.ts";
+import { suggest } from "../../workspace/problems.ts";
 
 /** Options of `lock`. */
 interface LockOptions extends CommonOptions {
@@ -55,7 +56,14 @@ export function lockCommand(io: CliIo, done: (code: number) => void): Command {
   withCommon(cmd).action(async (o: LockOptions) => {
     const { ws, stateDir } = await openWorkspace(o);
     for (const e of o.eval ?? []) {
-      if (!ws.evals.has(e)) throw new InvocationError(`no eval \`${e}\` in this workspace`);
+      if (ws.evals.has(e)) continue;
+      const evals = [...ws.evals.keys()];
+      const hint = suggest(e, evals);
+      throw new InvocationError(
+        `no eval \`${e}\` in this workspace${hint ? ` (did you mean \`${hint}\`?)` : ""}; ` +
+          `evals: ${evals.join(", ") || "(none)"}`,
+        "UNKNOWN_EVAL",
+      );
     }
     // A check compares with the lock on disk and never starts an extension that differs
     // from it (nor any, when there is no lock): it must not run an unreviewed command.
