@@ -74,7 +74,7 @@ export function auditCliCommand(ctx: PluginCliContext): Command {
         const ws = await ctx.workspace(o);
         if (!ws.enabled) {
           ctx.err(
-            "the audit-log plugin is not enabled in this workspace, so nothing is logged: " +
+            "toolhost: the audit-log plugin is not enabled in this workspace, so nothing is logged: " +
               'add `enable = ["audit-log"]` under `[plugins]` in toolhost.toml\n',
           );
           return ctx.done(1);

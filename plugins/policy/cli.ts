@@ -52,7 +52,7 @@ export function policyCliCommand(ctx: PluginCliContext): Command {
         const ws = await ctx.workspace(o);
         if (!ws.enabled) {
           ctx.err(
-            "the policy plugin is not enabled in this workspace: add " +
+            "toolhost: the policy plugin is not enabled in this workspace: add " +
               '`enable = ["policy"]` under `[plugins]` in toolhost.toml, and its rules under ' +
               "`[plugins.policy]`\n",
           );

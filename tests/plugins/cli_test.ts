@@ -91,13 +91,13 @@ Deno.test("audit tail and policy check say how to enable their plugin when it is
     assert.equal(tail.out, "");
     assert.match(
       tail.err,
-      /audit-log plugin is not enabled.*`enable = \["audit-log"\]` under `\[plugins\]`/,
+      /^toolhost: the audit-log plugin is not enabled.*`enable = \["audit-log"\]` under `\[plugins\]`/,
     );
     const policy = await runCapture(["policy", "check", "x", "--repo", root]);
     assert.equal(policy.code, 1);
     assert.match(
       policy.err,
-      /policy plugin is not enabled.*`enable = \["policy"\]` under `\[plugins\]`/,
+      /^toolhost: the policy plugin is not enabled.*`enable = \["policy"\]` under `\[plugins\]`/,
     );
   });
 });
