@@ -177,6 +177,24 @@ export function drainFiles(q: FileQueue, finish: FinishFile): void {
 }
 
 /**
+ * Finish the oldest batch of queued files (sending the files not yet sent first), in walk
+ * order; false once the queue is empty. A failure is thrown as by {@linkcode drainFiles}.
+ * A caller that yields between batches keeps a long drain from holding its thread.
+ *
+ * @example
+ * ```ts
+ * import { finishNextBatch, newFileQueue } from "./file_queue.ts";
+ * console.log(finishNextBatch(newFileQueue(), () => {})); // false
+ * ```
+ */
+export function finishNextBatch(q: FileQueue, finish: FinishFile): boolean {
+  submit(q);
+  if (q.batches.length === 0) return false;
+  finishOldest(q, finish);
+  return true;
+}
+
+/**
  * Close every queued descriptor without finishing its file (the thread is told to skip
  * what it has not done; an answer is never read).
  *

@@ -46,6 +46,7 @@ import {
   drainFiles,
   enqueueFile,
   type FileQueue,
+  finishNextBatch,
   newFileQueue,
   type OpenFile,
   queuedFiles,
@@ -157,7 +158,7 @@ export async function treeDigestLines(
   try {
     stack.push(openRoot(walk, target));
     await walkFrames(walk, stack, pause);
-    if (walk.queue !== undefined) drainFiles(walk.queue, walk.finish);
+    if (walk.queue !== undefined) await drainYielding(walk, walk.queue, pause);
   } catch (e) {
     // A file queued before the failing entry fails first (walk order), as without a queue.
     if (walk.queue !== undefined) drainFiles(walk.queue, walk.finish);
@@ -189,6 +190,24 @@ async function walkFrames(
     if (
       ++walk.sinceYieldEntries >= YIELD_EVERY_ENTRIES || walk.sinceYieldBytes >= YIELD_EVERY_BYTES
     ) {
+      walk.sinceYieldEntries = 0;
+      walk.sinceYieldBytes = 0;
+      await pause();
+    }
+  }
+}
+
+/**
+ * Finish the files still queued after the walk, yielding every `YIELD_EVERY_BYTES` as the
+ * walk does: the queue can hold ~250 small files, up to 64 MiB to read and hash.
+ */
+async function drainYielding(
+  walk: TreeWalk,
+  queue: FileQueue,
+  pause: () => Promise<void>,
+): Promise<void> {
+  while (finishNextBatch(queue, walk.finish)) {
+    if (walk.sinceYieldBytes >= YIELD_EVERY_BYTES) {
       walk.sinceYieldEntries = 0;
       walk.sinceYieldBytes = 0;
       await pause();

@@ -243,3 +243,36 @@ Deno.test("stat thread: out of descriptors at a folder, the queued files are fin
     assert.ok(r.sized > 0, "the thread sized some batches");
   });
 });
+
+Deno.test("stat thread: the files still queued after the walk are hashed with pauses too", async () => {
+  await withWorkspace(async (root) => {
+    // 512 tiny files, then 255 of 140 KiB (35 MiB) that all wait in the queue at the end.
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 512; i++) files[`d/a${String(i).padStart(3, "0")}`] = `${i}`;
+    const body = "x".repeat(140 * 1024);
+    for (let i = 0; i < 255; i++) files[`d/b${String(i).padStart(3, "0")}`] = `${i}${body}`;
+    writeTree(root, files);
+    const target = await resolveDeclaredPath(root, "d");
+    const pins = async () => {
+      let pauses = 0;
+      const lines = await treeDigestLines(target, "d", resolvePinOptions(), () => {
+        pauses++;
+        return Promise.resolve();
+      });
+      return { digest: directoryDigest(lines), pauses };
+    };
+    await allowStatWorker(false);
+    const alone = await pins();
+    await withThread("drain pauses", async () => {
+      const sized = batchesSizedByThread();
+      const threaded = await pins();
+      assert.equal(threaded.digest, alone.digest);
+      assert.ok(batchesSizedByThread() > sized, "the thread sized some batches");
+      // One thread pauses every 8 MiB read; the queue's last ~35 MiB must not go unpaused.
+      assert.ok(
+        threaded.pauses >= alone.pauses - 1,
+        `${threaded.pauses} pauses with the thread, ${alone.pauses} without`,
+      );
+    });
+  });
+});
