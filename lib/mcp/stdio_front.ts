@@ -200,13 +200,13 @@ export class StdioFront implements Transport {
       const response = { result: early.initialize(m.protocolVersion), jsonrpc: "2.0", id: m.id };
       const bytes = serializeMessage(response as JSONRPCMessage);
       this.#replay.push({ line, id: m.id, bytes });
-      void this.send(response as JSONRPCMessage);
+      void this.#write(response as JSONRPCMessage);
       return true;
     }
     const id = m.id;
     early.list().then(
-      (result) => this.send({ result, jsonrpc: "2.0", id } as JSONRPCMessage),
-      (e) => this.send(errorResponse(id, e)),
+      (result) => this.#write({ result, jsonrpc: "2.0", id } as JSONRPCMessage),
+      (e) => this.#write(errorResponse(id, e)),
     ).catch(() => {}).finally(() => setImmediate(this.#opts.needServer));
     return true;
   }
@@ -222,6 +222,12 @@ export class StdioFront implements Transport {
       swallow.done();
       return Promise.resolve();
     }
+    return this.#write(message);
+  }
+
+  /** Write one message (the front's own early answers come here directly: an early
+   * `tools/list` answer is never taken for the replayed `initialize`'s, whatever its id). */
+  #write(message: JSONRPCMessage): Promise<void> {
     if (this.#output.write(frameBytes(message, this.#serialize))) return Promise.resolve();
     return new Promise((resolve) => this.#output.once("drain", resolve));
   }

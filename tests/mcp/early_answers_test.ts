@@ -287,3 +287,36 @@ Deno.test("lines held or kept for a replay count against the input bound", async
   assert.equal(asked, 0);
   assert.equal(closed, true);
 });
+
+Deno.test("an early tools/list answer pending at the hand-over is never taken for initialize's", async () => {
+  const { StdioFront } = await import("../../lib/mcp/stdio_front.ts");
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  let out = "";
+  stdout.on("data", (c: Buffer) => (out += c.toString("utf8")));
+  let answerList: (v: Record<string, unknown>) => void = () => {};
+  const listed = new Promise<Record<string, unknown>>((resolve) => answerList = resolve);
+  const front = new StdioFront(stdin, stdout, {
+    early: { initialize: (v: string) => ({ protocolVersion: v }), list: () => listed },
+    needServer: () => {},
+  });
+  front.begin();
+  // A client that reuses the initialize's id for its listing (against the spec).
+  stdin.write(INIT(`{"protocolVersion":"2025-06-18","capabilities":{},${INFO}}`, "1") + "\n");
+  stdin.write('{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n');
+  while (!out.includes("\n")) await new Promise((resolve) => setImmediate(resolve));
+  // The "SDK": answers the replayed initialize after the listing has been answered.
+  front.onmessage = (m) => {
+    if (!("method" in m) || m.method !== "initialize") return;
+    answerList({ tools: [] });
+    setTimeout(() => {
+      void front.send({ jsonrpc: "2.0", id: 1, result: { protocolVersion: "2025-06-18" } });
+    }, 10);
+  };
+  await front.handOver((line) => JSON.parse(line), serializeMessage);
+  const lines = out.split("\n").filter((l) => l !== "");
+  assert.equal(lines.length, 2);
+  assert.ok(lines[0].includes('"protocolVersion"'), "the early initialize answer");
+  assert.ok(lines[1].includes('"tools":[]'), "the listing, not a second initialize answer");
+  await front.close();
+});
