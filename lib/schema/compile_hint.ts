@@ -49,12 +49,22 @@ function segment(s: string, parentIsArray: boolean): string {
   return `.${key}`;
 }
 
-/** The TOML-style path of a JSON pointer into `schema`. */
+/**
+ * The TOML-style path of a JSON pointer into `schema`. A key of `patternProperties` is a
+ * pattern the author wrote: it is named by its place among them (`patternProperties[1]`,
+ * from 1), never shown.
+ */
 function keyPathOf(schema: unknown, pointer: readonly string[]): string {
   let node = schema;
   let out = "";
+  let previous: string | undefined;
   for (const s of pointer) {
-    out += segment(s, Array.isArray(node));
+    const patterns = previous === "patternProperties" && typeof node === "object" &&
+      node !== null && !Array.isArray(node);
+    out += patterns
+      ? `[${Object.keys(node as object).indexOf(s) + 1}]`
+      : segment(s, Array.isArray(node));
+    previous = s;
     node = typeof node === "object" && node !== null
       ? (node as Record<string, unknown>)[s]
       : undefined;

@@ -75,3 +75,17 @@ Deno.test("the compiler's own message is kept on the error; the hint rides along
     assert.deepEqual(e.hint, { keyPath: "properties.q.minLength", rule: "must be at least 0" });
   }
 });
+
+Deno.test("a key of patternProperties is named by its place, never shown", () => {
+  try {
+    compileSchema({
+      type: "object",
+      patternProperties: { "^a$": { type: "string" }, "^sk-SECRET$": { type: 5 } },
+    });
+    assert.fail("compiled");
+  } catch (e) {
+    assert.ok(e instanceof SchemaCompileError);
+    assert.equal(e.hint?.keyPath, "patternProperties[2].type");
+    assert.doesNotMatch(JSON.stringify(e.hint), /SECRET/);
+  }
+});
