@@ -34,6 +34,11 @@ export function checkKeyPath(keyPath: string, check: string): string {
 
 const FIXES: [RegExp, string][] = [
   [
+    /^lock: it differs from what toolhost\.lock pins/,
+    "if the change is yours, review it (`toolhost lock --check`) and run `toolhost lock`; " +
+    "otherwise undo it",
+  ],
+  [
     /^confinement: unavailable/,
     "make confinement work here as the reason says, or remove `sandbox` from this declaration " +
     "(and any `[sandbox]` default) to run it unconfined on this machine",

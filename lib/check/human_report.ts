@@ -89,12 +89,19 @@ function extensionRow(ws: Workspace, d: ExtensionDecl, env: RenderOptions["env"]
 }
 
 function rows(ws: Workspace, r: SelectionReport, env: RenderOptions["env"]): Row[][] {
-  const tools = r.tools.map((t) => ({
-    name: t.name,
-    ready: t.ready,
-    note: t.confinement ? `${t.protocol}, ${confinementNote(t.confinement)}` : t.protocol,
-    problems: failed(toolKeyPath(ws, t.artifactId, t.name), t.checks),
-  }));
+  const blocked = new Set(r.lock?.status === "drift" ? r.lock.blocked : []);
+  const tools = r.tools.map((t) => {
+    const keyPath = toolKeyPath(ws, t.artifactId, t.name);
+    const problems = failed(keyPath, t.checks);
+    // A tool the drifted lock blocks is refused at its call, whatever its own checks say.
+    if (blocked.has(t.name)) problems.push({ detail: LOCK_BLOCKED, keyPath });
+    return {
+      name: t.name,
+      ready: t.ready && !blocked.has(t.name),
+      note: t.confinement ? `${t.protocol}, ${confinementNote(t.confinement)}` : t.protocol,
+      problems,
+    };
+  });
   const sessions = r.sessions.map((s) => {
     const keyPath = ws.artifacts.get(s.artifactId)?.sessions[s.name]?.keyPath ?? "";
     return {
@@ -128,6 +135,8 @@ function confinementNote(c: ConfinementInfo): string {
 }
 
 const HEADINGS = ["TOOL", "SESSION", "EXTENSION", "HOOK"];
+/** The row problem of a tool a drifted `toolhost.lock` blocks (its fix is the lock line's). */
+const LOCK_BLOCKED = "lock: it differs from what toolhost.lock pins, so a call is refused";
 
 function section(
   heading: string,

@@ -77,6 +77,10 @@ Deno.test("toolhost lock / lock --check / tools check / tools call / --no-lock",
     table.out,
     /\n {2}toolhost\.lock: drift \(2 difference\(s\); 1 tool\(s\) blocked: stats_app\)\n/,
   );
+  // The blocked tool's own row says so, with the key path and the fix.
+  assert.match(table.out, /\n {2}stats_app +not ready\n/);
+  assert.match(table.out, /lock: it differs from what toolhost\.lock pins, so a call is refused\n/);
+  assert.match(table.out, /fix: if the change is yours, review it/);
 
   const call = ["tools", "call", "stats_app", "--eval", "app/review", ...repo];
   const refused = await runCapture(call);
