@@ -29,9 +29,14 @@ export interface BindAddress {
  */
 export function parseBind(spec: string): BindAddress {
   const m = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:\s\[\]]+)):(\d{1,5})$/.exec(spec);
-  const port = m ? Number(m[3]) : NaN;
-  if (!m || port > 65535) {
+  if (!m) {
     throw new InvocationError("--http takes HOST:PORT, e.g. 127.0.0.1:8765 or [::1]:8765");
+  }
+  const port = Number(m[3]);
+  if (port > 65535) {
+    throw new InvocationError(
+      "--http: the port must be 0 to 65535 (0 picks a free one), e.g. 127.0.0.1:8765",
+    );
   }
   const host = m[1] ?? m[2];
   if (m[1] !== undefined && isIP(host) !== 6) {

@@ -16,6 +16,7 @@ Deno.test("parseBind: host:port forms; port 65535 ok, 65536 refused", () => {
   for (const bad of ["127.0.0.1:65536", "8080", "::1:80", "[nothex]:80", "host:", ":80"]) {
     assert.throws(() => parseBind(bad), InvocationError, bad);
   }
+  assert.throws(() => parseBind("127.0.0.1:99999"), /the port must be 0 to 65535/);
 });
 
 Deno.test("isLoopbackHost", () => {
