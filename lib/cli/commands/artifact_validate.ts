@@ -18,7 +18,7 @@ import { validateEnvelope } from "../../odek/validate.ts";
 import { LIMITS } from "../../results/types.ts";
 import { type CliIo, EXIT } from "../exit.ts";
 
-async function readInput(file: string | undefined): Promise<string> {
+async function readInput(file: string | undefined, io: CliIo): Promise<string> {
   if (file !== undefined && file !== "-") {
     const buf = await readFile(file).catch((e: unknown) => {
       throw new InvocationError(
@@ -29,6 +29,13 @@ async function readInput(file: string | undefined): Promise<string> {
       throw new InvocationError("the envelope is over 16 MiB");
     }
     return new TextDecoder().decode(buf);
+  }
+  if (process.stdin.isTTY) {
+    // A person at a terminal would otherwise see nothing happen: say what it waits for.
+    io.err(
+      "toolhost: reading the envelope from standard input; end it with Ctrl-D " +
+        "(or pass the envelope's file: toolhost artifact validate FILE)\n",
+    );
   }
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -73,7 +80,7 @@ export function artifactCommand(io: CliIo, done: (code: number) => void): Comman
         "Exit codes: 0 valid (or plain text), 1 rejected, 2 invalid invocation.",
     )
     .action(async (file: string | undefined, o: { root: string[] }) => {
-      const text = await readInput(file);
+      const text = await readInput(file, io);
       try {
         const env = parseEnvelope(text);
         if (env === null) {
