@@ -8,6 +8,7 @@
  */
 
 import type { Buffer } from "node:buffer";
+import type { Readable, Writable } from "node:stream";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 
@@ -114,4 +115,45 @@ export function frameBytes(
  */
 export function utf8Bytes(text: string): Uint8Array {
   return encoder.encode(text);
+}
+
+/**
+ * Write one frame to `output`: resolves at once when the stream took it, else once it
+ * has drained (the stdio transports' back-pressure).
+ *
+ * @example
+ * ```ts
+ * import { PassThrough } from "node:stream";
+ * import { writeOrDrain } from "./line_framing.ts";
+ * await writeOrDrain(new PassThrough(), new TextEncoder().encode("{}\n"));
+ * ```
+ */
+export function writeOrDrain(output: Writable, bytes: Uint8Array): Promise<void> {
+  if (output.write(bytes)) return Promise.resolve();
+  return new Promise((resolve) => output.once("drain", resolve));
+}
+
+/**
+ * Stop a transport's reading of `input`: remove its two listeners, and pause the stream
+ * when no other reader is left on it (stdin is shared with the process).
+ *
+ * @example
+ * ```ts
+ * import { PassThrough } from "node:stream";
+ * import { stopReading } from "./line_framing.ts";
+ * const input = new PassThrough();
+ * const ondata = () => {};
+ * const onerror = () => {};
+ * input.on("data", ondata).on("error", onerror);
+ * stopReading(input, ondata, onerror);
+ * ```
+ */
+export function stopReading(
+  input: Readable,
+  ondata: (chunk: Buffer) => void,
+  onerror: (e: Error) => void,
+): void {
+  input.off("data", ondata);
+  input.off("error", onerror);
+  if (input.listenerCount("data") === 0) input.pause();
 }

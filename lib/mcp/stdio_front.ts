@@ -28,7 +28,12 @@ import type { Readable, Writable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { frameBytes, serializeMessage } from "../extensions/line_framing.ts";
+import {
+  frameBytes,
+  serializeMessage,
+  stopReading,
+  writeOrDrain,
+} from "../extensions/line_framing.ts";
 import { earlyMessage } from "./early_answers.ts";
 import { LineBuffer, STDIO_MAX_BUFFER_BYTES } from "./line_buffer.ts";
 
@@ -228,17 +233,14 @@ export class StdioFront implements Transport {
   /** Write one message (the front's own early answers come here directly: an early
    * `tools/list` answer is never taken for the replayed `initialize`'s, whatever its id). */
   #write(message: JSONRPCMessage): Promise<void> {
-    if (this.#output.write(frameBytes(message, this.#serialize))) return Promise.resolve();
-    return new Promise((resolve) => this.#output.once("drain", resolve));
+    return writeOrDrain(this.#output, frameBytes(message, this.#serialize));
   }
 
   /** Stop reading and report the close. Idempotent. */
   close(): Promise<void> {
     if (this.#closed) return Promise.resolve();
     this.#closed = true;
-    this.#input.off("data", this.#ondata);
-    this.#input.off("error", this.#onerror);
-    if (this.#input.listenerCount("data") === 0) this.#input.pause();
+    stopReading(this.#input, this.#ondata, this.#onerror);
     this.#lines.clear();
     this.#held = [];
     const swallow = this.#swallow; // a replay waiting for an answer the close aborts

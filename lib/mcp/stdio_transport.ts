@@ -17,7 +17,7 @@ import type { Buffer } from "node:buffer";
 import type { Readable, Writable } from "node:stream";
 // @ts-types="@modelcontextprotocol/sdk/shared/transport"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { feedLines, frameBytes } from "../extensions/line_framing.ts";
+import { feedLines, frameBytes, stopReading, writeOrDrain } from "../extensions/line_framing.ts";
 import { MessageLineBuffer } from "./message_buffer.ts";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
@@ -80,18 +80,14 @@ export class StdioServerStreamTransport implements Transport {
 
   /** Send one message; resolves once the stream took it (or drained). */
   send(message: JSONRPCMessage): Promise<void> {
-    const bytes = frameBytes(message, this.#serialize);
-    if (this.#output.write(bytes)) return Promise.resolve();
-    return new Promise((resolve) => this.#output.once("drain", resolve));
+    return writeOrDrain(this.#output, frameBytes(message, this.#serialize));
   }
 
   /** Stop reading and report the close. Idempotent. */
   close(): Promise<void> {
     if (this.#closed) return Promise.resolve();
     this.#closed = true;
-    this.#input.off("data", this.#ondata);
-    this.#input.off("error", this.#onerror);
-    if (this.#input.listenerCount("data") === 0) this.#input.pause();
+    stopReading(this.#input, this.#ondata, this.#onerror);
     this.#buffer.clear();
     this.onclose?.();
     return Promise.resolve();
