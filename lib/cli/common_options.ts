@@ -54,8 +54,9 @@ export async function openWorkspace(
 
 /**
  * The error for a command run without `--eval`: it names the evals of the workspace the
- * command would use (the agent evals when `agentOnly`), so the fix can be copied, and falls
- * back to a generic example when no workspace loads.
+ * command would use (the agent evals when `agentOnly`), so the fix can be copied. When no
+ * workspace loads, that is the problem to fix first: its error (no `toolhost.toml`, or the
+ * manifest's own errors) is thrown instead, as every command does.
  *
  * @example
  * ```ts
@@ -68,15 +69,11 @@ export async function missingEvalError(
   o: CommonOptions,
   agentOnly: boolean,
 ): Promise<InvocationError> {
-  let ids: string[];
-  try {
-    const ws = await loadWorkspace(o.repo);
-    ids = [...ws.evals.values()]
-      .filter((ev) => !agentOnly || ev.audience === "agent")
-      .map((ev) => ev.id);
-  } catch {
-    return new InvocationError("--eval is required, e.g. --eval app/review");
-  }
+  // A missing or broken manifest is named as such, not hidden behind a missing --eval.
+  const ws = await loadWorkspace(o.repo);
+  const ids = [...ws.evals.values()]
+    .filter((ev) => !agentOnly || ev.audience === "agent")
+    .map((ev) => ev.id);
   const kind = agentOnly ? "agent evals" : "evals";
   if (ids.length === 0) {
     return new InvocationError(

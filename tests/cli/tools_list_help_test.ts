@@ -83,6 +83,31 @@ Deno.test("without --eval, list, call and serve name this workspace's evals, not
   });
 });
 
+Deno.test("without --eval and without a loadable manifest, list, call and serve name the manifest", async () => {
+  const empty = await Deno.makeTempDir({ prefix: "toolhost-no-manifest-" });
+  try {
+    for (const argv of [["tools", "list"], ["tools", "call", "x"], ["serve"]]) {
+      const r = await runCapture([...argv, "--repo", empty]);
+      assert.equal(r.code, 2, r.err);
+      assert.match(r.err, /toolhost\.toml/);
+      assert.doesNotMatch(r.err, /--eval is required/);
+    }
+  } finally {
+    await Deno.remove(empty, { recursive: true });
+  }
+  // A manifest that does not load stops every command with its own errors (exit 1).
+  await withWorkspace('[artifacts.tools]\npath = "tools"\nprotocl = 1\n', {
+    "tools/README.md": "x",
+  }, async (root) => {
+    for (const argv of [["tools", "list"], ["tools", "call", "x"], ["serve"]]) {
+      const r = await runCapture([...argv, "--repo", root]);
+      assert.equal(r.code, 1, r.err);
+      assert.match(r.err, /toolhost\.toml:3: .*protocl: unknown key/);
+      assert.doesNotMatch(r.err, /--eval is required/);
+    }
+  });
+});
+
 Deno.test("tools list takes the eval as a positional selector too, like tools check", async () => {
   const byFlag = await runCapture(["tools", "list", "--repo", SCOPED, "--eval", "app/review"]);
   const byArg = await runCapture(["tools", "list", "--repo", SCOPED, "app/review"]);
