@@ -7,6 +7,7 @@
  */
 
 import process from "node:process";
+import { isatty } from "node:tty";
 import { Command } from "commander";
 import { InvocationError } from "../../errors/errors.ts";
 import { parseBind } from "../../mcp/http_guard.ts";
@@ -129,7 +130,7 @@ export function serveCommand(io: CliIo, done: (code: number) => void): Command {
       );
     const signal = o.http !== undefined
       ? await serveHttp(evalId, o, open, log)
-      : await serveOnStdio(evalId, open, log);
+      : await serveOnStdio(evalId, open, log, ws.root);
     // Ended by a signal: 128 + its number, as for `tools call` and any interrupted program
     // (a completed --http drain is a replica's normal end and returns no signal).
     done(signal === undefined ? EXIT.ok : signalExitCode(signal));
@@ -159,11 +160,14 @@ async function serveOnStdio(
   evalId: string,
   open: () => Promise<ToolSource>,
   log: (line: string) => void,
+  root: string,
 ): Promise<string | undefined> {
   const source = await open();
   const restore = guardStdout();
   try {
     log(`serving eval ${evalId} on stdio`);
+    // A person who runs it by hand would otherwise see nothing happen: say what it waits for.
+    if (isatty(0)) log(terminalHint(evalId, root));
     const { reason } = await serveStdio(source, {
       log,
       instructions: `Tools of the toolhost eval ${evalId}.`,
@@ -172,6 +176,15 @@ async function serveOnStdio(
   } finally {
     restore(); // serveStdio released stdin and stdout itself
   }
+}
+
+/** What `serve` at a terminal waits for, and what a person at one should do instead. */
+function terminalHint(evalId: string, root: string): string {
+  const repo = /^[\w./@+-]+$/.test(root) ? root : `'${root.replaceAll("'", `'\\''`)}'`;
+  return "standard input is a terminal, but serve speaks MCP (JSON-RPC) with the MCP client " +
+    "that starts it, so nothing more appears here. Register the command " +
+    `\`toolhost serve --eval ${evalId} --repo ${repo}\` in your client (docs/mcp.md), or ` +
+    `try a tool with \`toolhost tools call TOOL --eval ${evalId}\`; Ctrl-C stops this server.`;
 }
 
 /** Route console output to stderr so nothing but protocol reaches stdout. */
