@@ -19,6 +19,19 @@ protocol = "plain"
 command = "tools/fail.sh"
 args = []
 
+[artifacts.app.views.agent_tools.quiet]
+description = "Fails without a word on stderr."
+protocol = "plain"
+command = "tools/quiet.sh"
+args = []
+
+[artifacts.app.views.agent_tools.needs]
+description = "Needs a word."
+protocol = "plain"
+command = "tools/fail.sh"
+args = []
+input_schema = { type = "object", properties = { word = { type = "string" } }, required = ["word"] }
+
 [artifacts.app.views.agent_sessions.web]
 start = { command = "tools/h.sh", args = ["start"] }
 stop = { command = "tools/h.sh", args = ["stop"] }
@@ -34,6 +47,7 @@ args = ["hit"]
 const FILES = {
   ...BASE_FILES,
   "app/tools/fail.sh": { text: "#!/bin/sh\necho 'tool-stderr-marker' >&2\nexit 3\n", mode: 0o755 },
+  "app/tools/quiet.sh": { text: "#!/bin/sh\necho 'stdout only'\nexit 3\n", mode: 0o755 },
   "app/tools/h.sh": {
     text: "#!/bin/sh\necho 'harness-stderr-marker' >&2\nexit 127\n",
     mode: 0o755,
@@ -65,6 +79,24 @@ Deno.test("tools call --stderr copies the tool's stderr to stderr, never to the 
     assert.equal(builtin.code, 1);
     assert.equal(JSON.parse(builtin.out).isError, true);
     assert.equal(builtin.err, "");
+  });
+});
+
+Deno.test("tools call: no --stderr hint when nothing was printed to stderr", async () => {
+  await withWorkspace(TOML, FILES, async (root) => {
+    // Arguments the schema refuses: the tool never ran.
+    const refused = await call(root, "needs_app");
+    assert.equal(refused.code, 1);
+    assert.match(JSON.parse(refused.out).content[0].text, /required property `word`/);
+    assert.equal(refused.err, "");
+    // A tool that failed without a word on stderr: --stderr would show nothing.
+    const quiet = await call(root, "quiet_app");
+    assert.equal(quiet.code, 1);
+    assert.equal(JSON.parse(quiet.out).isError, true);
+    assert.equal(quiet.err, "");
+    // The hint says how much there is to see.
+    const loud = await call(root, "fail_app");
+    assert.match(loud.err, /printed 19 byte\(s\) to stderr, not shown: run again with --stderr/);
   });
 });
 

@@ -22,9 +22,16 @@ import { warnLockDisabled } from "../../lock/open_lock.ts";
 import { isArtifactToolName } from "../../artifacts/specs.ts";
 import { InvocationError } from "../../errors/errors.ts";
 
-/** Said on stderr after an error result without `--stderr`: where the reason may be. */
-const STDERR_HINT = "toolhost: the result is an error; if it does not say why, run again with " +
-  "--stderr to see what the tool (and its session's harness) printed to stderr\n";
+/**
+ * Said on stderr after an error result without `--stderr` when the tool or its session's
+ * harness printed to stderr: where the reason may be. A call that printed nothing there (a
+ * built-in, arguments refused by the schema, a lock mismatch, a command not found, a tool
+ * that wrote nothing) gets no hint: `--stderr` would show nothing.
+ */
+function stderrHint(bytes: number): string {
+  return `toolhost: the result is an error; the tool (or its session's harness) printed ${bytes} ` +
+    "byte(s) to stderr, not shown: run again with --stderr to see them\n";
+}
 
 /**
  * Build the `tools call` command.
@@ -70,14 +77,16 @@ export function toolsCallCommand(io: CliIo, done: (code: number) => void): Comma
         );
       }
       if (o.lock === false) warnLockDisabled((l) => io.err(l));
-      const opts = { stateDir, lock: o.lock !== false, stderr: stderrCopy(io, o.stderr) };
-      let builtin = false; // a built-in runs no program: it has no stderr to show
+      // Without --stderr, stderr is only counted: a hint is worth giving only when it holds something.
+      let unseen = 0;
+      const count = (chunk: Uint8Array) => void (unseen += chunk.byteLength);
+      const opts = { stateDir, lock: o.lock !== false, stderr: stderrCopy(io, o.stderr) ?? count };
       const result = await withRegistry(ws, { eval: o.eval }, opts, (reg, signal) => {
-        builtin = reg.tool(tool).decl.type === "builtin";
+        reg.tool(tool);
         return reg.call(tool, args, { signal });
       });
       io.out(`${JSON.stringify(result)}\n`);
-      if (result.isError && !o.stderr && !builtin) io.err(STDERR_HINT);
+      if (result.isError && unseen > 0) io.err(stderrHint(unseen));
       done(result.isError ? EXIT.failure : EXIT.ok);
     },
   );
