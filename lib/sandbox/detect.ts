@@ -97,7 +97,7 @@ export function usernsBlocker(): string | undefined {
 }
 
 /** What is known before the probe runs: a final answer, or the `bwrap` to probe. */
-function preflight(): SandboxSupport | { probe: string } {
+function preflight(): SandboxSupport | { probe: string; args: string[] } {
   const platform = config.platform ?? process.platform;
   if (platform !== "linux") {
     return {
@@ -114,19 +114,23 @@ function preflight(): SandboxSupport | { probe: string } {
         "bubblewrap (`bwrap`) was not found; install the `bubblewrap` package (apt-get install bubblewrap, dnf install bubblewrap)",
     };
   }
-  return { probe: bwrap };
+  // By its path: bwrap would look a bare `true` up on PATH, and a PATH without it (a
+  // custom PATH, say) made the probe fail as if user namespaces were unavailable.
+  const truePath = findExecutable("true", process.env.PATH);
+  if (truePath === undefined) {
+    return {
+      ok: false,
+      reason:
+        "the sandbox probe needs the `true` program, found neither on PATH nor in /usr/bin or /bin; install coreutils",
+    };
+  }
+  return { probe: bwrap, args: probeArgs(truePath) };
 }
 
-/** The probe: build one sandbox that runs `true`. */
-const PROBE_ARGS = [
-  "--unshare-user",
-  "--unshare-all",
-  "--die-with-parent",
-  "--ro-bind",
-  "/",
-  "/",
-  "true",
-];
+/** The probe: build one sandbox that runs `true` (by its path). */
+function probeArgs(truePath: string): string[] {
+  return ["--unshare-user", "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", truePath];
+}
 /** The same bound for the synchronous and the asynchronous probe. */
 const PROBE_TIMEOUT_MS = 30_000;
 
@@ -146,7 +150,7 @@ function decide(bwrap: string, succeeded: boolean): SandboxSupport {
 function detect(): SandboxSupport {
   const pre = preflight();
   if (!("probe" in pre)) return pre;
-  const probe = spawnSync(pre.probe, PROBE_ARGS, { stdio: "ignore", timeout: PROBE_TIMEOUT_MS });
+  const probe = spawnSync(pre.probe, pre.args, { stdio: "ignore", timeout: PROBE_TIMEOUT_MS });
   return decide(pre.probe, probe.status === 0);
 }
 
@@ -189,6 +193,7 @@ function probeAsync(): Promise<SandboxSupport> {
   const pre = preflight();
   if (!("probe" in pre)) return Promise.resolve(pre);
   const bwrap = pre.probe;
+  const args = pre.args;
   return new Promise((resolve) => {
     let settled = false;
     const finish = (succeeded: boolean) => {
@@ -197,7 +202,7 @@ function probeAsync(): Promise<SandboxSupport> {
       resolve(decide(bwrap, succeeded));
     };
     try {
-      const child = spawn(bwrap, PROBE_ARGS, { stdio: "ignore", timeout: PROBE_TIMEOUT_MS });
+      const child = spawn(bwrap, args, { stdio: "ignore", timeout: PROBE_TIMEOUT_MS });
       child.on("error", () => finish(false));
       child.on("close", (code) => finish(code === 0));
     } catch {

@@ -98,3 +98,20 @@ Deno.test("prefetch: an answer for a replaced configuration is never cached", as
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("probe: a PATH without `true` does not pass for unusable user namespaces", async () => {
+  if (!linux) return console.log("SKIP probe PATH: needs Linux");
+  const real = syncDecision({});
+  if (!real.ok) return console.log(`SKIP probe PATH: no working bubblewrap here (${real.reason})`);
+  const path = Deno.env.get("PATH");
+  // bwrap itself is still found in /usr/bin or /bin; `true` only by the probe's own lookup.
+  Deno.env.set("PATH", "/nonexistent-toolhost-path");
+  try {
+    assert.equal(syncDecision({ bwrap: real.bwrap }).ok, true);
+    assert.equal((await asyncDecision({ bwrap: real.bwrap })).ok, true);
+  } finally {
+    if (path === undefined) Deno.env.delete("PATH");
+    else Deno.env.set("PATH", path);
+    configureSandbox({});
+  }
+});
