@@ -82,7 +82,6 @@ export function toolsCallCommand(io: CliIo, done: (code: number) => void): Comma
       const count = (chunk: Uint8Array) => void (unseen += chunk.byteLength);
       const opts = { stateDir, lock: o.lock !== false, stderr: stderrCopy(io, o.stderr) ?? count };
       const result = await withRegistry(ws, { eval: o.eval }, opts, (reg, signal) => {
-        reg.tool(tool);
         return reg.call(tool, args, { signal });
       });
       io.out(`${JSON.stringify(result)}\n`);

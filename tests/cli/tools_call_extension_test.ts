@@ -1,0 +1,42 @@
+/**
+ * `tools call` runs an extension's tool (`<tool>_<extension>`) as `serve` and the library
+ * do: it starts the eval's extension server, calls it once and stops it.
+ *
+ * @module
+ */
+
+import assert from "node:assert/strict";
+import { runCapture } from "../helpers/cli.ts";
+import { withWorkspace } from "../helpers/workspace.ts";
+import { fixtureServerArgs } from "../mcp/_helpers.ts";
+
+// "deno" is first on PATH under `deno task test` (scripts/deno_on_path.ts).
+const TOML = `[artifacts.app]
+path = "app"
+
+[artifacts.app.evals.review]
+audience = "agent"
+extensions = ["fx"]
+
+[extensions.fx]
+command = "deno"
+args = ${JSON.stringify(fixtureServerArgs())}
+`;
+
+Deno.test("tools call: an extension's tool is called through its server", async () => {
+  await withWorkspace(TOML, { "app/README.md": "x" }, async (root) => {
+    const base = ["--eval", "app/review", "--repo", root, "--state-dir", `${root}/.state`];
+    const r = await runCapture(["tools", "call", "echo_fx", ...base, "--args", '{"text":"hi"}']);
+    assert.equal(r.code, 0, r.err);
+    const result = JSON.parse(r.out);
+    assert.equal(result.isError, false);
+    assert.deepEqual(result.content, [{ type: "text", text: "hi" }]);
+    // Its schema still holds, and a name the server does not have is an error result.
+    const bad = await runCapture(["tools", "call", "echo_fx", ...base, "--args", '{"text":1}']);
+    assert.equal(bad.code, 1, bad.err);
+    assert.equal(JSON.parse(bad.out).isError, true);
+    const none = await runCapture(["tools", "call", "nope_fx", ...base]);
+    assert.equal(none.code, 1, none.err);
+    assert.match(JSON.parse(none.out).content[0].text, /No tool `nope_fx`/);
+  });
+});
