@@ -35,6 +35,7 @@ import { evalScope } from "../workspace/scope.ts";
 import type { ExtensionSandboxContext } from "./connection.ts";
 import { join } from "node:path";
 import { fromMcpResult } from "./inbound_result.ts";
+import { listingLeaks } from "./listing_guard.ts";
 import { envelopeMapper } from "./envelope.ts";
 import { cleanText, cutUnits } from "../protocols/text_clean.ts";
 import { workspaceRoots } from "../runtime/artifact_refs.ts";
@@ -347,6 +348,9 @@ export class ExtensionHost {
     const name = `${remote}_${server.decl.name}`;
     if (!MCP_TOOL_NAME.test(remote) || !MCP_TOOL_NAME.test(name)) {
       return "its name is not a valid MCP tool name of at most 128 characters once published";
+    }
+    if (listingLeaks(this.#opts.artifacts?.store.protector, t)) {
+      return "its listing holds a protected value";
     }
     let schema: CompiledSchema;
     try {
