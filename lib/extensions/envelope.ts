@@ -8,7 +8,7 @@
 
 import { ArtifactRefError, InvalidEnvelopeError } from "../odek/errors.ts";
 import { parseEnvelope } from "../odek/envelope.ts";
-import { renderEnvelope } from "../odek/render.ts";
+import { renderEnvelope, type RenderOptions } from "../odek/render.ts";
 import { validateEnvelope } from "../odek/validate.ts";
 import { Buffer } from "node:buffer";
 import { capText } from "../protocols/text_clean.ts";
@@ -46,7 +46,9 @@ export function envelopeMapper(
       // Rendered redacted: the render and its cap cut text, never inside a protected value.
       const p = store?.protector;
       const shown = p?.active ? p.json(env) as typeof env : env;
-      const rendered = renderWithin(shown, found.map((f) => f.size), LIMITS.maxTextBytes);
+      const redact = p?.active ? (s: string) => p.text(s) : undefined;
+      const sizes = found.map((f) => f.size);
+      const rendered = renderWithin(shown, { sizes, redact }, LIMITS.maxTextBytes);
       if (rendered !== undefined) return rendered;
       return errorResult(
         `The extension \`${extension}\` returned a refused result: its artifact lines ` +
@@ -72,12 +74,12 @@ export function envelopeMapper(
  */
 function renderWithin(
   env: Parameters<typeof renderEnvelope>[0],
-  sizes: (number | undefined)[],
+  opts: RenderOptions,
   max: number,
 ): string | undefined {
-  const full = renderEnvelope(env, { sizes });
+  const full = renderEnvelope(env, opts);
   if (Buffer.byteLength(full, "utf8") <= max) return full;
-  const meta = renderEnvelope({ ...env, text: "" }, { sizes });
+  const meta = renderEnvelope({ ...env, text: "" }, opts);
   if (meta === "") return capText(full, max);
   const room = max - Buffer.byteLength(meta, "utf8") - 1;
   if (room < 64) return undefined;

@@ -30,6 +30,12 @@ export interface RenderOptions {
   maxIdChars?: number;
   /** Max UTF-16 units kept of `summary` (longer ones end in `…`). Default 1024. */
   maxSummaryChars?: number;
+  /**
+   * Applied to each string as it is shown — after flattening, before clipping — so a value
+   * that flattening forms (a tab where a protected value has its space) is replaced whole
+   * and a clip never leaves part of it. Default: none.
+   */
+  redact?: (s: string) => string;
 }
 
 // deno-lint-ignore no-control-regex -- matching control characters is the point
@@ -63,9 +69,9 @@ function clip(s: string, max: number): string {
   return s.length <= max ? s : `${cutUnits(s, Math.max(0, max - 1))}…`;
 }
 
-function quoted(v: unknown, max: number): string {
+function quoted(v: unknown, max: number, redact: (s: string) => string): string {
   const s = typeof v === "string" ? v : "";
-  return JSON.stringify(clip(flattenLine(s, " "), max));
+  return JSON.stringify(clip(redact(flattenLine(s, " ")), max));
 }
 
 function sizeOf(measured: unknown, declared: unknown): string {
@@ -80,11 +86,12 @@ function artifactLine(ref: unknown, measured: unknown, opts: Required<RenderOpti
   const get = (k: string) => (Object.hasOwn(r, k) ? r[k] : undefined);
   const sha = get("sha256");
   const summary = get("summary");
-  return ARTIFACT_LINE_PREFIX + quoted(get("id"), opts.maxIdChars) +
-    ` type=${quoted(get("media_type"), opts.maxIdChars)}` +
+  const q = (v: unknown, max: number) => quoted(v, max, opts.redact);
+  return ARTIFACT_LINE_PREFIX + q(get("id"), opts.maxIdChars) +
+    ` type=${q(get("media_type"), opts.maxIdChars)}` +
     ` size=${sizeOf(measured, get("size_bytes"))}` +
     ` sha256=${typeof sha === "string" && SHA256_HEX.test(sha) ? sha.slice(0, 12) : "-"}` +
-    ` summary=${typeof summary === "string" ? quoted(summary, opts.maxSummaryChars) : "-"}`;
+    ` summary=${typeof summary === "string" ? q(summary, opts.maxSummaryChars) : "-"}`;
 }
 
 /**
@@ -114,9 +121,10 @@ export function renderEnvelope(env: Envelope, options: RenderOptions = {}): stri
     sizes: options.sizes ?? [],
     maxIdChars: options.maxIdChars ?? 256,
     maxSummaryChars: options.maxSummaryChars ?? 1024,
+    redact: options.redact ?? ((s) => s),
   };
   const e: Record<string, unknown> = isRecord(env) ? env as unknown as Record<string, unknown> : {};
-  let text = flattenLine(typeof e.text === "string" ? e.text : "", " ⏎ ");
+  let text = opts.redact(flattenLine(typeof e.text === "string" ? e.text : "", " ⏎ "));
   if (MARKER_LIKE.test(text)) text = "\\" + text;
   const refs: unknown[] = Array.isArray(e.artifacts) ? e.artifacts : [];
   const lines = refs.map((ref, i) => artifactLine(ref, opts.sizes[i], opts));

@@ -233,7 +233,8 @@ export class PluginHost {
     });
     const gate = await this.#before(info, signal);
     let result: ToolResult;
-    if (!gate.ok) result = gate.result;
+    // A denial's text (a hook's reason) leaves through the same boundary as any result.
+    if (!gate.ok) result = this.redactor.result(gate.result);
     else {
       const redacted = this.redactor.result(await exec(gate.grant));
       const after = await this.#after(redacted, info, signal);

@@ -83,7 +83,11 @@ export async function renderEnvelopes(
       const shown = p?.active ? p.json(env) as typeof env : env;
       content[i] = {
         type: "text",
-        text: renderEnvelope(shown, { sizes: validated.map((v) => v.size) }),
+        text: renderEnvelope(shown, {
+          sizes: validated.map((v) => v.size),
+          // And as shown: flattening can form a value the fields only held split.
+          ...(p?.active ? { redact: (s: string) => p.text(s) } : {}),
+        }),
       };
       env.artifacts.forEach((ref, j) => store.add(ref, validated[j]));
     } catch (e) {
