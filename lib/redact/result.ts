@@ -3,8 +3,9 @@
  * whole rather than block by block: consecutive text blocks are searched as the one text
  * they form (a value split across two blocks is replaced in both), json blocks string by
  * string, images by their decoded bytes (an image holding a value is withheld), and the
- * serialized result is checked last — a value still found in it, in any form, withholds
- * the whole result.
+ * serialized result and the text MCP shows (json blocks as their compact JSON, joined
+ * with the text blocks next to them) are checked last — a value still found in either,
+ * in any form, withholds the whole result.
  *
  * @module
  */
@@ -14,6 +15,7 @@ import { type Block, errorResult, type TextBlock, type ToolResult } from "../res
 import type { Range } from "./ranges.ts";
 import { redactPieces } from "./pieces.ts";
 import { REDACTED } from "./types.ts";
+import { jsonText } from "../results/json_text.ts";
 
 /** What the boundary needs of a redactor (`Redactor` has it). */
 export interface ResultRedactor {
@@ -77,9 +79,21 @@ export function redactResult(red: ResultRedactor, r: ToolResult): ToolResult {
     i++;
   }
   const out = changed ? { content, isError: r.isError } : r;
-  // The form that leaves: compact JSON of the whole result (escapes, numbers, joins).
-  if (red.leaks(JSON.stringify(out.content))) return errorResult(WITHHELD_RESULT);
+  // The forms that leave: compact JSON of the whole result (escapes, numbers, joins), and
+  // the text MCP shows — a json block becomes a text block of its compact JSON, so it
+  // joins the text blocks next to it.
+  if (red.leaks(JSON.stringify(out.content)) || red.leaks(shownText(out.content))) {
+    return errorResult(WITHHELD_RESULT);
+  }
   return out;
+}
+
+/** Consecutive text and json blocks as MCP clients see them, joined; others separate. */
+function shownText(content: readonly Block[]): string {
+  if (!content.some((b) => b.type === "json")) return ""; // text runs were redacted whole
+  return content.map((b) =>
+    b.type === "text" ? b.text : b.type === "json" ? jsonText(b) ?? "null" : "\u0000"
+  ).join("");
 }
 
 /** Consecutive text blocks, redacted as the one text they form. */

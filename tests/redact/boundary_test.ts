@@ -72,3 +72,25 @@ Deno.test("an extension's text is redacted before its 64 KiB cap, also in an err
     }
   }
 });
+
+Deno.test("a value split between a text block and a json block's MCP text goes too", async () => {
+  // MCP shows a json block as a text block of its compact JSON: next to a text block, the
+  // two are consecutive text blocks there, which a client may join.
+  const { toMcpResult } = await import("../../lib/mcp/result_mapping.ts");
+  const value = "QZXK-PWNBRTVY-4242424242";
+  const red = new Redactor();
+  red.add(value);
+  const cases: ToolResult["content"][] = [
+    [{ type: "text", text: "token QZXK-PWNBRTVY-" }, { type: "json", data: 4242424242 }],
+    [{ type: "json", data: "x" }, { type: "text", text: "QZXK-PWNBRTVY-" }, {
+      type: "json",
+      data: [4242424242],
+    }],
+    [{ type: "text", text: "QZXK-PWNBRTVY-4242" }, { type: "json", data: 424242 }],
+  ];
+  for (const content of cases) {
+    const r = redactResult(red, { content, isError: false });
+    const shown = toMcpResult(r).content.map((b) => b.type === "text" ? b.text : "\u0000");
+    assert.ok(!shown.join("").includes(value), JSON.stringify(r));
+  }
+});
