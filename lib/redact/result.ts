@@ -16,6 +16,7 @@ import type { Range } from "./ranges.ts";
 import { redactPieces } from "./pieces.ts";
 import { REDACTED } from "./types.ts";
 import { jsonText } from "../results/json_text.ts";
+import { boundRedacted } from "./bounds.ts";
 
 /** What the boundary needs of a redactor (`Redactor` has it). */
 export interface ResultRedactor {
@@ -78,7 +79,8 @@ export function redactResult(red: ResultRedactor, r: ToolResult): ToolResult {
     content.push(next);
     i++;
   }
-  const out = changed ? { content, isError: r.isError } : r;
+  // Replacing a value can grow a result: the bounds hold after redaction too.
+  const out = changed ? boundRedacted({ content, isError: r.isError }) : r;
   // The forms that leave: compact JSON of the whole result (escapes, numbers, joins), and
   // the text MCP shows — a json block becomes a text block of its compact JSON, so it
   // joins the text blocks next to it.

@@ -94,3 +94,32 @@ Deno.test("a value split between a text block and a json block's MCP text goes t
     assert.ok(!shown.join("").includes(value), JSON.stringify(r));
   }
 });
+
+Deno.test("replacing short values never grows a result past its bounds", async () => {
+  const { resultBytes } = await import("../../lib/results/json_text.ts");
+  const { LIMITS } = await import("../../lib/results/types.ts");
+  const red = new Redactor();
+  red.add("QZXK"); // 4 characters become 11
+  red.add("4242"); // and a number becomes a quoted string
+  const text = "QZXK ".repeat(Math.floor(LIMITS.maxTextBytes / 5));
+  const words = new Array(Math.floor(LIMITS.maxJsonBytes / 7)).fill("QZXK");
+  const numbers = new Array(Math.floor(LIMITS.maxJsonBytes / 5)).fill(4242);
+  const cases: ToolResult[] = [
+    { content: [{ type: "text", text }], isError: false },
+    { content: [{ type: "json", data: words }], isError: false },
+    { content: [{ type: "json", data: numbers }], isError: false },
+    { content: new Array(15).fill({ type: "json", data: words.slice(0, 70_000) }), isError: false },
+  ];
+  for (const [i, r] of cases.entries()) {
+    assert.ok(resultBytes(r) <= LIMITS.maxResultBytes, `case ${i} starts within bounds`);
+    const out = redactResult(red, r);
+    assert.ok(resultBytes(out) <= LIMITS.maxResultBytes, `case ${i}: ${resultBytes(out)} bytes`);
+    for (const b of out.content) {
+      if (b.type === "text") assert.ok(Buffer.byteLength(b.text) <= LIMITS.maxTextBytes, `${i}`);
+      if (b.type === "json") {
+        assert.ok(JSON.stringify(b.data).length <= LIMITS.maxJsonBytes, `case ${i} json block`);
+      }
+    }
+    assertNoPart(out, "QZXK", `case ${i}`);
+  }
+});
