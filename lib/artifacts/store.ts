@@ -87,13 +87,32 @@ export class ArtifactStore implements ArtifactSource {
    */
   add(ref: ArtifactRef, resolved: string | ValidatedArtifact): void {
     if (typeof ref?.id !== "string" || ref.id === "") throw new ArtifactRefError("missing-id");
+    const shown = this.#shown(ref);
+    if (shown === undefined) return; // its id holds a protected value: never named, never held
     const path = typeof resolved === "string" ? resolved : resolved.path;
     const identity = typeof resolved === "string"
       ? undefined
       : Object.freeze({ dev: resolved.dev, ino: resolved.ino, size: resolved.size });
-    this.#byId.delete(ref.id);
-    this.#byId.set(ref.id, Object.freeze({ ref: copyRef(ref), path, identity }));
+    this.#byId.delete(shown.id);
+    this.#byId.set(shown.id, Object.freeze({ ref: shown, path, identity }));
     this.#changed();
+  }
+
+  /**
+   * The ref as the store shows it (MCP resources, resource links, listings): with the
+   * guard's protected values replaced in its media type and summary; undefined when its id
+   * holds one, or when the guard cannot redact (a bare {@link ContentGuard}) and any of
+   * them does.
+   */
+  #shown(ref: ArtifactRef): Readonly<ArtifactRef> | undefined {
+    const g = this.#guard;
+    const shown = [ref.id, ref.media_type, ref.summary].filter((s) => typeof s === "string");
+    if (g === undefined || !shown.some((s) => g.leaks(s))) return copyRef(ref);
+    const p = this.protector;
+    if (p === undefined || g.leaks(ref.id)) return undefined;
+    const out = { ...ref, media_type: p.text(String(ref.media_type)) };
+    if (typeof ref.summary === "string") out.summary = p.text(ref.summary);
+    return copyRef(out);
   }
 
   /** The artifact with reference `id`, if any (internal: holds the path). */
