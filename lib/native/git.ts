@@ -13,6 +13,7 @@
  */
 
 import { protectedHead } from "../redact/head.ts";
+import { redactDiff } from "../redact/diff_lines.ts";
 import type { Protector } from "../redact/types.ts";
 import { CancelledError } from "../paths/walk.ts";
 import path from "node:path";
@@ -38,7 +39,12 @@ interface GitRun {
  * Run git; `protect` (for output handed out, never for output toolhost checks) redacts the
  * retained stdout before anything cuts it.
  */
-async function git(env: NativeEnv, args: string[], protect?: Protector): Promise<GitRun> {
+async function git(
+  env: NativeEnv,
+  args: string[],
+  protect?: Protector,
+  diff = false,
+): Promise<GitRun> {
   const exe = resolveProgram("git", "/", "/", { PATH: env.baseEnv.PATH });
   if (!exe.ok) throw new ToolhostError("TOOL_ERROR", "git was not found on PATH.");
   const dirs = await createCallDirs(env.stateDir);
@@ -73,8 +79,12 @@ async function git(env: NativeEnv, args: string[], protect?: Protector): Promise
       throw new ToolhostError("TOOL_ERROR", `git exited with status ${run.exitCode}.`);
     }
     const truncated = run.stdoutBytes > run.stdout.length;
-    const kept = protectedHead(protect, run.stdout, truncated); // before any cut
-    return { stdout: new TextDecoder("utf-8", { fatal: false }).decode(kept), truncated };
+    // Before any cut. A diff prefixes each line of a multi-line value: its form there is
+    // longer by one character per line break, which the hold-back of a cut covers too.
+    const extra = diff && protect?.active ? protect.maxBreaks : 0;
+    const kept = protectedHead(protect, run.stdout, truncated, extra);
+    const text = new TextDecoder("utf-8", { fatal: false }).decode(kept);
+    return { stdout: diff ? redactDiff(protect, text) : text, truncated };
   } finally {
     await dirs.remove().catch(() => {});
   }
@@ -231,7 +241,7 @@ export async function runGitDiff(
     `-U${a.contextLines ?? 3}`,
   ];
   if (a.staged) args.push("--cached");
-  const run = await git(env, [...args, ...scopeSpecs(env, a.paths)], env.protect);
+  const run = await git(env, [...args, ...scopeSpecs(env, a.paths)], env.protect, true);
   const meta = {
     artifactId: env.declaring.id,
     staged: a.staged === true,

@@ -11,6 +11,8 @@ import type { Protector } from "./types.ts";
 
 /**
  * The retained bytes of a stream, redacted; `cut` says the stream went on past them.
+ * `extra` bytes more are held back at a cut (for a form the stream lengthens, as a diff
+ * lengthens a multi-line value by its line prefixes).
  *
  * @example
  * ```ts
@@ -27,9 +29,11 @@ export function protectedHead(
   protect: Protector | undefined,
   bytes: Uint8Array,
   cut: boolean,
+  extra = 0,
 ): Uint8Array {
   if (!protect?.active) return bytes;
-  let keep = cut ? Math.max(0, bytes.byteLength - (protect.maxBytes - 1)) : bytes.byteLength;
+  const hold = protect.maxBytes - 1 + extra;
+  let keep = cut ? Math.max(0, bytes.byteLength - hold) : bytes.byteLength;
   while (keep > 0 && keep < bytes.byteLength && (bytes[keep] & 0xc0) === 0x80) keep--;
   return protect.bytes(bytes, 0, keep);
 }
