@@ -147,8 +147,8 @@ function inboundBlock(
     return { type: "text", text: text(item.text) };
   }
   if (item.type === "image") return inboundImage(item, at);
-  if (item.type === "resource") return inboundResource(item, at);
-  if (item.type === "resource_link") return inboundLink(item, at);
+  if (item.type === "resource") return inboundResource(item, at, protect);
+  if (item.type === "resource_link") return inboundLink(item, at, protect);
   if (item.type === "audio") return inboundAudio(item, at);
   return { error: `The extension server returned an unsupported ${at}.` };
 }

@@ -12,6 +12,7 @@
 
 import { decodeBase64Strict } from "../images/detect.ts";
 import { capText, cleanText, cutUnits } from "../protocols/text_clean.ts";
+import type { Protector } from "../redact/types.ts";
 import {
   type AudioBlock,
   LIMITS,
@@ -65,8 +66,14 @@ export function inboundAudio(item: Record<string, unknown>, at: string): Checked
   return { type: "audio", mimeType: mime, data };
 }
 
+/** `text` as it is shown, protected values redacted: before any cut, never after. */
+function shown(text: string, protect: Protector | undefined): string {
+  return protect?.text(text) ?? text;
+}
+
 /**
- * An inbound embedded resource (text or blob).
+ * An inbound embedded resource (text or blob); `protect`'s values are redacted from its
+ * text before the 64 KiB cap cuts it.
  *
  * @example
  * ```ts
@@ -78,6 +85,7 @@ export function inboundAudio(item: Record<string, unknown>, at: string): Checked
 export function inboundResource(
   item: Record<string, unknown>,
   at: string,
+  protect?: Protector,
 ): Checked<ResourceBlock> {
   const r = item.resource;
   const bad = { error: `The extension server's ${at} is not a valid embedded resource.` };
@@ -88,7 +96,7 @@ export function inboundResource(
   const base = { uri, ...(mime ? { mimeType: mime } : {}) };
   let out: ResourceContents;
   if (typeof r.text === "string") {
-    out = { ...base, text: capText(cleanText(r.text), LIMITS.maxTextBytes) };
+    out = { ...base, text: capText(shown(cleanText(r.text), protect), LIMITS.maxTextBytes) };
   } else if (typeof r.blob === "string") {
     if (decodeBase64Strict(r.blob, { maxBytes: LIMITS.maxImageBytes }) === null) {
       return { error: `The extension server's ${at} is not valid base64 of at most 4 MiB.` };
@@ -99,7 +107,8 @@ export function inboundResource(
 }
 
 /**
- * An inbound resource link.
+ * An inbound resource link; `protect`'s values are redacted from its name and description
+ * before they are cut.
  *
  * @example
  * ```ts
@@ -111,15 +120,16 @@ export function inboundResource(
 export function inboundLink(
   item: Record<string, unknown>,
   at: string,
+  protect?: Protector,
 ): Checked<ResourceLinkBlock> {
   const uri = uriOf(item.uri);
   const mime = mediaTypeOf(item.mimeType);
   if (uri === undefined || typeof item.name !== "string" || mime === false) {
     return { error: `The extension server's ${at} is not a valid resource link.` };
   }
-  const name = cutUnits(cleanText(item.name), 256) || uri;
+  const name = cutUnits(shown(cleanText(item.name), protect), 256) || uri;
   const description = typeof item.description === "string"
-    ? cutUnits(cleanText(item.description), LIMITS.maxDescriptionUnits)
+    ? cutUnits(shown(cleanText(item.description), protect), LIMITS.maxDescriptionUnits)
     : undefined;
   return {
     type: "resource_link",

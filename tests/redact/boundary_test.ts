@@ -123,3 +123,20 @@ Deno.test("replacing short values never grows a result past its bounds", async (
     assertNoPart(out, "QZXK", `case ${i}`);
   }
 });
+
+Deno.test("an extension's resource text and link name/description are redacted before their cuts", async () => {
+  const { fromMcpResult } = await import("../../lib/extensions/inbound_result.ts");
+  const red = new Redactor();
+  red.add(VALUE);
+  for (let d = -20; d <= 0; d += 4) {
+    const at = (n: number) => "a".repeat(n + d) + VALUE + "b".repeat(10);
+    const r = await fromMcpResult({
+      content: [
+        { type: "resource", resource: { uri: "x://r", text: at(64 * 1024 - 40) } },
+        { type: "resource_link", uri: "x://l", name: at(256 - 10), description: at(4000 - 10) },
+      ],
+    }, { protect: red });
+    assert.equal(r.isError, false, JSON.stringify(r).slice(0, 300));
+    assertNoPart(redactResult(red, r), VALUE, `extension resource cut ${d}`);
+  }
+});
