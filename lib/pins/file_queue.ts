@@ -21,6 +21,7 @@ import {
   dropStatRequest,
   statAnswered,
   statOnWorker,
+  statsAnsweredSoFar,
   statWorkerReady,
 } from "./stat_worker.ts";
 
@@ -56,6 +57,8 @@ interface Batch {
   /** The thread's request, when it was asked. */
   request: StatRequest | undefined;
 }
+
+const NO_SIZES = new Float64Array(0);
 
 let threadAnswers = 0;
 /** How long a walk waits for a late answer: 0 (never) except in tests. */
@@ -226,8 +229,8 @@ function submit(q: FileQueue): void {
 
 /**
  * Finish the oldest batch, with the thread's answer when it is complete. One still missing
- * is not waited for (the thread is behind, or not getting a core): it is dropped and this
- * thread stats the batch itself.
+ * is not waited for (the thread is behind, or not getting a core): it is dropped, the answers
+ * it already has are used and this thread stats the rest of the batch itself.
  */
 function finishOldest(q: FileQueue, finish: FinishFile): void {
   const batch = q.batches.shift()!;
@@ -236,9 +239,11 @@ function finishOldest(q: FileQueue, finish: FinishFile): void {
     (statAnswered(req) || (patienceMs > 0 && awaitStatAnswer(req, patienceMs)));
   if (req !== undefined && !answered) dropStatRequest(req);
   if (answered) threadAnswers++;
+  // Read once, after the drop: answers below it were written while every descriptor was held.
+  const sizes = req === undefined ? NO_SIZES : req.sizes.subarray(0, statsAnsweredSoFar(req));
   try {
     for (let i = 0; i < batch.files.length; i++) {
-      finish(batch.files[i], answered ? req.sizes[i] : STAT_HERE);
+      finish(batch.files[i], i < sizes.length ? sizes[i] : STAT_HERE);
     }
   } catch (e) {
     closeAll(batch.files);

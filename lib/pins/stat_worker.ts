@@ -36,9 +36,10 @@ interface State {
 
 /**
  * The thread's code. For `{ id, fds, sizes, done }` it writes one answer per descriptor into
- * the shared `sizes` (see {@linkcode StatAnswer}), then sets `done[0]` to 1; it stops early,
- * leaving `done[0]` at 0, once the request is dropped. An error never escapes (the caller
- * re-stats to learn it). Nothing is posted back: the caller reads the shared memory.
+ * the shared `sizes` (see {@linkcode StatAnswer}), in order, setting `done[1]` to how many
+ * are written after each, then sets `done[0]` to 1; it stops early, leaving `done[0]` at 0,
+ * once the request is dropped. An error never escapes (the caller re-stats to learn it).
+ * Nothing is posted back: the caller reads the shared memory.
  */
 const WORKER_CODE = `
 const { parentPort, workerData } = require("node:worker_threads");
@@ -56,6 +57,7 @@ parentPort.on("message", (m) => {
     } catch {
       m.sizes[i] = -2;
     }
+    Atomics.store(m.done, 1, i + 1);
   }
   Atomics.store(m.done, 0, 1);
   Atomics.notify(m.done, 0);
@@ -136,9 +138,12 @@ export function coreToSpare(): boolean {
 export interface StatRequest {
   /** Increasing with each request (see {@linkcode dropStatRequest}). */
   id: number;
-  /** One {@linkcode StatAnswer} per descriptor, valid once `done[0]` is 1. */
+  /** One {@linkcode StatAnswer} per descriptor: `sizes[i]` is valid once `done[1] > i`. */
   sizes: Float64Array;
-  /** `[0]` becomes 1 when `sizes` is complete. */
+  /**
+   * `[0]` becomes 1 when `sizes` is complete (even an empty request is answered: it marks
+   * that the thread has come to it); `[1]`, where present, counts the answers written so far.
+   */
   done: Int32Array;
   /** The thread asked (whether it stopped; what it was told to drop). */
   thread: { readonly dead: boolean; readonly dropped: Int32Array };
@@ -166,7 +171,7 @@ export function statOnWorker(fds: readonly number[]): StatRequest | undefined {
   if (s === undefined || !s.online || s.dead) return undefined;
   const id = s.nextId++;
   const sizes = new Float64Array(new SharedArrayBuffer(8 * fds.length));
-  const done = new Int32Array(new SharedArrayBuffer(4));
+  const done = new Int32Array(new SharedArrayBuffer(8));
   try {
     s.worker.postMessage({ id, fds, sizes, done });
   } catch {
@@ -188,6 +193,24 @@ export function statOnWorker(fds: readonly number[]): StatRequest | undefined {
  */
 export function statAnswered(req: StatRequest): boolean {
   return Atomics.load(req.done, 0) === 1;
+}
+
+/**
+ * How many of `req`'s answers, from the first, the thread has written so far: `sizes[i]` is
+ * valid for each `i` below it (it was written before the count was raised). A late request
+ * is used this far, so no descriptor the thread has already sized is stat'ed twice.
+ *
+ * @example
+ * ```ts
+ * import { statsAnsweredSoFar } from "./stat_worker.ts";
+ * const thread = { dead: false, dropped: new Int32Array([-1]) };
+ * const req = { id: 0, sizes: new Float64Array(3), done: new Int32Array([0, 2]), thread };
+ * console.log(statsAnsweredSoFar(req)); // 2
+ * ```
+ */
+export function statsAnsweredSoFar(req: StatRequest): number {
+  if (statAnswered(req)) return req.sizes.length;
+  return req.done.length > 1 ? Math.min(Atomics.load(req.done, 1), req.sizes.length) : 0;
 }
 
 /**
