@@ -1,0 +1,155 @@
+/**
+ * The directories of a directory pin's walk (`tree_pin.ts`): each is opened with
+ * `O_DIRECTORY | O_NOFOLLOW` (never through a symlink), the pinned one must still be the
+ * directory `resolveDeclaredPath` saw (device, inode), and on Linux each is listed and its
+ * entries named through `/proc/self/fd/N/` — inside the directory that was opened, even if a
+ * component of its path is swapped for a symlink meanwhile (the `openat` `node:fs` lacks).
+ *
+ * @module
+ */
+
+import type { BigIntStats, Dirent } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync } from "node:fs";
+import type { DeclaredTarget } from "./declared_path.ts";
+import { describeFsError, isPinFailure, pinFailure } from "./failure.ts";
+import { descriptorPath } from "./proc_fd.ts";
+import { freeingQueued, type TreeWalk } from "./tree_walk.ts";
+import { sortByUtf8 } from "./utf8_order.ts";
+
+const DIR_FLAGS = constants.O_RDONLY | (constants.O_DIRECTORY ?? 0) |
+  (constants.O_NOFOLLOW ?? 0);
+
+/**
+ * Most directory descriptors one walk holds at once. A directory deeper than this many
+ * unfinished ones is listed through its descriptor but its entries are opened by path (as
+ * without procfs); a chain of single subdirectories holds one descriptor, not one per level.
+ */
+const MAX_HELD_DIRS = 64;
+
+/** A directory being visited: its sorted entries and how to name them. */
+export interface Frame {
+  /** Physical path (never put in messages). */
+  abs: string;
+  /** Prefix its entries are opened by: `/proc/self/fd/N` while `fd` is held, else `abs`. */
+  base: string;
+  /** The held descriptor, or -1. */
+  fd: number;
+  /** POSIX path relative to the pinned directory ("" for the pinned directory itself). */
+  rel: string;
+  /** Its entries in UTF-8 byte order of their names. */
+  entries: Dirent[];
+  /** The index of the next entry to visit. */
+  next: number;
+}
+
+/**
+ * Open and list the pinned directory `target`, which must still be the directory it was
+ * resolved as.
+ *
+ * @example
+ * ```ts
+ * import { resolveDeclaredPath } from "./declared_path.ts";
+ * import { resolvePinOptions } from "./options.ts";
+ * import { openRootFrame, releaseFrame } from "./tree_dir_frame.ts";
+ * import { newTreeWalk } from "./tree_walk.ts";
+ * const walk = newTreeWalk("lib/pins", resolvePinOptions(), () => {});
+ * const frame = openRootFrame(walk, await resolveDeclaredPath(".", "lib/pins"));
+ * console.log(frame.entries.length > 0); // true
+ * releaseFrame(walk, frame);
+ * ```
+ */
+export function openRootFrame(walk: TreeWalk, target: DeclaredTarget): Frame {
+  return openDirFrame(walk, target.abs, target.abs, "", "it", target.stat);
+}
+
+/**
+ * Open the directory named `path` (no symlink followed; `abs` is its physical path, `rel`
+ * its path in the pin, `what` how failures name it) and list it through the opened
+ * descriptor where procfs allows; keep the descriptor while fewer than `MAX_HELD_DIRS` are.
+ * With `expected`, the opened directory must be that one (device, inode).
+ *
+ * @example
+ * ```ts
+ * import process from "node:process";
+ * import { resolvePinOptions } from "./options.ts";
+ * import { openDirFrame, releaseFrame } from "./tree_dir_frame.ts";
+ * import { newTreeWalk } from "./tree_walk.ts";
+ * const walk = newTreeWalk("lib", resolvePinOptions(), () => {});
+ * const abs = `${process.cwd()}/lib/pins`;
+ * const frame = openDirFrame(walk, abs, abs, "pins", 'entry "lib/pins"');
+ * console.log(frame.entries.some((d) => d.name === "tree_pin.ts")); // true
+ * releaseFrame(walk, frame);
+ * ```
+ */
+export function openDirFrame(
+  walk: TreeWalk,
+  path: string,
+  abs: string,
+  rel: string,
+  what: string,
+  expected?: BigIntStats,
+): Frame {
+  let fd: number;
+  try {
+    fd = freeingQueued(walk, () => openSync(path, DIR_FLAGS));
+  } catch (e) {
+    if (isPinFailure(e)) throw e; // a queued file's failure, first in walk order
+    throw pinFailure(walk.declared, notADirectory(path, what) ?? describeFsError(e, what));
+  }
+  const base = descriptorPath(fd);
+  let entries: Dirent[];
+  try {
+    if (expected !== undefined) sameDirectory(walk, fd, expected, what);
+    entries = freeingQueued(walk, () => readdirSync(base ?? abs, { withFileTypes: true }));
+  } catch (e) {
+    closeSync(fd);
+    throw isPinFailure(e) ? e : pinFailure(walk.declared, describeFsError(e, what));
+  }
+  sortByUtf8(entries, (d) => d.name);
+  if (base === undefined || walk.held >= MAX_HELD_DIRS) {
+    closeSync(fd);
+    return { abs, base: abs, fd: -1, rel, entries, next: 0 };
+  }
+  walk.held++;
+  return { abs, base, fd, rel, entries, next: 0 };
+}
+
+/**
+ * Close the frame's descriptor, if it holds one; its entries are named by path from then on.
+ *
+ * @example
+ * ```ts
+ * import { resolvePinOptions } from "./options.ts";
+ * import { releaseFrame } from "./tree_dir_frame.ts";
+ * import { newTreeWalk } from "./tree_walk.ts";
+ * const walk = newTreeWalk("lib/pins", resolvePinOptions(), () => {});
+ * releaseFrame(walk, { abs: "/x", base: "/x", fd: -1, rel: "", entries: [], next: 0 });
+ * ```
+ */
+export function releaseFrame(walk: TreeWalk, frame: Frame): void {
+  if (frame.fd < 0) return;
+  closeSync(frame.fd);
+  frame.fd = -1;
+  frame.base = frame.abs;
+  walk.held--;
+}
+
+/** Throw unless the directory open on `fd` is the one `expected` describes (device, inode). */
+function sameDirectory(walk: TreeWalk, fd: number, expected: BigIntStats, what: string): void {
+  const st = fstatSync(fd, { bigint: true });
+  if (st.dev !== expected.dev || st.ino !== expected.ino) {
+    throw pinFailure(walk.declared, `${what} changed while it was being pinned`);
+  }
+}
+
+/** Why `path` (listed or resolved as a directory) failed to open as one, if it is not one now. */
+function notADirectory(path: string, what: string): string | undefined {
+  let st: BigIntStats;
+  try {
+    st = lstatSync(path, { bigint: true });
+  } catch {
+    return undefined;
+  }
+  if (st.isSymbolicLink()) return `${what} is a symlink`;
+  return st.isDirectory() ? undefined : `${what} is no longer a directory`;
+}
