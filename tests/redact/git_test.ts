@@ -112,23 +112,47 @@ Deno.test({
 });
 
 Deno.test({
-  // Not fixed: a hunk's context is a window of the file, and git shows up to
-  // `contextLines` lines of a multi-line value next to a change without the rest of the
-  // value, so the diff alone cannot tell they are part of one. Redacting them needs the
-  // file around each hunk (the working tree, the index or HEAD, by side).
-  name: "git_diff: a hunk's context never shows the first lines of a multi-line value",
-  ignore: true,
+  name: "git_diff: a hunk's context never shows the first or last lines of a multi-line value",
+  ignore: !HAS_GIT,
   fn: async () => {
-    const long = [KEY.split("\n")[0], ...Array(8).fill(KEY.split("\n")[1]), "-----END-----"];
-    const value = long.join("\n");
-    const w = await open({ "v.txt": `old\n${value}\n` }, value);
+    // Longer than the context: each hunk shows only the value's first or last lines.
+    const lines = KEY.split("\n");
+    const value = [lines[0], ...Array(8).fill(lines[1]), lines[2], lines[3]].join("\n");
+    const w = await open({ "v.txt": `old\n${value}\nend\n` }, value);
     try {
       commitAll(w.app);
-      fs.writeFileSync(`${w.app}/data/v.txt`, `new\n${value}\n`);
-      const r = await w.reg.call("diff_app", {});
-      for (const part of KEY_PARTS) assertNoPart(r, part, "git_diff context");
+      for (const body of [`new\n${value}\nend\n`, `old\n${value}\nchanged\n`]) {
+        fs.writeFileSync(`${w.app}/data/v.txt`, body);
+        for (const contextLines of [1, 3, 5]) {
+          const r = await w.reg.call("diff_app", { contextLines });
+          assert.equal(r.isError, false, JSON.stringify(r));
+          for (const part of KEY_PARTS) assertNoPart(r, part, `git_diff -U${contextLines}`);
+        }
+      }
     } finally {
       await w.cleanup();
+    }
+  },
+});
+
+Deno.test({
+  name: "git_diff: a hunk header's function context (a line cut at 80 bytes) shows no value",
+  ignore: !HAS_GIT,
+  fn: async () => {
+    for (const shift of [50, 60, 70]) {
+      // git shows the line before a hunk after its `@@` range, cut at 80 bytes: here the
+      // cut goes through the value.
+      const line = `key${"x".repeat(shift)}${VALUE}`;
+      const w = await open({ "v.txt": `${line}\n${"1\n".repeat(10)}old\n` });
+      try {
+        commitAll(w.app);
+        fs.writeFileSync(`${w.app}/data/v.txt`, `${line}\n${"1\n".repeat(10)}new\n`);
+        const r = await w.reg.call("diff_app", {});
+        assert.equal(r.isError, false, JSON.stringify(r));
+        assertNoPart(r, VALUE, `git_diff function context ${shift}`);
+      } finally {
+        await w.cleanup();
+      }
     }
   },
 });
