@@ -26,7 +26,7 @@ export interface SandboxPlan {
   readable: string[];
   /** Bound writable. */
   writable: string[];
-  /** Hidden: folders get an empty read-only tmpfs, files `/dev/null`. */
+  /** Hidden: folders get an empty tmpfs (read-only once the run's paths inside are bound), files `/dev/null`. */
   hidden: { path: string; folder: boolean }[];
   /**
    * The `PATH` the process gets, with the system program folders appended where missing
@@ -139,9 +139,7 @@ function planMounts(plan: SandboxPlan, run: SandboxRun): Mount[] {
     mounts.push({
       path: h.path,
       order: 0,
-      args: h.folder
-        ? ["--tmpfs", h.path, "--remount-ro", h.path]
-        : ["--ro-bind", "/dev/null", h.path],
+      args: h.folder ? ["--tmpfs", h.path] : ["--ro-bind", "/dev/null", h.path],
     });
   }
   for (const r of plan.readable) mounts.push({ path: r, order: 1, args: ["--ro-bind-try", r, r] });
@@ -191,6 +189,9 @@ export function sandboxCommand(
   if (plan.path !== undefined) args.push("--setenv", "PATH", withSystemPath(plan.path));
   const mounts = planMounts(plan, run);
   for (const m of mounts) args.push(...m.args);
+  // A hidden folder's tmpfs turns read-only only now: a run's own paths inside it (the
+  // state directory's call, artifact and session dirs) needed their mount points made.
+  for (const h of plan.hidden) if (h.folder) args.push("--remount-ro", h.path);
   const cwdShown = mounts.some((m) => m.order > 0 && isWithin(run.cwd, m.path));
   if (!cwdShown) args.push("--dir", run.cwd);
   // The root tmpfs (and the folders bwrap made on it) read-only: nothing to write outside
