@@ -7,7 +7,7 @@
  */
 
 import { rm } from "node:fs/promises";
-import { makeDirs } from "../paths/make_dirs.ts";
+import { makeUnlinkedDirs } from "../paths/unlinked_dirs.ts";
 import type { ArtifactStore } from "../artifacts/store.ts";
 import { capText } from "../protocols/text_clean.ts";
 import { LIMITS } from "../results/types.ts";
@@ -40,7 +40,7 @@ export function extensionSpill(
     const text = home.store.protector?.text(whole) ?? whole;
     const { id, path } = spillName(home.dir, tool);
     try {
-      await makeDirs(home.dir, 0o700);
+      await makeUnlinkedDirs(home.dir, 2, 0o700); // `artifacts/<id>`: never a link
       const file = await writeSpillText(path, text);
       return await spilledText({ dir: home.dir, store: home.store, tool }, id, file, text);
     } catch {

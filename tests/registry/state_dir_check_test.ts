@@ -30,3 +30,33 @@ Deno.test("a linked .toolhost or .toolhost/state is refused; a real or outside o
   await (await Registry.open(ws, "app/review")).close();
   await (await Registry.open(ws, "app/review", { stateDir: join(outside.root, "st") })).close();
 });
+
+Deno.test("a linked `artifacts` folder in the state dir is refused: nothing is made where it points", async () => {
+  await using outside = await tempWorkspace("", {});
+  const toml = `${BASE_TOML}
+[artifacts.app.views.agent_tools.hi]
+description = "Say hi."
+protocol = "plain"
+command = "echo"
+args = ["hi"]
+`;
+  await using tmp = await tempWorkspace(toml, BASE_FILES);
+  for (const stateDir of [join(tmp.root, ".toolhost/state"), join(tmp.root, "../st_out")]) {
+    mkdirSync(stateDir, { recursive: true });
+    symlinkSync(outside.root, join(stateDir, "artifacts"));
+    const reg = await Registry.open(await loadWorkspace(tmp.root), "app/review", { stateDir });
+    try {
+      const refused = await reg.call("hi_app", {}).then(
+        (r) => r.isError,
+        (e: Error & { code?: string }) =>
+          e.code === "PREPARATION_FAILED" && !e.message.includes(outside.root),
+      );
+      assert.equal(refused, true);
+      // Looked at before close: close removes this registry's own folder again.
+      assert.deepEqual(readdirSync(outside.root).filter((n) => n !== "toolhost.toml"), []);
+    } finally {
+      await reg.close();
+    }
+  }
+  Deno.removeSync(join(tmp.root, "../st_out"), { recursive: true });
+});
