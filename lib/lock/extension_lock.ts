@@ -55,7 +55,8 @@ export async function extensionDeclPart(
   // A remote extension (`url`, command "") runs no local program.
   if (typeof decl.command !== "string" || decl.command === "") return { declaration, programs: {} };
   const programEnv = toolEnvironment(env, decl.env ?? {});
-  const programs = await pinProgram(decl.command, { root, cwd: root, env: programEnv });
+  const ctx = { root, cwd: root, env: programEnv, operands: decl.args ?? [] };
+  const programs = await pinProgram(decl.command, ctx);
   return { declaration, programs };
 }
 

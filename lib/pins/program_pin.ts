@@ -25,6 +25,7 @@ import type { BigIntStats } from "node:fs";
 import { isAbsolute, join, relative } from "node:path";
 import { resolveProgram } from "../workspace/program_path.ts";
 import { hashRegularFile } from "./hash_file.ts";
+import { operandSteps } from "./operand_pin.ts";
 
 /** One pinned program: where it was found and its bytes' SHA-256. */
 export interface ProgramPin {
@@ -34,7 +35,10 @@ export interface ProgramPin {
   sha256: string;
 }
 
-/** Programs by role: `command`, `interpreter`, `interpreter program` (what `env` runs). */
+/**
+ * Programs by role: `command`, `interpreter`, `interpreter program` (what `env` runs),
+ * `operand N` (a workspace file the N-th argument names).
+ */
 export type ProgramPins = Record<string, ProgramPin>;
 
 /** Where a command is resolved. */
@@ -45,6 +49,12 @@ export interface ProgramContext {
   cwd: string;
   /** The environment whose PATH is searched. */
   env: Record<string, string | undefined>;
+  /**
+   * The command's declared arguments (operand_pin.ts): a literal one naming a file of the
+   * workspace (`sh tools/run.sh`, `node tools/x.mjs`) is what runs too, and is pinned as
+   * `operand N`. Default none.
+   */
+  operands?: readonly unknown[];
 }
 
 /** Largest program hashed: 1 GiB, like an execution path. */
@@ -175,7 +185,7 @@ function lookup(name: string, ctx: ProgramContext, deps?: string[]): string | un
 
 /** One program a command runs: its role, the name looked up and the file found. */
 export interface ProgramStep {
-  /** `command`, `interpreter` or `interpreter program`. */
+  /** `command`, `interpreter`, `interpreter program` or `operand N`. */
   role: string;
   /** The physical path found (PATH lookups resolved, symlinks not). */
   abs: string;
@@ -201,15 +211,16 @@ export function programSteps(
   const out: ProgramStep[] = [{ role: "command", abs: path }];
   deps?.push(path);
   const bang = parseShebang(readHead(path));
-  if (bang === undefined) return out;
-  out.push({ role: "interpreter", abs: bang.interpreter });
-  deps?.push(bang.interpreter);
-  const target = bang.program === undefined ? undefined : lookup(bang.program, ctx, deps);
-  if (target !== undefined) {
-    out.push({ role: "interpreter program", abs: target });
-    deps?.push(target);
+  if (bang !== undefined) {
+    out.push({ role: "interpreter", abs: bang.interpreter });
+    deps?.push(bang.interpreter);
+    const target = bang.program === undefined ? undefined : lookup(bang.program, ctx, deps);
+    if (target !== undefined) {
+      out.push({ role: "interpreter program", abs: target });
+      deps?.push(target);
+    }
   }
-  return out;
+  return [...out, ...operandSteps(ctx.operands ?? [], ctx.root, ctx.cwd, deps)];
 }
 
 /**
@@ -271,7 +282,8 @@ const traced = new Map<string, Traced>();
  */
 export async function pinProgram(command: string, ctx: ProgramContext): Promise<ProgramPins> {
   // Unchanged dependencies (PATH folders searched, programs found): the same pins.
-  const key = `${command}\0${ctx.root}\0${ctx.cwd}\0${ctx.env.PATH ?? ""}`;
+  const operands = JSON.stringify(ctx.operands ?? []);
+  const key = `${command}\0${ctx.root}\0${ctx.cwd}\0${ctx.env.PATH ?? ""}\0${operands}`;
   const known = traced.get(key);
   if (known !== undefined && depsIdentity(known.deps) === known.ids) return { ...known.pins };
   const deps: string[] = [];

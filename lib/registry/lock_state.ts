@@ -51,6 +51,16 @@ function commandOf(decl: ToolDecl): string | undefined {
   return undefined;
 }
 
+/** `ctx` with the arguments whose workspace files are pinned too (operand_pin.ts). */
+function withArgs(ctx: ProgramContext, args: readonly unknown[]): ProgramContext {
+  return { ...ctx, operands: args };
+}
+
+/** A tool's program context: a command's arguments (a `help` built-in's are its program). */
+function toolCtx(ctx: ProgramContext, decl: ToolDecl): ProgramContext {
+  return decl.type === "command" ? withArgs(ctx, decl.args) : ctx;
+}
+
 function copyPins(pins: Record<string, string> | undefined): Record<string, string> {
   return Object.assign(emptyRecord<string>(), pins);
 }
@@ -70,8 +80,8 @@ async function sessionLock(
       stop: copyPins(own(src.pins, `${key}.stop`)),
     },
     programs: {
-      ...prefixed("start", await pinProgram(decl.start.command, ctx)),
-      ...prefixed("stop", await pinProgram(decl.stop.command, ctx)),
+      ...prefixed("start", await pinProgram(decl.start.command, withArgs(ctx, decl.start.args))),
+      ...prefixed("stop", await pinProgram(decl.stop.command, withArgs(ctx, decl.stop.args))),
     },
   };
 }
@@ -105,7 +115,7 @@ export async function lockInputs(src: LockStateSource): Promise<LockInputs> {
     const ctx = { root: ws.root, cwd: artifact.cwd, env: src.env };
     entry.declaration = toolDeclaration(ws, reg.artifactId, reg.decl);
     const command = commandOf(reg.decl);
-    if (command !== undefined) entry.programs = await pinProgram(command, ctx);
+    if (command !== undefined) entry.programs = await pinProgram(command, toolCtx(ctx, reg.decl));
     if (reg.decl.type !== "command" || reg.decl.session === undefined) continue;
     const key = `${reg.decl.session}_${artifact.id}`;
     bindings.set(key, [...(bindings.get(key) ?? []), t.name]);
@@ -122,7 +132,12 @@ export async function lockInputs(src: LockStateSource): Promise<LockInputs> {
       programs,
       prefixed(
         h.keyPath,
-        await pinProgram(h.command, { root: ws.root, cwd: ws.root, env: src.env }),
+        await pinProgram(h.command, {
+          root: ws.root,
+          cwd: ws.root,
+          env: src.env,
+          operands: h.args,
+        }),
       ),
     );
   }
@@ -167,15 +182,17 @@ export function watchLockedPrograms(
     if (entry === undefined || command === undefined) continue;
     const artifact = ws.artifacts.get(t.artifactId)!;
     const ctx = { root: ws.root, cwd: artifact.cwd, env: src.env };
-    guard.watchProgram(t.name, command, ctx, entry.programs);
+    guard.watchProgram(t.name, command, toolCtx(ctx, t.decl), entry.programs);
     if (t.decl.type !== "command" || t.decl.session === undefined) continue;
     const session = own(src.locked.sessions, `${t.decl.session}_${artifact.id}`);
     if (session === undefined) continue;
     const decl = artifact.sessions[t.decl.session];
-    guard.watchProgram(t.name, decl.start.command, ctx, unprefixed("start", session.programs));
+    const start = withArgs(ctx, decl.start.args);
+    guard.watchProgram(t.name, decl.start.command, start, unprefixed("start", session.programs));
   }
   const hookCtx = { root: ws.root, cwd: ws.root, env: src.env };
   for (const h of pluginsOf(ws).hooks) {
-    guard.watchProgram("", h.command, hookCtx, unprefixed(h.keyPath, src.locked.programs));
+    const ctx = { ...hookCtx, operands: h.args };
+    guard.watchProgram("", h.command, ctx, unprefixed(h.keyPath, src.locked.programs));
   }
 }

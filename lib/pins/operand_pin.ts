@@ -1,0 +1,70 @@
+/**
+ * What a command runs includes the workspace files its declared arguments name:
+ * `command = "sh", args = ["tools/run.sh"]` (or `node tools/x.mjs`, `python3 srv.py`)
+ * runs `tools/run.sh` as surely as a `#!` script runs itself. A lock that pinned only `sh` would let that script change unnoticed. So each
+ * literal argument (no `{…}` placeholder, not an option) that names a regular file inside
+ * the workspace — relative to the command's working directory, or absolute — is a program
+ * step `operand N` (N its index in `args`), hashed and watched like the command. A
+ * path-like argument (holding a `/`) that names nothing yet is watched for appearing.
+ *
+ * @module
+ */
+
+import { realpathSync, statSync } from "node:fs";
+import { isAbsolute, join } from "node:path";
+
+function within(path: string, root: string): boolean {
+  return path === root || path.startsWith(root.endsWith("/") ? root : `${root}/`);
+}
+
+/** The file `arg` names from `cwd` inside `root`: found, absent, or not a candidate. */
+function operandFile(arg: string, root: string, cwd: string): string | "absent" | undefined {
+  if (arg === "" || arg.startsWith("-") || arg.includes("{") || arg.includes("\0")) {
+    return undefined;
+  }
+  const abs = isAbsolute(arg) ? arg : join(cwd, arg);
+  let real: string;
+  try {
+    real = realpathSync(abs);
+  } catch {
+    return arg.includes("/") && within(abs, root) ? "absent" : undefined;
+  }
+  if (!within(real, root)) return undefined;
+  try {
+    return statSync(real).isFile() ? abs : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The program steps of a command's literal arguments that name workspace files (see the
+ * module documentation); `deps` gets each file, and `?path` for a path-like argument that
+ * names nothing yet.
+ *
+ * @example
+ * ```ts
+ * import { operandSteps } from "./operand_pin.ts";
+ * operandSteps(["-c", "{query}"], "/ws", "/ws/app"); // []
+ * ```
+ */
+export function operandSteps(
+  args: readonly unknown[],
+  root: string,
+  cwd: string,
+  deps?: string[],
+): { role: string; abs: string }[] {
+  const out: { role: string; abs: string }[] = [];
+  args.forEach((arg, i) => {
+    if (typeof arg !== "string") return; // `{artifact: ID}`: a whole Artifact, not a program
+    const file = operandFile(arg, root, cwd);
+    if (file === undefined) return;
+    if (file === "absent") {
+      deps?.push(`?${isAbsolute(arg) ? arg : join(cwd, arg)}`);
+      return;
+    }
+    out.push({ role: `operand ${i}`, abs: file });
+    deps?.push(file);
+  });
+  return out;
+}
