@@ -14,6 +14,7 @@ import { parseBind } from "../../mcp/http_guard.ts";
 import { checkSessionLimits, type SessionLimits } from "../../mcp/http_sessions.ts";
 import { checkDrainTimeout } from "../../mcp/http_drain.ts";
 import { serveStdio } from "../../mcp/stdio.ts";
+import { crashSweep, sweepingSource } from "../crash_sweep.ts";
 import { evalToolSource, type ToolSource } from "../../mcp/tool_source.ts";
 import { Registry } from "../../registry/registry.ts";
 import { prefetchCallPath } from "../../registry/call_path.ts";
@@ -124,9 +125,14 @@ export function serveCommand(io: CliIo, done: (code: number) => void): Command {
     const log = (line: string) => io.err(`toolhost serve: ${line}\n`);
     if (o.lock === false) warnLockDisabled((l) => io.err(l));
     const lock = o.lock !== false;
+    // Calls a killed or crashed serve left running are swept once (crash_sweep.ts).
+    const sweep = crashSweep(stateDir, log);
     const open = async (): Promise<ToolSource> =>
-      prefetchingCalls(
-        evalToolSource(await Registry.open(ws, evalId, { stateDir, lock, extensions: { log } })),
+      sweepingSource(
+        prefetchingCalls(
+          evalToolSource(await Registry.open(ws, evalId, { stateDir, lock, extensions: { log } })),
+        ),
+        sweep,
       );
     const signal = o.http !== undefined
       ? await serveHttp(evalId, o, open, log)
