@@ -28,6 +28,7 @@ import { callBuiltinLike, isBuiltinLike } from "../plugins/builtin_like.ts";
 import type { CallGrant } from "../plugins/host.ts";
 import { trustOptions } from "../spill/command_options.ts";
 import { publishedName } from "../workspace/names.ts";
+import { join } from "node:path";
 import { confinementOf } from "../sandbox/confinement_of.ts";
 import { openConfine, unconfinableMessage } from "../sandbox/confine.ts";
 import type { Confine } from "../process/sandbox_init.ts";
@@ -210,6 +211,12 @@ async function callCommand(
   grant: CallGrant,
 ): Promise<ToolResult> {
   const props = decl.inputSchema.properties;
+  // The tool's own artifact folder: a confined tool gets it writable and sees no other
+  // tool's artifacts or spilled output (those of a tool with another policy included).
+  const home = {
+    artifactDir: join(reg.artifactDir, publishedName(decl.name, artifact.id)),
+    artifacts: reg.artifacts,
+  };
   const spec: CommandSpec = {
     ws: reg.workspace,
     artifact,
@@ -223,21 +230,21 @@ async function callCommand(
     executionPaths: decl.executionPaths,
     stateDir: reg.stateDir,
     env: reg.env,
-    extraEnv: { TOOLHOST_ARTIFACT_DIR: reg.artifactDir },
+    extraEnv: { TOOLHOST_ARTIFACT_DIR: home.artifactDir },
     grantedEnv: grant.env,
     signal: opts.signal,
     protect: reg.plugins.redactor,
     successExitCodes: decl.successExitCodes,
     onStderr: reg.stderr,
-    ...trustOptions(reg, artifact.id, decl), // limits, overflow spill
-    ...confinementOf(decl, reg.stateDir, [reg.artifactDir]),
+    ...trustOptions(home, artifact.id, decl), // limits, overflow spill
+    ...confinementOf(decl, reg.stateDir, [home.artifactDir]),
     // Bound calls join their session's network: they keep the cold path.
     ...(decl.session === undefined ? { warm: reg.warm } : {}),
   };
   // A call that cannot run (argv substitution) is refused before a session starts.
   const refused = decl.session !== undefined ? preflightCommand(spec) : undefined;
   if (refused) return refused;
-  await makeUnlinkedDirs(reg.artifactDir, 2, 0o700); // `artifacts/<id>`: never a link
+  await makeUnlinkedDirs(home.artifactDir, 3, 0o700); // `artifacts/<id>/<tool>`: never links
   // As late as possible before the process starts: what runs is still what was pinned.
   const changed = await reg.verifyBeforeRun(publishedName(decl.name, artifact.id));
   if (changed) return changed;
@@ -246,7 +253,7 @@ async function callCommand(
     ? await callBoundTool(reg.sessions, { artifact, session: decl.session, spec })
     : await runCommand(spec);
   if (decl.protocol !== "json") return result; // only json results carry envelopes
-  const roots = () => artifactRootsFor(reg.workspace, artifact, decl, reg.artifactDir);
+  const roots = () => artifactRootsFor(reg.workspace, artifact, decl, home.artifactDir);
   return await renderEnvelopes(result, roots, reg.artifacts);
 }
 

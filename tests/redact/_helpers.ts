@@ -195,12 +195,14 @@ export function filler(n: number, seed = 1): string {
   return out;
 }
 
-/** The spill files of a registry's artifact directory, read whole. */
+/** The spill files of a registry's artifact directory (its per-tool folders), read whole. */
 export function spillContents(reg: Registry): string[] {
   try {
-    return fs.readdirSync(reg.artifactDir).map((n) =>
-      fs.readFileSync(path.join(reg.artifactDir, n), "latin1")
-    );
+    return fs.readdirSync(reg.artifactDir).flatMap((tool) => {
+      const dir = path.join(reg.artifactDir, tool);
+      if (!fs.statSync(dir).isDirectory()) return [fs.readFileSync(dir, "latin1")];
+      return fs.readdirSync(dir).map((n) => fs.readFileSync(path.join(dir, n), "latin1"));
+    });
   } catch {
     return [];
   }

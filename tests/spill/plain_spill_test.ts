@@ -69,9 +69,12 @@ async function open() {
   return { tmp, reg };
 }
 
+/** Spill files of a registry: in its artifact directory's per-tool folders. */
 function spillFiles(dir: string): string[] {
   try {
-    return [...Deno.readDirSync(dir)].map((e) => e.name).filter((n) => n.includes("-output-"));
+    return [...Deno.readDirSync(dir)].flatMap((e) =>
+      e.isDirectory ? [...Deno.readDirSync(`${dir}/${e.name}`)].map((f) => f.name) : [e.name]
+    ).filter((n) => n.includes("-output-"));
   } catch {
     return [];
   }
