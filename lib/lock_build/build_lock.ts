@@ -17,6 +17,8 @@ import { PreparationFailed } from "../errors/errors.ts";
 import { ExtensionServer } from "../extensions/extension_server.ts";
 import type { Plugin } from "../plugins/api.ts";
 import { Registry } from "../registry/registry.ts";
+import { listingLeaks } from "../extensions/listing_guard.ts";
+import type { Protector } from "../redact/types.ts";
 import { lockInputs } from "../registry/lock_state.ts";
 import { selectTools } from "../registry/selection.ts";
 import { evalExtensions, type ExtensionDecl } from "../workspace/parse_extensions.ts";
@@ -73,11 +75,17 @@ export function extensionLock(
   return out;
 }
 
+/**
+ * The lock entry of an extension as its server lists it now. A tool whose listing holds a
+ * protected value is left out (the lock is a file people commit): it is never published
+ * either, and a server listing it shows as a new tool.
+ */
 async function listExtension(
   ws: Workspace,
   evalId: string,
   decl: ExtensionDecl,
   opts: BuildLockOptions,
+  protect: Protector,
 ): Promise<ExtensionLock> {
   const env = opts.env ?? processEnv();
   const part = await extensionDeclPart(ws.root, decl, env);
@@ -89,7 +97,8 @@ async function listExtension(
   }
   const server = new ExtensionServer(decl, { root: ws.root, env });
   try {
-    return extensionLock(part, await server.listTools());
+    const tools = await server.listTools();
+    return extensionLock(part, tools.filter((t) => !listingLeaks(protect, t)));
   } catch (e) {
     throw new PreparationFailed(
       `extension \`${decl.name}\` could not be listed (${
@@ -155,7 +164,9 @@ async function evalLock(
   for (const d of evalExtensions(ws, evalId)) {
     // In a check, the same extension may be held back for one eval and not another.
     const key = opts.checkAgainst ? `${evalId}\0${d.name}` : d.name;
-    if (!extensions.has(key)) extensions.set(key, listExtension(ws, evalId, d, opts));
+    if (!extensions.has(key)) {
+      extensions.set(key, listExtension(ws, evalId, d, opts, reg.plugins.redactor));
+    }
     ext[d.name] = await extensions.get(key)!;
   }
   return { ...part, extensions: ext };
