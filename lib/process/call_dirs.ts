@@ -39,6 +39,7 @@ import { join, resolve } from "node:path";
 import process from "node:process";
 import { CleanupFailed } from "../errors/errors.ts";
 import { makeDirsSync } from "../paths/make_dirs.ts";
+import { holdDir, releaseDirs } from "./held_dirs.ts";
 import { inspectGroup, isGroupGone } from "./kill_group.ts";
 import { currentBootId, type ProcessRecord, readProcStat } from "./proc_identity.ts";
 
@@ -220,9 +221,13 @@ async function removeCallRoot(dirs: CallDirs, admitted: ProcessRecord[]): Promis
  * The common case on the hot path: the tool left its directories empty. A handful of
  * synchronous `rmdir`/`unlink` calls (none follows a symlink) is far cheaper than a
  * recursive removal's thread-pool round trips; anything unexpected — content, a symlink,
- * a permission — makes it return false, and the robust removal takes over.
+ * a permission — makes it return false, and the robust removal takes over. The three
+ * directories are held open across their `rmdir` (held_dirs.ts): removed all the same,
+ * but the kernel's reclaim of their blocks (a device discard on the bench VM) is not
+ * waited for.
  */
 function removeEmptyCallSync(dirs: CallDirs): boolean {
+  const held = [dirs.outputDir, dirs.tmpDir, dirs.root].map(holdDir);
   try {
     rmdirSync(dirs.outputDir);
     rmdirSync(dirs.tmpDir);
@@ -237,6 +242,8 @@ function removeEmptyCallSync(dirs: CallDirs): boolean {
     return true;
   } catch {
     return false;
+  } finally {
+    releaseDirs(held);
   }
 }
 

@@ -11,6 +11,7 @@ import { LIMITS } from "../results/types.ts";
 import type { Readable } from "node:stream";
 import { type BoundedCollector, collectBounded } from "./bounded_collect.ts";
 import type { CallDirs } from "./call_dirs.ts";
+import { releaseHeldDirs } from "./held_dirs.ts";
 import type { ProcessRecord } from "./proc_identity.ts";
 import type { GuardLimit, RunGuard } from "./run_guard.ts";
 import { type GroupHandle, spawnGroup } from "./spawn_group.ts";
@@ -283,6 +284,7 @@ async function supervise(
   const onAbort = () => stop("cancel");
   opts.signal?.addEventListener("abort", onAbort, { once: true });
   if (opts.signal?.aborted) onAbort();
+  releaseHeldDirs(); // earlier calls' removed directories, while this one's tool runs
   const status = await Promise.race([h.exited, stopFailed]);
   clearTimeout(timer);
   opts.signal?.removeEventListener("abort", onAbort);
