@@ -12,10 +12,11 @@
  */
 
 import { randomBytes } from "node:crypto";
-import { closeSync, existsSync, openSync, readFileSync, readSync } from "node:fs";
+import { closeSync, existsSync, openSync, readSync } from "node:fs";
 import process from "node:process";
 import { Buffer } from "node:buffer";
 import { readProcStat } from "./proc_identity.ts";
+import { readProcLine } from "./proc_line.ts";
 import { Deadline, DEFAULT_SCAN_ENTRIES, type ScanBudget, scanPids } from "./proc_budget.ts";
 
 /**
@@ -308,7 +309,7 @@ function carries(pid: number, needle: Buffer): boolean | undefined {
 /** The most recently created pid (`/proc/loadavg`), or +∞ when unknown. */
 function lastPid(): number {
   try {
-    const f = readFileSync("/proc/loadavg", "latin1").trim().split(" ");
+    const f = readProcLine("/proc/loadavg").trim().split(" ");
     const n = Number(f[f.length - 1]);
     return Number.isInteger(n) ? n : Number.POSITIVE_INFINITY;
   } catch {

@@ -7,6 +7,7 @@
  */
 
 import { existsSync, readFileSync } from "node:fs";
+import { readProcLine } from "./proc_line.ts";
 import { type ScanBudget, scanPids } from "./proc_budget.ts";
 
 /** The fields of `/proc/<pid>/stat` that toolhost uses. */
@@ -148,7 +149,7 @@ export function readProcStat(pid: number): ProcStat | null {
   // existsSync first: a thrown ENOENT costs far more than the check on the hot path.
   if (!existsSync(path)) return null;
   try {
-    return parseProcStat(readFileSync(path, "latin1"));
+    return parseProcStat(readProcLine(path));
   } catch {
     return null;
   }

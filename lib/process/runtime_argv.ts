@@ -15,6 +15,8 @@
 
 import process from "node:process";
 
+let runtimePath: string | undefined;
+
 /**
  * `command` and `args` with every element equal to the runtime's own path
  * (`process.execPath`) spelt `//<path>` instead, so that Deno passes the argv unchanged.
@@ -31,7 +33,8 @@ export function runtimeSafeArgv(
   command: string,
   args: readonly string[],
 ): { command: string; args: string[] } {
-  const self = process.execPath;
+  // The runtime's path does not change; under Deno each read of it is a readlink.
+  const self = (runtimePath ??= process.execPath);
   const safe = (a: string) => (a === self ? `/${self}` : a);
   return { command: safe(command), args: args.map(safe) };
 }
