@@ -218,7 +218,7 @@ export class Registry implements CallHost {
       const locked = reg.#lock?.locked;
       if (locked) watchLockedPrograms(guard, { workspace: ws, selection, env, locked });
       const own = new Set(reg.list().map((t) => t.name));
-      reg.#extensions = await openRegistryExtensions(reg, own, opts.extensions);
+      reg.#extensions = await openRegistryExtensions(reg, own, opts.extensions, plugins.redactor);
     } catch (e) {
       await reg.close().catch(() => {});
       throw e;
