@@ -18,6 +18,7 @@ import type { LockInputs } from "../lock/registry_lock.ts";
 import { pinProgram, type ProgramContext, type ProgramPins } from "../pins/program_pin.ts";
 import type { ToolListing } from "../results/tool_listing.ts";
 import { pluginsOf } from "../workspace/parse_plugins.ts";
+import { sessionPinKey } from "../workspace/names.ts";
 import type { Artifact, ToolDecl, Workspace } from "../workspace/types.ts";
 import type { Selection } from "./selection.ts";
 
@@ -189,6 +190,10 @@ export function watchLockedPrograms(
     const decl = artifact.sessions[t.decl.session];
     const start = withArgs(ctx, decl.start.args);
     guard.watchProgram(t.name, decl.start.command, start, unprefixed("start", session.programs));
+    // Stop runs later, at the session's end: checked then (PinGuard.keyUnchanged).
+    const stopKey = sessionPinKey(t.decl.session, artifact.id, "stop");
+    const stop = withArgs(ctx, decl.stop.args);
+    guard.watchProgram(stopKey, decl.stop.command, stop, unprefixed("stop", session.programs));
   }
   const hookCtx = { root: ws.root, cwd: ws.root, env: src.env };
   for (const h of pluginsOf(ws).hooks) {

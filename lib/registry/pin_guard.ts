@@ -166,6 +166,7 @@ export class PinGuard {
     // A session started by the tool's own command is the same resolution: check it once.
     const same = list.some((w) =>
       w.command === command && w.ctx.cwd === ctx.cwd && w.ctx.env === ctx.env &&
+      JSON.stringify(w.ctx.operands) === JSON.stringify(ctx.operands) &&
       JSON.stringify(w.locked) === JSON.stringify(locked)
     );
     if (same) return;
@@ -189,11 +190,12 @@ export class PinGuard {
   }
 
   /**
-   * Whether the pinned paths of one pin key (a tool, or `<session>_<artifact>.stop`) are
-   * unchanged; false when one changed.
+   * Whether the pinned paths of one pin key (a tool, or `<session>_<artifact>.stop`) and,
+   * with a lock, the programs watched under it are unchanged; false when one changed.
    */
   async keyUnchanged(key: string): Promise<boolean> {
-    return (await this.#checkKey(key, key)) === undefined;
+    if ((await this.#checkKey(key, key)) !== undefined) return false;
+    return (await this.#checkPrograms(key)) === undefined;
   }
 
   async #checkKey(

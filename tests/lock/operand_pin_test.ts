@@ -90,3 +90,45 @@ Deno.test("a script named by an argument, changed while open: the next call is r
     await reg.close();
   }
 });
+
+const SESSION_TOML = `[artifacts.app]
+path = "app"
+
+[artifacts.app.evals.review]
+audience = "agent"
+
+[artifacts.app.views.agent_sessions.h]
+start = { command = "sh", args = ["harness/start.sh"] }
+stop = { command = "sh", args = ["harness/stop.sh"] }
+
+[artifacts.app.views.agent_tools.act]
+session = "h"
+description = "Act."
+protocol = "plain"
+command = "echo"
+args = ["acted"]
+`;
+
+Deno.test("with a lock, a stop script changed after the session started is not run", async () => {
+  await using tmp = await tempWorkspace(SESSION_TOML, {
+    "app/harness/start.sh": "cat >/dev/null\necho ready\nexec sleep 600\n",
+    "app/harness/stop.sh": "cat >/dev/null\n",
+  });
+  const env = { PATH: "/usr/bin:/bin" };
+  const stateDir = `${tmp.root}/.state`;
+  const ws = await loadWorkspace(tmp.root);
+  await writeLockFile(ws, await buildLock(ws, { stateDir, env }));
+  const reg = await Registry.open(ws, "app/review", { stateDir, env });
+  try {
+    assert.equal(text(await reg.call("act_app", {})), "acted\n"); // the session runs
+    await Deno.writeTextFile(
+      `${tmp.root}/app/harness/stop.sh`,
+      `cat >/dev/null\ntouch "${tmp.root}/stop-ran"\n`,
+    );
+    await reg.close();
+    assert.throws(() => Deno.statSync(`${tmp.root}/stop-ran`), Deno.errors.NotFound);
+    assert.deepEqual(reg.sessions.sessions().map((s) => s.phase), ["closed"]);
+  } finally {
+    await reg.close();
+  }
+});
