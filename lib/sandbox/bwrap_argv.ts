@@ -29,6 +29,11 @@ export interface SandboxPlan {
   /** Hidden: folders get an empty tmpfs (read-only once the run's paths inside are bound), files `/dev/null`. */
   hidden: { path: string; folder: boolean }[];
   /**
+   * Most bytes each of the private `/tmp` and `/dev/shm` may hold (a declaration's
+   * `max_memory_mb`: tmpfs is memory). Default: the kernel's (half the host's RAM).
+   */
+  tmpfsBytes?: number;
+  /**
    * The `PATH` the process gets, with the system program folders appended where missing
    * (a folder of `PATH` outside them is not visible inside). Default: left as it is.
    */
@@ -122,6 +127,22 @@ function systemMounts(): string[] {
   return out;
 }
 
+/**
+ * The system mounts with the private `/tmp` and `/dev/shm` tmpfs capped at `bytes` each
+ * (bwrap `--size`): they are memory, which rlimit mode's resident-memory sum does not see.
+ */
+function sizedSystemMounts(bytes: number | undefined): string[] {
+  const out = systemMounts();
+  if (bytes === undefined) return out;
+  const size = String(Math.max(1, Math.floor(bytes)));
+  const sized = [...out];
+  for (const dir of ["/tmp", "/dev/shm"]) {
+    const at = sized.findIndex((a, i) => a === "--tmpfs" && sized[i + 1] === dir);
+    sized.splice(at, 0, "--size", size);
+  }
+  return sized;
+}
+
 function depth(p: string): number {
   return p.split("/").length;
 }
@@ -182,7 +203,7 @@ export function sandboxCommand(
     String(SANDBOX_INFO_FD),
     "--cap-drop",
     "ALL",
-    ...systemMounts(),
+    ...sizedSystemMounts(plan.tmpfsBytes),
   ];
   if (plan.policy.network) { for (const e of ETC_NETWORK) args.push("--ro-bind-try", e, e); }
   else for (const v of CA_ENV_WITHOUT_NETWORK) args.push("--unsetenv", v);

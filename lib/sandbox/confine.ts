@@ -26,6 +26,8 @@ export interface Confinement {
    * calls reach their harness's loopback). Default: a network namespace of its own.
    */
   joinNetOf?: number;
+  /** Most bytes each of the private `/tmp` and `/dev/shm` hold (`max_memory_mb`). */
+  tmpfsBytes?: number;
 }
 
 /** A {@link Confine}, or why confinement is unavailable. */
@@ -75,6 +77,7 @@ export function openConfine(
     join = { pid: c.joinNetOf, nsenter: support.nsenter, user: user !== nsLink("self", "user") };
   }
   const plan = sandboxPlan(c.policy, { ...ctx, stateDir: c.stateDir });
+  if (c.tmpfsBytes !== undefined) plan.tmpfsBytes = c.tmpfsBytes;
   const extra = c.writable ?? [];
   return {
     ok: true,

@@ -20,11 +20,14 @@ import type { SandboxPolicy } from "./policy.ts";
  * ```
  */
 export function confinementOf(
-  decl: { sandbox?: SandboxPolicy },
+  decl: { sandbox?: SandboxPolicy; limits?: { maxMemoryMb?: number } },
   stateDir: string,
   writable: string[] = [],
 ): { confinement?: Confinement } {
   const policy = decl.sandbox;
   if (policy === undefined || policy.mode === "host") return {};
-  return { confinement: { policy, stateDir, writable } };
+  const mb = decl.limits?.maxMemoryMb;
+  // The private /tmp and /dev/shm are memory: each holds at most the memory limit.
+  const tmpfs = mb === undefined ? {} : { tmpfsBytes: mb * 1024 * 1024 };
+  return { confinement: { policy, stateDir, writable, ...tmpfs } };
 }
