@@ -24,13 +24,14 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { ToolhostError } from "../errors/errors.ts";
 import {
+  type BindAddress,
   checkBind,
   checkRequest,
   type GuardPolicy,
   isLoopbackHost,
+  listenError,
   loopbackOrigins,
 } from "./http_guard.ts";
-import type { BindAddress } from "./http_guard.ts";
 import { createMcpServer, type McpServerOptions } from "./server.ts";
 import {
   checkSessionLimits,
@@ -124,7 +125,7 @@ export async function startHttpServer(opts: HttpServeOptions): Promise<HttpMcpSe
     handle(ctx, req, res).catch(() => sendError(res, 500, -32603, "Internal server error"));
   });
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
+    server.once("error", (e) => reject(listenError(e, opts.bind)));
     server.listen(opts.bind.port, opts.bind.host, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;

@@ -46,6 +46,45 @@ export function parseBind(spec: string): BindAddress {
 }
 
 /**
+ * What a failed `listen` on `--http` means, as an invocation error naming the address and
+ * the fix (the port is taken, privileged, or the host is not this machine's); any other
+ * error is returned unchanged.
+ *
+ * @example
+ * ```ts
+ * import { listenError } from "./http_guard.ts";
+ * const busy = Object.assign(new Error("listen EADDRINUSE"), { code: "EADDRINUSE" });
+ * listenError(busy, { host: "127.0.0.1", port: 8765 }).message; // "--http 127.0.0.1:8765: the port is already in use ..."
+ * ```
+ */
+export function listenError(e: unknown, bind: BindAddress): unknown {
+  const code = (e as { code?: unknown } | null)?.code;
+  const at = `--http ${bind.host.includes(":") ? `[${bind.host}]` : bind.host}:${bind.port}`;
+  if (code === "EADDRINUSE") {
+    return new InvocationError(
+      `${at}: the port is already in use (another toolhost serve, or another server); stop ` +
+        "it or choose another port (port 0 picks a free one)",
+    );
+  }
+  if (code === "EACCES") {
+    return new InvocationError(
+      `${at}: not allowed to listen there (ports below 1024 need privileges); choose a port ` +
+        "from 1024 up",
+    );
+  }
+  if (code === "EADDRNOTAVAIL") {
+    return new InvocationError(
+      `${at}: the host is not an address of this machine; use 127.0.0.1, or one of its own ` +
+        "addresses (with --allow-remote)",
+    );
+  }
+  if (code === "ENOTFOUND" || code === "EAI_AGAIN") {
+    return new InvocationError(`${at}: the host name could not be resolved`);
+  }
+  return e;
+}
+
+/**
  * Is `host` a loopback name or address (`localhost`, `127.0.0.0/8`, `::1`)?
  *
  * @example
