@@ -1,6 +1,7 @@
 /**
- * `tools call` runs an extension's tool (`<tool>_<extension>`) as `serve` and the library
- * do: it starts the eval's extension server, calls it once and stops it.
+ * `tools call` and `tools check --execute` run an extension's tool (`<tool>_<extension>`)
+ * as `serve` and the library do: they start the eval's extension server, call it once and
+ * stop it.
  *
  * @module
  */
@@ -38,5 +39,23 @@ Deno.test("tools call: an extension's tool is called through its server", async 
     const none = await runCapture(["tools", "call", "nope_fx", ...base]);
     assert.equal(none.code, 1, none.err);
     assert.match(JSON.parse(none.out).content[0].text, /No tool `nope_fx`/);
+  });
+});
+
+Deno.test("tools check --execute: an extension's tool runs, an unknown name is still refused", async () => {
+  await withWorkspace(TOML, { "app/README.md": "x" }, async (root) => {
+    const base = ["tools", "check", "--repo", root, "--state-dir", `${root}/.state`];
+    const r = await runCapture([
+      ...[...base, "--execute", "--eval", "app/review", "--tool", "echo_fx"],
+      ...["--args", '{"text":"hi"}'],
+    ]);
+    assert.equal(r.code, 0, r.err);
+    const report = JSON.parse(r.out);
+    assert.equal(report.tool, "echo_fx");
+    assert.deepEqual(report.result.content, [{ type: "text", text: "hi" }]);
+    assert.equal(report.ready, true);
+    const none = await runCapture([...base, "--execute", "--eval", "app/review", "--tool", "ech"]);
+    assert.equal(none.code, 2, none.err);
+    assert.match(none.err, /no tool `ech` in this selection/);
   });
 });

@@ -11,7 +11,12 @@ import { extensionLockFor } from "../../lock/extension_lock.ts";
 import { processEnv } from "../../process/env.ts";
 import { type LockSection, lockSection } from "../../lock/lock_section.ts";
 import type { ExtensionReadiness } from "../../extensions/extension_server.ts";
-import { findTool, type SelectionSpec, selectTools } from "../../registry/selection.ts";
+import {
+  findTool,
+  type Selection,
+  type SelectionSpec,
+  selectTools,
+} from "../../registry/selection.ts";
 import type { ToolResult } from "../../results/types.ts";
 import type { Workspace } from "../../workspace/types.ts";
 import { parseArgsOption } from "../common_options.ts";
@@ -30,6 +35,22 @@ export interface ExecuteOutcome {
   };
   /** Success. */
   ok: boolean;
+}
+
+/**
+ * The published name `--tool` names. An eval's extension tools (`<tool>_<extension>`) are
+ * not in the selection: their name goes to the registry as given, which routes it to the
+ * extension's server or refuses it with the selection's own UNKNOWN_TOOL error.
+ */
+function publishedName(sel: Selection, toolName: string, spec: SelectionSpec): string {
+  try {
+    return findTool(sel, toolName, "artifact" in spec).name;
+  } catch (e) {
+    if ("eval" in spec && e instanceof InvocationError && e.code === "UNKNOWN_TOOL") {
+      return toolName;
+    }
+    throw e;
+  }
 }
 
 /**
@@ -57,13 +78,13 @@ export async function executeCheck(
       "--args is valid only for agent tools; human tools take no arguments",
     );
   }
-  const tool = findTool(sel, toolName, "artifact" in spec);
+  const name = publishedName(sel, toolName, spec);
   const args = parseArgsOption(rawArgs);
   const result = await withRegistry(
     ws,
     spec,
     { stateDir, audience: sel.audience, lock, stderr },
-    (reg, signal) => reg.call(tool.name, args, { signal }),
+    (reg, signal) => reg.call(name, args, { signal }),
   );
   // Extensions are checked against the eval's toolhost.lock entry too.
   const lockCheck = lock && "eval" in spec
@@ -79,7 +100,7 @@ export async function executeCheck(
   const ok = !result.isError && extensionsOk;
   return {
     report: {
-      tool: tool.name,
+      tool: name,
       audience: sel.audience,
       result,
       ...(extensions.length > 0 ? { extensions } : {}),

@@ -89,8 +89,9 @@ export function toolsListCommand(io: CliIo, done: (code: number) => void): Comma
           `  + the tools of extension(s) ${
             fromLock.unlisted.join(", ")
           }, named <tool>_<extension>; ` +
-            "not started to list and not in a current toolhost.lock: see them with " +
-            "`toolhost tools check --execute` or `serve`, or run `toolhost lock`\n",
+            "not started to list and not in a current toolhost.lock: run `toolhost lock` " +
+            "(it starts them once and records their tools), then list again; " +
+            "`tools call <tool>_<extension>` and `serve` call them\n",
         );
       }
     }
