@@ -3,11 +3,11 @@
  * (and its program) read-only; `read` — the eval scope's Artifacts read-only; `write` —
  * the declaring Artifact writable and the rest of the scope read-only; `sandbox_read` /
  * `sandbox_write` on top; in every mode toolhost's own harness-kit run-time files, read-only
- * (harness_kit_files.ts); the workspace's `toolhost.toml`, `toolhost.lock` and `.git`
- * read-only under every writable path (trust_anchors.ts). The state directory and every
- * Artifact outside the scope are hidden wherever a visible path would contain them. Paths
- * keep their host paths, so a tool's context (artifact path, output and tmp dirs, session
- * dir) stays valid inside.
+ * (harness_kit_files.ts); the workspace's `toolhost.toml`, `toolhost.lock`, `.git` and the
+ * files its declarations run read-only under every writable path (trust_anchors.ts). The
+ * state directory and every Artifact outside the scope are hidden wherever a visible path
+ * would contain them. Paths keep their host paths, so a tool's context (artifact path,
+ * output and tmp dirs, session dir) stays valid inside.
  *
  * @module
  */
@@ -97,8 +97,9 @@ export function sandboxPlan(policy: SandboxPolicy, ctx: PlanContext): SandboxPla
   const abs = (p: string) => isAbsolute(p) ? p : join(ws.root, p);
   readable.push(...policy.read.map(abs));
   writable.push(...policy.write.map(abs));
-  // toolhost.toml, toolhost.lock and .git stay read-only under any writable path.
-  readable.push(...anchorBinds(ws.root, writable));
+  // toolhost.toml, toolhost.lock, .git and every declared program and operand file stay
+  // read-only under any writable path.
+  readable.push(...anchorBinds(ws, writable));
   const visible = [...readable, ...writable];
   const hidden: SandboxPlan["hidden"] = [];
   const hide = (path: string) => {

@@ -1,11 +1,14 @@
 /**
  * The workspace's trust anchors stay read-only inside every sandbox: `toolhost.toml`
- * (what is declared), `toolhost.lock` (what may run) and the repository's `.git` (its
+ * (what is declared), `toolhost.lock` (what may run), the repository's `.git` (its
  * hooks and `core.fsmonitor` run with the user's full authority at the next `git`
- * command, toolhost's `git_*` tools included). A `write` tool whose Artifact is the
- * workspace root, or a `sandbox_write` path that contains the root (also through a
- * symlink), would otherwise rewrite them from inside and so decide what runs
- * unconfined later — a way out of its sandbox.
+ * command, toolhost's `git_*` tools included) and every workspace file a declaration
+ * runs — the program of each command tool, session start/stop, hook and extension, and
+ * the files their arguments name (operand_pin.ts) — whatever its Artifact. A `write` tool
+ * whose Artifact holds them (the workspace root, or a folder holding another tool's
+ * script), or a `sandbox_write` path that does, would otherwise rewrite them from inside
+ * and so decide what runs later — unconfined, when the other declaration is `host` and
+ * no lock or execution path pins that file — a way out of its sandbox.
  *
  * Each anchor that exists and lies strictly inside a writable path is bound read-only
  * again at the place that path shows it (a bind mount point cannot be renamed or removed
@@ -16,8 +19,12 @@
  * @module
  */
 
-import { realpathSync } from "node:fs";
-import { join, relative } from "node:path";
+import { realpathSync, statSync } from "node:fs";
+import { isAbsolute, join, relative } from "node:path";
+import { operandSteps } from "../pins/operand_pin.ts";
+import { extensionsOf } from "../workspace/parse_extensions.ts";
+import { pluginsOf } from "../workspace/parse_plugins.ts";
+import type { ArgvElement, Workspace } from "../workspace/types.ts";
 
 /** Workspace-relative names of the trust anchors. */
 export const TRUST_ANCHORS: readonly string[] = ["toolhost.toml", "toolhost.lock", ".git"];
@@ -34,18 +41,63 @@ function strictlyWithin(child: string, parent: string): boolean {
   return child.startsWith(parent.endsWith("/") ? parent : `${parent}/`);
 }
 
+const declared = new WeakMap<Workspace, string[]>();
+
+/** A command's program (when it is a workspace path) and its operand files, from `cwd`. */
+function filesOf(ws: Workspace, cwd: string, command: string, args: readonly ArgvElement[]) {
+  const out = operandSteps(args, ws.root, cwd).map((s) => s.abs);
+  if (isAbsolute(command)) out.push(command);
+  else if (command.includes("/")) out.push(join(cwd, command));
+  return out;
+}
+
+/**
+ * The workspace files the declarations of `ws` run (see the module documentation),
+ * regular files only, as declared paths; computed once per workspace.
+ */
+function declaredPrograms(ws: Workspace): string[] {
+  const known = declared.get(ws);
+  if (known !== undefined) return known;
+  const out: string[] = [];
+  for (const a of ws.artifacts.values()) {
+    for (const t of [...Object.values(a.agentTools), ...Object.values(a.humanTools)]) {
+      if (t.type === "command") out.push(...filesOf(ws, a.cwd, t.command, t.args));
+    }
+    for (const s of Object.values(a.sessions)) {
+      out.push(...filesOf(ws, a.cwd, s.start.command, s.start.args));
+      out.push(...filesOf(ws, a.cwd, s.stop.command, s.stop.args));
+    }
+  }
+  for (const e of extensionsOf(ws).decls.values()) {
+    if (e.command !== "") out.push(...filesOf(ws, ws.root, e.command, e.args));
+  }
+  for (const h of pluginsOf(ws).hooks) out.push(...filesOf(ws, ws.root, h.command, h.args));
+  const files = [...new Set(out)].filter((f) => {
+    try {
+      return statSync(f).isFile();
+    } catch {
+      return false;
+    }
+  });
+  declared.set(ws, files);
+  return files;
+}
+
 /**
  * The paths (as a sandbox shows them) to bind read-only over `writable` so that no
- * trust anchor of the workspace at `root` can be changed through them.
+ * trust anchor of the workspace `ws` can be changed through them.
  *
  * @example
  * ```ts
+ * import { loadWorkspaceSync } from "../workspace/load_workspace.ts";
  * import { anchorBinds } from "./trust_anchors.ts";
- * anchorBinds("/nonexistent-ws", ["/nonexistent-ws"]); // [] (nothing exists there)
+ * anchorBinds(loadWorkspaceSync("examples"), ["/nonexistent"]); // [] (nothing writable there)
  * ```
  */
-export function anchorBinds(root: string, writable: readonly string[]): string[] {
-  const anchors = TRUST_ANCHORS.map((a) => real(join(root, a))).filter((a) => a !== undefined);
+export function anchorBinds(ws: Workspace, writable: readonly string[]): string[] {
+  if (writable.length === 0) return [];
+  const paths = [...TRUST_ANCHORS.map((a) => join(ws.root, a)), ...declaredPrograms(ws)];
+  const anchors = paths.map(real).filter((a) => a !== undefined);
   if (anchors.length === 0) return [];
   const binds: string[] = [];
   for (const w of writable) {

@@ -107,3 +107,63 @@ for (const via of ["artifact", "sandbox_write"] as const) {
     assert.throws(() => Deno.statSync(`${ws.root}/.git/hooks/post-checkout`));
   });
 }
+
+Deno.test("write sandbox: the scripts other declarations run stay read-only (no lock, no pins)", async () => {
+  if (skip) return printSkip("trust anchors (other tools' programs)", skip);
+  await using ws = await tempWorkspace(
+    `[artifacts.app]
+path = "app"
+
+[artifacts.app.evals.review]
+audience = "agent"
+
+[artifacts.app.views.agent_tools.touch]
+description = "Append to files."
+protocol = "plain"
+command = "tools/touch.sh"
+args = ["{a}", "{b}", "{c}", "{d}"]
+input_schema = { type = "object", properties = { a = { type = "string" }, b = { type = "string" }, c = { type = "string" }, d = { type = "string" } }, required = ["a", "b", "c", "d"] }
+sandbox = "write"
+
+[artifacts.app.views.agent_tools.host]
+description = "An unconfined tool's own script."
+protocol = "plain"
+command = "tools/host.sh"
+args = []
+
+[artifacts.app.views.agent_tools.interp]
+description = "An unconfined tool run through sh."
+protocol = "plain"
+command = "sh"
+args = ["tools/interp.sh"]
+`,
+    {
+      "app/tools/touch.sh": { text: TOUCH, mode: 0o755 },
+      "app/tools/host.sh": { text: "#!/bin/sh\necho host\n", mode: 0o755 },
+      "app/tools/interp.sh": "echo interp\n",
+      "app/notes.txt": "notes\n",
+    },
+  );
+  const stateDir = await Deno.makeTempDir({ prefix: "toolhost_anchor_state_" });
+  const reg = await Registry.open(await loadWorkspace(ws.root), "app/review", {
+    stateDir,
+    env: { PATH: "/usr/bin:/bin" },
+    lock: false,
+  });
+  try {
+    const r = await reg.call("touch_app", {
+      a: "tools/host.sh",
+      b: "tools/interp.sh",
+      c: "notes.txt",
+      d: "tools/touch.sh",
+    });
+    const out = text(r);
+    assert.match(out, /^WROTE notes\.txt$/m, out);
+    assert.doesNotMatch(out, /WROTE tools\//, out);
+    assert.equal(text(await reg.call("host_app", {})), "host\n");
+    assert.equal(text(await reg.call("interp_app", {})), "interp\n");
+  } finally {
+    await reg.close();
+    await Deno.remove(stateDir, { recursive: true });
+  }
+});
