@@ -23,10 +23,12 @@ import { GROUP_TAG_VAR } from "./escape_reaper.ts";
 
 /**
  * The watcher. Lines: `+ TAG` (a group is about to be spawned), `= TAG PID` (it was,
- * as group PID), `- TAG` (it is gone). On end-of-file: SIGKILL each listed group; one
- * that never got its PID is found by its tag in `/proc/<pid>/environ` (its leader's
- * environment carries `_TOOLHOST_GROUP_TAG`), so even a toolhost killed between the
- * spawn and the `=` line leaves nothing.
+ * as group PID), `- TAG` (it is gone). On end-of-file: SIGKILL each listed group, then
+ * every process (and the group it leads) whose `/proc/<pid>/environ` carries a listed
+ * group's `_TOOLHOST_GROUP_TAG` — one that never got its PID (a toolhost killed between
+ * the spawn and the `=` line), and a descendant that left its group with `setsid` (an
+ * unconfined extension server's: no journal names it for a sweep) — in rounds, at most
+ * 8, until none is found.
  */
 const WATCHER = `trap '' HUP INT TERM PIPE
 live=' '
@@ -40,12 +42,19 @@ while read -r op t p; do
        live="\${live%% $t:$e *} \${live#* $t:$e }" ;; esac ;;
   esac
 done
+pats=''
 for e in $live; do
   t="\${e%%:*}"; p="\${e#*:}"
-  if [ "$p" = 0 ]; then
-    p=$(grep -l -a -F -e "$1=$t" /proc/[0-9]*/environ 2>/dev/null | sed -n 's|^/proc/\\([0-9]*\\)/environ$|\\1|p')
-  fi
-  for q in $p; do kill -9 -"$q" 2>/dev/null; kill -9 "$q" 2>/dev/null; done
+  pats="$pats -e $1=$t"
+  if [ "$p" != 0 ]; then kill -9 -"$p" 2>/dev/null; kill -9 "$p" 2>/dev/null; fi
+done
+[ -n "$pats" ] || exit 0
+n=0
+while [ "$n" -lt 8 ]; do
+  n=$((n + 1))
+  q=$(grep -l -a -F $pats /proc/[0-9]*/environ 2>/dev/null | sed -n 's|^/proc/\\([0-9]*\\)/environ$|\\1|p')
+  [ -n "$q" ] || break
+  for r in $q; do kill -9 -"$r" 2>/dev/null; kill -9 "$r" 2>/dev/null; done
 done
 `;
 

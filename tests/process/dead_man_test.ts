@@ -93,3 +93,9 @@ Deno.test("dead man's switch: an unconfined group once journaled is left to the 
     } catch { /* gone */ }
   }
 });
+
+Deno.test("dead man's switch: a tagged process that left its group with setsid dies too", async () => {
+  const r = await armThenDie("escaped");
+  assert.ok(r.sleeper > 1);
+  assert.ok(await gone(r.sleeper), "a setsid'd child of an armed group outlived a kill -9");
+});
