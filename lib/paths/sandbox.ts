@@ -4,10 +4,11 @@
  *
  * - On Linux each directory is held open and its children are addressed as
  *   `/proc/self/fd/N/name`, so a lookup resolves inside that exact directory (the
- *   `openat` pattern, available to `node:fs`). Each component is `lstat`ed (a symlink is
- *   refused), then opened with `O_NOFOLLOW` (`O_DIRECTORY` for folders, `O_NONBLOCK` for
- *   files so a FIFO never blocks); `fstat` must show the same device and inode and the
- *   expected type, and `readlink(/proc/self/fd/N)` must lie inside the root's realpath.
+ *   `openat` pattern, available to `node:fs`). Each folder is `lstat`ed (a symlink is
+ *   refused), then opened with `O_NOFOLLOW | O_DIRECTORY`; `fstat` must show the same
+ *   device and inode and the expected type. A file is opened `O_PATH | O_NOFOLLOW`,
+ *   checked on that descriptor and only then opened for reading through it
+ *   (open_regular.ts). `readlink(/proc/self/fd/N)` must lie inside the root's realpath.
  * - Without `/proc` (e.g. macOS) the same checks run on physical paths. Intermediate
  *   components are then checked but not pinned, so a concurrent swap of a parent folder
  *   is detected only by the final `fstat` comparison.
@@ -23,6 +24,7 @@ import { PathError } from "../errors/errors.ts";
 import { errnoOf, pathErrorFor } from "./errno.ts";
 import { showPath } from "./show_path.ts";
 import { type ExactStats, fstatExact, identityKey, lstatExact, sameObject } from "./exact_stat.ts";
+import { openRegularAt, regularOrThrow } from "./open_regular.ts";
 
 const C = fs.constants;
 const DIR_FLAGS = C.O_RDONLY | C.O_DIRECTORY | C.O_NOFOLLOW;
@@ -255,7 +257,8 @@ export class Sandbox {
     }
   }
 
-  private isDenied(st: ExactStats): boolean {
+  /** Whether `st` is an object that must never be entered or read. */
+  isDenied(st: ExactStats): boolean {
     return this.#denied.size > 0 && this.#denied.has(identityKey(st));
   }
 
@@ -341,6 +344,11 @@ export class Sandbox {
         const last = i === comps.length - 1;
         const shown = last ? logical : parts.slice(0, offset + i + 1).join("/");
         const p = `${cur.base}/${comps[i]}`;
+        if (last && want === "file" && this.procfs) {
+          const file = openRegularAt(p, shown, this);
+          this.closeDir(cur);
+          return file;
+        }
         const st = this.lstatChecked(p, shown);
         if (this.isDenied(st)) {
           throw new PathError(
@@ -382,12 +390,7 @@ export class Sandbox {
   }
 
   private openRegular(p: string, st: ExactStats, shown: string): OpenedFile {
-    if (st.isDirectory()) throw new PathError(`${showPath(shown)} is a folder, not a file.`);
-    if (!st.isFile()) {
-      throw new PathError(
-        `${showPath(shown)} is a special file (not a regular file) and cannot be read.`,
-      );
-    }
+    regularOrThrow(st, shown);
     const fd = this.openChecked(p, FILE_FLAGS, st, shown, "file");
     try {
       this.confirmInside(fd, shown);

@@ -1,0 +1,89 @@
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { PathError } from "../../lib/errors/errors.ts";
+import { openRegularAt } from "../../lib/paths/open_regular.ts";
+import { procfsAvailable } from "../../lib/paths/sandbox.ts";
+import { identityKey, lstatExact } from "../../lib/paths/exact_stat.ts";
+
+const LINUX = procfsAvailable();
+
+function withDir(fn: (dir: string, at: (name: string) => string) => void): void {
+  const dir = fs.mkdtempSync(path.join(Deno.env.get("TMPDIR") ?? "/tmp", "open_regular_"));
+  const fd = fs.openSync(dir, "r");
+  try {
+    fn(dir, (name) => `/proc/self/fd/${fd}/${name}`);
+  } finally {
+    fs.closeSync(fd);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const open = { isDenied: () => false, confirmInside: () => {} };
+
+function refused(fn: () => unknown, re: RegExp): void {
+  assert.throws(fn, (e) => e instanceof PathError && re.test(e.message));
+}
+
+Deno.test({
+  name: "openRegularAt reads a regular file and refuses links, folders and the missing",
+  ignore: !LINUX,
+  fn: () =>
+    withDir((dir, at) => {
+      fs.writeFileSync(path.join(dir, "a.txt"), "inside\n");
+      fs.mkdirSync(path.join(dir, "sub"));
+      fs.symlinkSync("a.txt", path.join(dir, "link"));
+      fs.symlinkSync("sub", path.join(dir, "link_dir"));
+      const file = openRegularAt(at("a.txt"), "a.txt", open);
+      try {
+        assert.equal(file.size, 7);
+        assert.equal(fs.readFileSync(file.fd, "utf8"), "inside\n");
+      } finally {
+        fs.closeSync(file.fd);
+      }
+      refused(() => openRegularAt(at("link"), "link", open), /is a symlink/);
+      refused(() => openRegularAt(at("link_dir"), "link_dir", open), /is a symlink/);
+      refused(() => openRegularAt(at("sub"), "sub", open), /is a folder, not a file/);
+      refused(() => openRegularAt(at("nope"), "nope", open), /does not exist/);
+    }),
+});
+
+Deno.test({
+  name: "openRegularAt never opens a FIFO: no reader appears, nothing blocks",
+  ignore: !LINUX,
+  fn: () =>
+    withDir((dir, at) => {
+      const fifo = path.join(dir, "pipe");
+      assert.equal(new Deno.Command("mkfifo", { args: [fifo] }).outputSync().code, 0);
+      refused(() => openRegularAt(at("pipe"), "pipe", open), /special file/);
+      // A writer that does not block finds no reader: the FIFO was never opened for reading.
+      assert.throws(
+        () => fs.openSync(fifo, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK),
+        (e: NodeJS.ErrnoException) => e.code === "ENXIO",
+      );
+    }),
+});
+
+Deno.test({
+  name: "openRegularAt refuses a denied object and one the guard finds outside, closing all",
+  ignore: !LINUX,
+  fn: () =>
+    withDir((dir, at) => {
+      fs.writeFileSync(path.join(dir, "a.txt"), "x\n");
+      const key = identityKey(lstatExact(path.join(dir, "a.txt"))!);
+      const denied = {
+        ...open,
+        isDenied: (st: Parameters<typeof identityKey>[0]) => identityKey(st) === key,
+      };
+      const fdsBefore = fs.readdirSync("/proc/self/fd").length;
+      refused(() => openRegularAt(at("a.txt"), "a.txt", denied), /does not admit/);
+      const outside = {
+        ...open,
+        confirmInside: (_fd: number, shown: string) => {
+          throw new PathError(`${shown} resolved outside`);
+        },
+      };
+      refused(() => openRegularAt(at("a.txt"), "a.txt", outside), /resolved outside/);
+      assert.equal(fs.readdirSync("/proc/self/fd").length, fdsBefore, "a descriptor leaked");
+    }),
+});
