@@ -4,14 +4,16 @@
  *
  * - On Linux each directory is held open and its children are addressed as
  *   `/proc/self/fd/N/name`, so a lookup resolves inside that exact directory (the
- *   `openat` pattern, available to `node:fs`). Each folder is `lstat`ed (a symlink is
- *   refused), then opened with `O_NOFOLLOW | O_DIRECTORY`; `fstat` must show the same
- *   device and inode and the expected type. A file is opened `O_PATH | O_NOFOLLOW`,
- *   checked on that descriptor and only then opened for reading through it
- *   (open_regular.ts). `readlink(/proc/self/fd/N)` must lie inside the root's realpath.
- * - Without `/proc` (e.g. macOS) the same checks run on physical paths. Intermediate
- *   components are then checked but not pinned, so a concurrent swap of a parent folder
- *   is detected only by the final `fstat` comparison.
+ *   `openat` pattern, available to `node:fs`). A folder is opened with
+ *   `O_DIRECTORY | O_NOFOLLOW` (a symlink or a non-folder fails to open) and its `fstat`
+ *   checked; a file is opened `O_PATH | O_NOFOLLOW`, checked on that descriptor and only
+ *   then opened for reading through it (open_at.ts). `readlink(/proc/self/fd/N)` must lie
+ *   inside the root's realpath.
+ * - Without `/proc` (e.g. macOS) the same checks run on physical paths: each component is
+ *   `lstat`ed (a symlink is refused), then opened with `O_NOFOLLOW` (`O_NONBLOCK` for
+ *   files so a FIFO never blocks), and `fstat` must show the same device and inode and the
+ *   expected type. Intermediate components are then checked but not pinned, so a
+ *   concurrent swap of a parent folder is detected only by the final `fstat` comparison.
  *
  * Error messages name only logical paths.
  *
@@ -24,7 +26,7 @@ import { PathError } from "../errors/errors.ts";
 import { errnoOf, pathErrorFor } from "./errno.ts";
 import { showPath } from "./show_path.ts";
 import { type ExactStats, fstatExact, identityKey, lstatExact, sameObject } from "./exact_stat.ts";
-import { openRegularAt, regularOrThrow } from "./open_regular.ts";
+import { openFolderAt, openRegularAt, regularOrThrow } from "./open_at.ts";
 
 const C = fs.constants;
 const DIR_FLAGS = C.O_RDONLY | C.O_DIRECTORY | C.O_NOFOLLOW;
@@ -344,10 +346,16 @@ export class Sandbox {
         const last = i === comps.length - 1;
         const shown = last ? logical : parts.slice(0, offset + i + 1).join("/");
         const p = `${cur.base}/${comps[i]}`;
-        if (last && want === "file" && this.procfs) {
-          const file = openRegularAt(p, shown, this);
+        if (this.procfs) { // open_at.ts: each check on the opened object itself
+          if (last && want === "file") {
+            const file = openRegularAt(p, shown, this);
+            this.closeDir(cur);
+            return file;
+          }
+          const fd = openFolderAt(p, shown, this);
           this.closeDir(cur);
-          return file;
+          cur = { fd, base: `/proc/self/fd/${fd}` };
+          continue;
         }
         const st = this.lstatChecked(p, shown);
         if (this.isDenied(st)) {

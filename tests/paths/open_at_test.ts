@@ -2,14 +2,16 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { PathError } from "../../lib/errors/errors.ts";
-import { openRegularAt } from "../../lib/paths/open_regular.ts";
+import { openFolderAt, openRegularAt } from "../../lib/paths/open_at.ts";
 import { procfsAvailable } from "../../lib/paths/sandbox.ts";
-import { identityKey, lstatExact } from "../../lib/paths/exact_stat.ts";
+import { type ExactStats, identityKey, lstatExact } from "../../lib/paths/exact_stat.ts";
+
+type Stats = ExactStats;
 
 const LINUX = procfsAvailable();
 
 function withDir(fn: (dir: string, at: (name: string) => string) => void): void {
-  const dir = fs.mkdtempSync(path.join(Deno.env.get("TMPDIR") ?? "/tmp", "open_regular_"));
+  const dir = fs.mkdtempSync(path.join(Deno.env.get("TMPDIR") ?? "/tmp", "open_at_"));
   const fd = fs.openSync(dir, "r");
   try {
     fn(dir, (name) => `/proc/self/fd/${fd}/${name}`);
@@ -73,7 +75,7 @@ Deno.test({
       const key = identityKey(lstatExact(path.join(dir, "a.txt"))!);
       const denied = {
         ...open,
-        isDenied: (st: Parameters<typeof identityKey>[0]) => identityKey(st) === key,
+        isDenied: (st: Stats) => identityKey(st) === key,
       };
       const fdsBefore = fs.readdirSync("/proc/self/fd").length;
       refused(() => openRegularAt(at("a.txt"), "a.txt", denied), /does not admit/);
@@ -85,5 +87,40 @@ Deno.test({
       };
       refused(() => openRegularAt(at("a.txt"), "a.txt", outside), /resolved outside/);
       assert.equal(fs.readdirSync("/proc/self/fd").length, fdsBefore, "a descriptor leaked");
+    }),
+});
+
+Deno.test({
+  name: "openFolderAt opens a folder and refuses what an lstat check refused, same messages",
+  ignore: !LINUX,
+  fn: () =>
+    withDir((dir, at) => {
+      fs.mkdirSync(path.join(dir, "sub"));
+      fs.mkdirSync(path.join(dir, "private"));
+      fs.writeFileSync(path.join(dir, "a.txt"), "x\n");
+      fs.writeFileSync(path.join(dir, "denied.txt"), "x\n");
+      fs.symlinkSync("sub", path.join(dir, "link_dir"));
+      const fifo = path.join(dir, "pipe");
+      assert.equal(new Deno.Command("mkfifo", { args: [fifo] }).outputSync().code, 0);
+      const keys = new Set(
+        ["private", "denied.txt"].map((n) => identityKey(lstatExact(path.join(dir, n))!)),
+      );
+      const guard = { ...open, isDenied: (st: Stats) => keys.has(identityKey(st)) };
+      const fdsBefore = fs.readdirSync("/proc/self/fd").length;
+      const fd = openFolderAt(at("sub"), "sub", guard);
+      assert.ok(fs.fstatSync(fd).isDirectory());
+      fs.closeSync(fd);
+      refused(() => openFolderAt(at("link_dir"), "link_dir", guard), /is a symlink/);
+      refused(() => openFolderAt(at("a.txt"), "a.txt", guard), /`a.txt` is not a folder/);
+      refused(() => openFolderAt(at("pipe"), "pipe", guard), /`pipe` is not a folder/);
+      refused(() => openFolderAt(at("nope"), "nope", guard), /does not exist/);
+      refused(() => openFolderAt(at("private"), "private", guard), /does not admit/);
+      refused(() => openFolderAt(at("denied.txt"), "denied.txt", guard), /does not admit/);
+      assert.equal(fs.readdirSync("/proc/self/fd").length, fdsBefore, "a descriptor leaked");
+      // The FIFO was never opened for reading.
+      assert.throws(
+        () => fs.openSync(fifo, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK),
+        (e: NodeJS.ErrnoException) => e.code === "ENXIO",
+      );
     }),
 });
