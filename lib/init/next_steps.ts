@@ -38,6 +38,11 @@ export interface ReportOptions {
    * the scaffold declares `sandbox = "read"`, so its tools would be refused here.
    */
   unconfinable?: string;
+  /**
+   * The workspace has a `toolhost.lock`: the new declarations are not in it, so every
+   * command refuses them (`LOCK_MISMATCH`) until it is written again.
+   */
+  locked?: boolean;
 }
 
 /**
@@ -96,6 +101,13 @@ export function formatScaffoldReport(r: ScaffoldReport, o: ReportOptions = {}): 
     "",
     "Next steps:",
     ...(o.cd ? [`  cd ${shellQuote(o.cd)}`] : []),
+    ...(o.locked
+      ? [
+        "  # toolhost.lock refuses what it does not pin: review the change, then add it",
+        "  toolhost lock --check",
+        "  toolhost lock",
+      ]
+      : []),
     "  # validate the declarations",
     `  toolhost tools check ${r.evalId}`,
     "  # run the test; with TOOLHOST_BIN set it also runs the tool through toolhost",

@@ -250,3 +250,21 @@ Deno.test("init on a host that cannot confine says so, with both ways forward", 
     assert.equal(JSON.parse(json.out).unconfinable, undefined);
   }
 });
+
+Deno.test("init in a locked workspace puts `toolhost lock` first in the next steps", async () => {
+  await using tmp = tempDir();
+  const first = await runCapture(["init", "json-tool", "greet", "--repo", tmp.path]);
+  assert.equal(first.code, 0, first.err);
+  assert.doesNotMatch(first.out, /toolhost lock/);
+  const lock = await runCapture(["lock", "--repo", tmp.path]);
+  assert.equal(lock.code, 0, lock.err);
+  const second = await runCapture(["init", "plain-tool", "find", "--repo", tmp.path]);
+  assert.equal(second.code, 0, second.err);
+  assert.match(
+    second.out,
+    /Next steps:\n(?: {2}cd .*\n)? {2}# toolhost\.lock refuses what it does not pin: review the change, then add it\n {2}toolhost lock --check\n {2}toolhost lock\n {2}# validate the declarations\n/,
+  );
+  // Without that step the new tool is refused: the lock no longer covers the workspace.
+  const check = await runCapture(["lock", "--check", "--repo", tmp.path]);
+  assert.equal(check.code, 1, check.out);
+});

@@ -7,14 +7,15 @@
  * @module
  */
 
-import { realpathSync } from "node:fs";
-import { relative } from "node:path";
+import { existsSync, realpathSync } from "node:fs";
+import { join, relative } from "node:path";
 import process from "node:process";
 import { Command } from "commander";
 import { formatScaffoldReport } from "../../init/next_steps.ts";
 import { scaffold, ScaffoldRolledBack } from "../../init/scaffold.ts";
 import { INIT_KINDS } from "../../init/kinds.ts";
 import { sandboxSupport } from "../../sandbox/detect.ts";
+import { LOCK_FILE_NAME } from "../../lock/lock_file.ts";
 import { type CommonOptions, withCommon } from "../common_options.ts";
 import { type CliIo, EXIT } from "../exit.ts";
 
@@ -109,7 +110,8 @@ export function initCommand(io: CliIo, done: (code: number) => void): Command {
       io.out(`${JSON.stringify(json, null, 2)}\n`);
     } else {
       const cd = relative(realpathSync(process.cwd()), report.root);
-      io.out(formatScaffoldReport(report, { cd, unconfinable }));
+      const locked = existsSync(join(report.root, LOCK_FILE_NAME));
+      io.out(formatScaffoldReport(report, { cd, unconfinable, locked }));
     }
     done(EXIT.ok);
   });
