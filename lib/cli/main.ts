@@ -37,6 +37,12 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
     io.out(`${VERSION}\n`); // what commander prints, without loading any command
     return EXIT.ok;
   }
+  if (argv.length === 1 && (argv[0] === "-v" || argv[0] === "version")) {
+    // What other tools spell it: name the one this one takes.
+    const what = argv[0] === "-v" ? "option '-v'" : "command 'version'";
+    io.err(`error: unknown ${what}\n(Did you mean --version (-V)?)\n(see \`toolhost --help\`)\n`);
+    return EXIT.usage;
+  }
   const misplaced = misplacedOptionHint(argv);
   if (misplaced !== undefined) {
     io.err(`${misplaced}(see \`toolhost --help\`)\n`);

@@ -192,6 +192,17 @@ Deno.test("--help on every command exits 0, describes it and includes an example
   }
 });
 
+Deno.test("-v and `version` name --version", async () => {
+  for (const [arg, what] of [["-v", "option '-v'"], ["version", "command 'version'"]]) {
+    const r = await runCapture([arg]);
+    assert.equal(r.code, 2);
+    assert.equal(
+      r.err,
+      `error: unknown ${what}\n(Did you mean --version (-V)?)\n(see \`toolhost --help\`)\n`,
+    );
+  }
+});
+
 Deno.test("--version prints the version", async () => {
   const r = await runCapture(["--version"]);
   assert.equal(r.code, 0);
