@@ -231,7 +231,12 @@ export async function listStateFolder(
     }
     return { real, names, cut };
   } catch (e) {
-    if ((e as { code?: string }).code === "ENOENT") return null;
-    return { problem: `the state directory's ${what} folder could not be read` };
+    const code = (e as { code?: string }).code;
+    if (code === "ENOENT") return null;
+    // The cause, never the path: a --state-dir naming a file is the likely one.
+    const why = code === "ENOTDIR"
+      ? ": the state directory is not a directory"
+      : ` (${code ?? "unknown error"})`;
+    return { problem: `the state directory's ${what} folder could not be read${why}` };
   }
 }

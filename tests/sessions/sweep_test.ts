@@ -243,3 +243,19 @@ Deno.test("sweeping a state dir without sessions creates nothing", async () => {
     assert.deepEqual(readdirSync(sessionsRoot(state)), ["unrelated"]);
   });
 });
+
+Deno.test("sweep: a state directory that is a file is named as the cause", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "toolhost-sweep-file-"));
+  try {
+    const file = join(dir, "state");
+    writeFileSync(file, "not a folder");
+    const report = await sweepSessions(file);
+    assert.ok(report.failed > 0, JSON.stringify(report));
+    for (const f of report.problems) {
+      assert.match(f, /folder could not be read: the state directory is not a directory/);
+      assert.ok(!f.includes(dir), "a physical path in the report");
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
