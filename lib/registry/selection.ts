@@ -46,6 +46,23 @@ export interface Selection {
 export type SelectionSpec = { eval: string } | { artifact: string; audience: Audience };
 
 /**
+ * The eval a mistyped `name` most likely means: a near spelling, or — for a bare name
+ * such as `agent`, which misses the `ARTIFACT/` part — the one eval of that name.
+ *
+ * @example
+ * ```ts
+ * import { suggestEval } from "./selection.ts";
+ * suggestEval("agent", ["tools/agent", "tools/people"]); // "tools/agent"
+ * ```
+ */
+export function suggestEval(name: string, evalIds: string[]): string | undefined {
+  const near = suggest(name, evalIds);
+  if (near !== undefined || name.includes("/")) return near;
+  const named = evalIds.filter((id) => id.slice(id.indexOf("/") + 1) === name);
+  return named.length === 1 ? named[0] : undefined;
+}
+
+/**
  * Resolve a selection or throw {@link InvocationError} (unknown eval/Artifact, with a
  * did-you-mean hint).
  *
@@ -59,7 +76,7 @@ export function selectTools(ws: Workspace, spec: SelectionSpec): Selection {
   if ("eval" in spec) {
     const ev = ws.evals.get(spec.eval);
     if (!ev) {
-      const hint = suggest(spec.eval, [...ws.evals.keys()]);
+      const hint = suggestEval(spec.eval, [...ws.evals.keys()]);
       throw new InvocationError(
         `no eval \`${spec.eval}\` in this workspace${
           hint ? ` (did you mean \`${hint}\`?)` : ""

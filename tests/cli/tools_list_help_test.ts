@@ -108,6 +108,21 @@ Deno.test("without --eval and without a loadable manifest, list, call and serve 
   });
 });
 
+Deno.test("a bare eval name (no ARTIFACT/) gets the eval of that name suggested", async () => {
+  const toml = `[artifacts.tools]\npath = "tools"\n\n[artifacts.tools.evals.agent]\n` +
+    `audience = "agent"\n\n[artifacts.tools.evals.people]\naudience = "human"\n`;
+  await withWorkspace(toml, { "tools/README.md": "x" }, async (root) => {
+    for (const argv of [["tools", "list", "agent"], ["tools", "call", "x", "--eval", "agent"]]) {
+      const r = await runCapture([...argv, "--repo", root]);
+      assert.equal(r.code, 2, r.err);
+      assert.match(r.err, /no eval `agent` in this workspace \(did you mean `tools\/agent`\?\)/);
+    }
+    const lock = await runCapture(["lock", "--eval", "agent", "--repo", root]);
+    assert.equal(lock.code, 2, lock.err);
+    assert.match(lock.err, /\(did you mean `tools\/agent`\?\)/);
+  });
+});
+
 Deno.test("tools list takes the eval as a positional selector too, like tools check", async () => {
   const byFlag = await runCapture(["tools", "list", "--repo", SCOPED, "--eval", "app/review"]);
   const byArg = await runCapture(["tools", "list", "--repo", SCOPED, "app/review"]);

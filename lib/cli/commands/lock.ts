@@ -16,7 +16,7 @@ import { diffLocks } from "../../lock/diff_locks.ts";
 import { LOCK_FILE_NAME, LOCK_VERSION, readLockFile, writeLockFile } from "../../lock/lock_file.ts";
 import { type CommonOptions, openWorkspace, withCommon } from "../common_options.ts";
 import { type CliIo, EXIT } from "../exit.ts";
-import { suggest } from "../../workspace/problems.ts";
+import { suggestEval } from "../../registry/selection.ts";
 
 /** Options of `lock`. */
 interface LockOptions extends CommonOptions {
@@ -58,7 +58,7 @@ export function lockCommand(io: CliIo, done: (code: number) => void): Command {
     for (const e of o.eval ?? []) {
       if (ws.evals.has(e)) continue;
       const evals = [...ws.evals.keys()];
-      const hint = suggest(e, evals);
+      const hint = suggestEval(e, evals);
       throw new InvocationError(
         `no eval \`${e}\` in this workspace${hint ? ` (did you mean \`${hint}\`?)` : ""}; ` +
           `evals: ${evals.join(", ") || "(none)"}`,
