@@ -41,6 +41,7 @@ import {
 } from "./http_sessions.ts";
 import type { ToolSource } from "./tool_source.ts";
 import { answerProbe } from "./http_ops.ts";
+import { sameUserPeer } from "./peer_uid.ts";
 import { METRICS_PATH, ServeMetrics } from "./http_metrics.ts";
 import { checkDrainTimeout, type DrainOutcome, untilQuiet } from "./http_drain.ts";
 
@@ -185,6 +186,16 @@ async function handle(ctx: Ctx, req: IncomingMessage, res: ServerResponse): Prom
   if (refusal) {
     if (refusal.status === 401) res.setHeader("WWW-Authenticate", 'Bearer realm="toolhost"');
     return sendError(res, refusal.status, -32001, refusal.message);
+  }
+  // Without a token, a loopback port is the only gate, and every local user can reach it:
+  // only the serving user's own connections pass (peer_uid.ts).
+  if (ctx.policy.token === undefined && !sameUserPeer(req.socket)) {
+    return sendError(
+      res,
+      403,
+      -32001,
+      "Forbidden: only the user serving may connect without a token",
+    );
   }
   if (path === METRICS_PATH) return await sendMetrics(ctx.metrics, req, res);
   const id = req.headers["mcp-session-id"];
