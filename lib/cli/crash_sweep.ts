@@ -1,7 +1,8 @@
 /**
- * `serve` sweeps its state directory once, on its own: an MCP client starts `serve` anew
- * on every launch, and a `serve` killed with SIGKILL (or crashed) leaves its unconfined
- * calls' process groups running — journaled, so a sweep can end them, but nothing else
+ * `serve` sweeps its state directory once, on its own, and so does each `tools call` (and
+ * `tools check --execute`), alongside its call: an MCP client starts `serve` anew on every
+ * launch, an agent harness may SIGKILL a `tools call` on its timeout, and a toolhost killed
+ * so (or crashed) leaves its unconfined calls' process groups running — journaled, so a sweep can end them, but nothing else
  * would sweep a workspace without tool sessions (their start sweeps first) until someone
  * ran `toolhost sweep`. The sweep is the same fail-closed one (lib/sessions/sweep.ts):
  * it signals only groups verified as toolhost's own (their secret tag), leaves folders of

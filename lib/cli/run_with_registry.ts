@@ -10,6 +10,7 @@ import type { SelectionSpec } from "../registry/selection.ts";
 import type { Workspace } from "../workspace/types.ts";
 import { withProgress } from "./progress.ts";
 import { Interrupted } from "./interrupt.ts";
+import { crashSweep } from "./crash_sweep.ts";
 
 /**
  * Open a registry, run `work` with an AbortSignal that fires on SIGINT/SIGTERM/SIGHUP, and always
@@ -32,6 +33,9 @@ export async function withRegistry<T>(
   return await withProgress("pinning execution paths", async (progress) => {
     // One call: a warm sandbox spawned after it would only be ended by close().
     const reg = await Registry.openSelection(ws, spec, { warmSandboxes: false, ...opts });
+    // What a killed toolhost left running is swept alongside the call (crash_sweep.ts).
+    const sweep = crashSweep(reg.stateDir, (l) => void process.stderr.write(`toolhost: ${l}\n`));
+    sweep.start();
     progress.update("running the tool");
     const ctl = new AbortController();
     let received: string | undefined;
@@ -50,6 +54,7 @@ export async function withRegistry<T>(
     } finally {
       progress.update("stopping sessions and cleaning up");
       await reg.close();
+      await sweep.settled();
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);
       process.off("SIGHUP", onSignal);
