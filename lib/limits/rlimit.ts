@@ -25,7 +25,7 @@ import { join } from "node:path";
 import type { ResourceLimits } from "./types.ts";
 
 /**
- * Find `prlimit` on `PATH` (and the usual sbin/bin folders), or undefined.
+ * Find `prlimit` in the usual bin/sbin folders, then on `PATH`, or undefined.
  *
  * @example
  * ```ts
@@ -34,7 +34,9 @@ import type { ResourceLimits } from "./types.ts";
  * ```
  */
 export function findPrlimit(path: string | undefined): string | undefined {
-  const dirs = [...(path ?? "").split(":"), "/usr/bin", "/bin", "/usr/sbin", "/sbin"];
+  // System folders first: prlimit runs outside the sandbox it wraps, and a PATH folder may
+  // be one a confined tool can write.
+  const dirs = ["/usr/bin", "/bin", "/usr/sbin", "/sbin", ...(path ?? "").split(":")];
   for (const d of dirs) {
     if (!d.startsWith("/")) continue;
     const candidate = join(d, "prlimit");

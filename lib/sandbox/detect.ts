@@ -44,7 +44,9 @@ export function configureSandbox(c: SandboxConfig): void {
 }
 
 /**
- * Find an executable named `name` on `path` and the usual system folders.
+ * Find an executable named `name` in the usual system folders, then on `path`. System
+ * folders first: the helpers found here (`bwrap`, `nsenter`) run outside every sandbox,
+ * and a `PATH` folder may be one a confined tool can write.
  *
  * @example
  * ```ts
@@ -53,7 +55,7 @@ export function configureSandbox(c: SandboxConfig): void {
  * ```
  */
 export function findExecutable(name: string, path: string | undefined): string | undefined {
-  const dirs = [...(path ?? "").split(":"), "/usr/bin", "/bin", "/usr/sbin", "/sbin"];
+  const dirs = ["/usr/bin", "/bin", "/usr/sbin", "/sbin", ...(path ?? "").split(":")];
   for (const d of dirs) {
     if (!d.startsWith("/")) continue;
     const candidate = join(d, name);
