@@ -99,7 +99,12 @@ export function sandboxPlan(policy: SandboxPolicy, ctx: PlanContext): SandboxPla
   writable.push(...policy.write.map(abs));
   // toolhost.toml, toolhost.lock, .git and every declared program and operand file stay
   // read-only under any writable path.
-  readable.push(...anchorBinds(ws, writable));
+  const anchors = anchorBinds(ws, writable);
+  // A folder inside a read-only path (a child Artifact) cannot be renamed anyway, and a
+  // writable self-bind there would make it writable.
+  const pinned = anchors.pinned.filter((d) => !readable.some((r) => isWithin(d, r)));
+  readable.push(...anchors.readOnly);
+  writable.push(...pinned);
   const visible = [...readable, ...writable];
   const hidden: SandboxPlan["hidden"] = [];
   const hide = (path: string) => {

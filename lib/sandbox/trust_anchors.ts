@@ -11,8 +11,9 @@
  * no lock or execution path pins that file — a way out of its sandbox.
  *
  * Each anchor that exists and lies strictly inside a writable path is bound read-only
- * again at the place that path shows it (a bind mount point cannot be renamed or removed
- * either). An anchor that does not exist is not created (a mount point would leave an
+ * again at the place that path shows it, and each folder between the two is bound onto
+ * itself (still writable): a mount point can be neither renamed nor removed, so an anchor
+ * can neither be written nor swapped by renaming a folder that holds it. An anchor that does not exist is not created (a mount point would leave an
  * empty file on the host): a tool that may write the root can create a missing
  * `toolhost.lock` (a lock only ever blocks) or a missing `.git`.
  *
@@ -20,7 +21,7 @@
  */
 
 import { realpathSync, statSync } from "node:fs";
-import { isAbsolute, join, relative } from "node:path";
+import { dirname, isAbsolute, join, relative } from "node:path";
 import { operandSteps } from "../pins/operand_pin.ts";
 import { extensionsOf } from "../workspace/parse_extensions.ts";
 import { pluginsOf } from "../workspace/parse_plugins.ts";
@@ -83,29 +84,44 @@ function declaredPrograms(ws: Workspace): string[] {
   return files;
 }
 
+/** What {@link anchorBinds} asks of a sandbox. */
+export interface AnchorBinds {
+  /** Anchors to bind read-only (as the sandbox shows them). */
+  readOnly: string[];
+  /**
+   * Folders between a writable path and an anchor, bound onto themselves (still
+   * writable): a mount point cannot be renamed, so no anchor is swapped by renaming a
+   * folder that holds it and putting another in its place.
+   */
+  pinned: string[];
+}
+
 /**
- * The paths (as a sandbox shows them) to bind read-only over `writable` so that no
- * trust anchor of the workspace `ws` can be changed through them.
+ * The binds (paths as a sandbox shows them) that keep every trust anchor of the
+ * workspace `ws` from being changed, or swapped, through the `writable` paths.
  *
  * @example
  * ```ts
  * import { loadWorkspaceSync } from "../workspace/load_workspace.ts";
  * import { anchorBinds } from "./trust_anchors.ts";
- * anchorBinds(loadWorkspaceSync("examples"), ["/nonexistent"]); // [] (nothing writable there)
+ * anchorBinds(loadWorkspaceSync("examples"), ["/nonexistent"]); // nothing to bind
  * ```
  */
-export function anchorBinds(ws: Workspace, writable: readonly string[]): string[] {
-  if (writable.length === 0) return [];
+export function anchorBinds(ws: Workspace, writable: readonly string[]): AnchorBinds {
+  const readOnly = new Set<string>();
+  const pinned = new Set<string>();
+  if (writable.length === 0) return { readOnly: [], pinned: [] };
   const paths = [...TRUST_ANCHORS.map((a) => join(ws.root, a)), ...declaredPrograms(ws)];
   const anchors = paths.map(real).filter((a) => a !== undefined);
-  if (anchors.length === 0) return [];
-  const binds: string[] = [];
   for (const w of writable) {
     const rw = real(w);
     if (rw === undefined) continue;
     for (const a of anchors) {
-      if (strictlyWithin(a, rw)) binds.push(join(w, relative(rw, a)));
+      if (!strictlyWithin(a, rw)) continue;
+      const shown = join(w, relative(rw, a));
+      readOnly.add(shown);
+      for (let d = dirname(shown); d !== w && strictlyWithin(d, w); d = dirname(d)) pinned.add(d);
     }
   }
-  return [...new Set(binds)];
+  return { readOnly: [...readOnly], pinned: [...pinned] };
 }

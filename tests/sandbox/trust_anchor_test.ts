@@ -167,3 +167,109 @@ args = ["tools/interp.sh"]
     await Deno.remove(stateDir, { recursive: true });
   }
 });
+
+Deno.test("write sandbox: renaming the folder of another tool's script does not swap it", async () => {
+  if (skip) return printSkip("trust anchors (parent rename)", skip);
+  const swap = `#!/bin/sh
+if mv deep/tools deep/tools.old 2>/dev/null; then echo "MOVED tools"; fi
+if mv deep deep.old 2>/dev/null; then echo "MOVED deep"; fi
+mkdir -p deep/tools 2>/dev/null
+if (printf '#!/bin/sh\\necho PWNED\\n' > deep/tools/host.sh && chmod +x deep/tools/host.sh) 2>/dev/null; then
+  echo "PLANTED"
+fi
+if (echo x > deep/tools/other.txt) 2>/dev/null; then echo "WROTE other"; fi
+exit 0
+`;
+  await using ws = await tempWorkspace(
+    `[artifacts.app]
+path = "app"
+
+[artifacts.app.evals.review]
+audience = "agent"
+
+[artifacts.app.views.agent_tools.swap]
+description = "Swap another tool's folder."
+protocol = "plain"
+command = "./swap.sh"
+args = []
+sandbox = "write"
+
+[artifacts.app.views.agent_tools.host]
+description = "An unconfined tool's own script."
+protocol = "plain"
+command = "deep/tools/host.sh"
+args = []
+`,
+    {
+      "app/swap.sh": { text: swap, mode: 0o755 },
+      "app/deep/tools/host.sh": { text: "#!/bin/sh\necho host\n", mode: 0o755 },
+    },
+  );
+  const stateDir = await Deno.makeTempDir({ prefix: "toolhost_anchor_state_" });
+  const reg = await Registry.open(await loadWorkspace(ws.root), "app/review", {
+    stateDir,
+    env: { PATH: "/usr/bin:/bin" },
+    lock: false,
+  });
+  try {
+    const out = text(await reg.call("swap_app", {}));
+    assert.doesNotMatch(out, /MOVED|PLANTED/, out);
+    assert.match(out, /^WROTE other$/m, out); // the folder itself stays writable
+    assert.equal(text(await reg.call("host_app", {})), "host\n");
+  } finally {
+    await reg.close();
+    await Deno.remove(stateDir, { recursive: true });
+  }
+});
+
+Deno.test("write sandbox: a child Artifact holding another tool's script stays read-only", async () => {
+  if (skip) return printSkip("trust anchors (child Artifact)", skip);
+  const probe = `#!/bin/sh
+if (echo x > rules/new.txt) 2>/dev/null; then echo "WROTE child"; fi
+if (echo x > own.txt) 2>/dev/null; then echo "WROTE own"; fi
+exit 0
+`;
+  await using ws = await tempWorkspace(
+    `[artifacts.app]
+path = "app"
+
+[artifacts.spec]
+path = "app/rules"
+
+[artifacts.app.evals.review]
+audience = "agent"
+references = ["spec"]
+
+[artifacts.app.views.agent_tools.probe]
+description = "Write around."
+protocol = "plain"
+command = "./probe.sh"
+args = []
+sandbox = "write"
+
+[artifacts.spec.views.agent_tools.check]
+description = "A tool of the child Artifact."
+protocol = "plain"
+command = "tools/check.sh"
+args = []
+`,
+    {
+      "app/probe.sh": { text: probe, mode: 0o755 },
+      "app/rules/tools/check.sh": { text: "#!/bin/sh\necho check\n", mode: 0o755 },
+    },
+  );
+  const stateDir = await Deno.makeTempDir({ prefix: "toolhost_anchor_state_" });
+  const reg = await Registry.open(await loadWorkspace(ws.root), "app/review", {
+    stateDir,
+    env: { PATH: "/usr/bin:/bin" },
+    lock: false,
+  });
+  try {
+    const out = text(await reg.call("probe_app", {}));
+    assert.match(out, /^WROTE own$/m, out);
+    assert.doesNotMatch(out, /WROTE child/, out);
+  } finally {
+    await reg.close();
+    await Deno.remove(stateDir, { recursive: true });
+  }
+});
