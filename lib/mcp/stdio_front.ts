@@ -12,7 +12,8 @@
  *   what it took early that changes the server's state (the `initialize` request, whose
  *   answer the front then drops, and the notification), then the held lines; from then
  *   on it is a plain transport (as stdio_transport.ts: lines parsed by the SDK's rules,
- *   answers written as bytes).
+ *   answers written as bytes), except that a refused line holding a request is answered
+ *   and a batch is taken message by message (stray_lines.ts).
  *
  * Incoming data has the same bound as before the change (line_buffer.ts): more unread
  * input than `maxBufferBytes` ends the connection. Lines the front holds or keeps for a
@@ -36,6 +37,7 @@ import {
 } from "../extensions/line_framing.ts";
 import { earlyMessage } from "./early_answers.ts";
 import { LineBuffer, STDIO_MAX_BUFFER_BYTES } from "./line_buffer.ts";
+import { strayLine } from "./stray_lines.ts";
 
 /** What the front answers before the SDK is loaded. */
 export interface EarlyAnswers {
@@ -179,12 +181,15 @@ export class StdioFront implements Transport {
     this.#opts.needServer();
   }
 
-  #deliver(parse: LineParser, line: string): void {
+  #deliver(parse: LineParser, line: string, inBatch = false): void {
     let message: JSONRPCMessage;
     try {
       message = parse(line);
     } catch (e) {
-      this.onerror?.(e as Error); // a bad line is reported and skipped, as before
+      this.onerror?.(e as Error); // a bad line is reported; a request with an id answered
+      const stray = strayLine(line, inBatch);
+      if (stray.kind === "answer") void this.#write(stray.message).catch(() => {});
+      if (stray.kind === "batch") { for (const l of stray.lines) this.#deliver(parse, l, true); }
       return;
     }
     this.onmessage?.(message);
