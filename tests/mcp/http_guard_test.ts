@@ -88,3 +88,13 @@ Deno.test("checkRequest: Origin, Host and bearer token", () => {
   const open = { origins: new Set<string>(), loopbackHostOnly: false };
   assert.equal(checkRequest({ host: "example.com" }, open), undefined);
 });
+
+Deno.test("checkRequest: the token compare takes any length (digests), and only the token passes", () => {
+  const policy = { origins: new Set<string>(), loopbackHostOnly: false, token: "s3cret-token" };
+  const status = (authorization: string) => checkRequest({ authorization }, policy)?.status;
+  assert.equal(status("Bearer s3cret-token"), undefined);
+  assert.equal(status("bearer s3cret-token"), undefined);
+  for (const t of ["s3cret-toke", "s3cret-tokenn", "s3cret-tokeN", "x".repeat(10_000), "é"]) {
+    assert.equal(status(`Bearer ${t}`), 401, t.slice(0, 20));
+  }
+});
