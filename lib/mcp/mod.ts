@@ -20,7 +20,7 @@ export { fromMcpResult } from "../extensions/inbound_result.ts";
 export type { InboundOptions } from "../extensions/inbound_result.ts";
 export { evalToolSource } from "./tool_source.ts";
 export type { ToolSource } from "./tool_source.ts";
-export { createMcpServer } from "./server.ts";
+export { createMcpServer, MAX_CALLS_IN_FLIGHT } from "./server.ts";
 export type { McpServerOptions, ToolhostMcpServer } from "./server.ts";
 export { serveStdio } from "./stdio.ts";
 export type { StdioOutcome, StdioServeOptions } from "./stdio.ts";

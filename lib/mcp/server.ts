@@ -58,7 +58,16 @@ export interface McpServerOptions {
    * that serializes through it should ask. Default false.
    */
   spliceMirrors?: boolean;
+  /**
+   * Most `tools/call` requests of this connection running at once; one more is answered
+   * at once with an error result (each call may start processes: one HTTP batch or one
+   * pipelined write must not start thousands). Default {@link MAX_CALLS_IN_FLIGHT}.
+   */
+  maxCallsInFlight?: number;
 }
+
+/** Default of {@link McpServerOptions.maxCallsInFlight}. */
+export const MAX_CALLS_IN_FLIGHT = 64;
 
 /** A connection's server plus its lifecycle. */
 export interface ToolhostMcpServer {
@@ -173,6 +182,13 @@ function registerHandlers(server: Server, source: ToolSource, ctx: HandlerContex
   // Not `server.setRequestHandler`: see call_tool_handler.ts for what that adds and why.
   setCallToolHandler(server, async (req, extra): Promise<CallToolResult> => {
     if (ctx.stop.aborted) return toMcpResult(errorResult("The server is shutting down."));
+    const most = ctx.maxCallsInFlight ?? MAX_CALLS_IN_FLIGHT;
+    if (ctx.inflight.size >= most) {
+      return toMcpResult(errorResult(
+        `Too many calls in flight on this connection (at most ${most}); this one was not ` +
+          "started: send it again once an earlier call has answered.",
+      ));
+    }
     const call = signalFor(extra.signal);
     const token = req.params._meta?.progressToken;
     const ticker = token === undefined
