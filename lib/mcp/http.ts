@@ -205,6 +205,9 @@ async function handle(ctx: Ctx, req: IncomingMessage, res: ServerResponse): Prom
     const read = await readJson(req);
     if (!read.ok) return sendError(res, read.status, read.code, read.message);
     body = read.value;
+    if (Array.isArray(body) && body.length === 0) {
+      return sendError(res, 400, -32600, "Invalid Request: an empty batch");
+    }
   }
   if (sid !== undefined) {
     const s = ctx.pool.live.get(sid);
