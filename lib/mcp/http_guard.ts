@@ -46,6 +46,34 @@ export function parseBind(spec: string): BindAddress {
 }
 
 /**
+ * Refuse an `--allow-origin` value that no browser would send as `Origin`
+ * (`scheme://host[:port]`, http or https, nothing after): such a value would be accepted
+ * and never match, and the browser's requests would be refused without a word.
+ *
+ * @example
+ * ```ts
+ * import { checkAllowedOrigins } from "./http_guard.ts";
+ * checkAllowedOrigins(["https://app.example.com", "http://localhost:3000"]); // passes
+ * ```
+ */
+export function checkAllowedOrigins(origins: readonly string[]): void {
+  for (const o of origins) {
+    let origin: string | undefined;
+    try {
+      const u = new URL(o);
+      if (u.protocol === "http:" || u.protocol === "https:") origin = u.origin;
+    } catch { /* not a URL */ }
+    if (origin !== o.toLowerCase()) {
+      throw new InvocationError(
+        `--allow-origin ${JSON.stringify(o)}: not an origin; give the scheme, host and port ` +
+          "a browser sends in Origin, e.g. https://app.example.com or http://localhost:3000 " +
+          "(no path, no trailing slash)",
+      );
+    }
+  }
+}
+
+/**
  * What a failed `listen` on `--http` means, as an invocation error naming the address and
  * the fix (the port is taken, privileged, or the host is not this machine's); any other
  * error is returned unchanged.

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
 import { EXAMPLES, runCapture } from "../helpers/cli.ts";
-import { listenError } from "../../lib/mcp/http_guard.ts";
+import { checkAllowedOrigins, listenError } from "../../lib/mcp/http_guard.ts";
 
 Deno.test("serve --http on a port already in use says so and exits 2", async () => {
   const taken = createServer();
@@ -47,4 +47,18 @@ Deno.test("listen errors: privileged port and foreign address are named; others 
   );
   const other = err("EMFILE");
   assert.equal(listenError(other, bind), other);
+});
+
+Deno.test("serve --allow-origin: a value no browser sends as Origin is refused (exit 2)", async () => {
+  for (const bad of ["example.com", "https://app.example.com/", "https://a.example/x", "null"]) {
+    // An eval that does not exist: without the check serve stops there (never serving).
+    const r = await runCapture([
+      ...["serve", "--eval", "app/none", "--repo", EXAMPLES],
+      ...["--http", "127.0.0.1:0", "--allow-origin", bad],
+    ]);
+    assert.equal(r.code, 2, bad);
+    assert.match(r.err, /--allow-origin ".*": not an origin; give the scheme, host and port/);
+  }
+  // What browsers send passes (case aside: origins are compared in lower case).
+  checkAllowedOrigins(["https://App.example.com", "http://localhost:3000", "http://[::1]:8080"]);
 });

@@ -10,7 +10,7 @@ import process from "node:process";
 import { isatty } from "node:tty";
 import { Command } from "commander";
 import { InvocationError } from "../../errors/errors.ts";
-import { parseBind } from "../../mcp/http_guard.ts";
+import { checkAllowedOrigins, parseBind } from "../../mcp/http_guard.ts";
 import { checkSessionLimits, type SessionLimits } from "../../mcp/http_sessions.ts";
 import { checkDrainTimeout } from "../../mcp/http_drain.ts";
 import { serveStdio } from "../../mcp/stdio.ts";
@@ -116,6 +116,7 @@ export function serveCommand(io: CliIo, done: (code: number) => void): Command {
     }
     if (o.http !== undefined) {
       parseBind(o.http);
+      checkAllowedOrigins(o.allowOrigin ?? []);
       sessionLimits(o); // refuse bad values before opening anything
       drainTimeout(o);
     }
