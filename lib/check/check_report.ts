@@ -18,7 +18,9 @@ import {
 import { limitsCheck, type LimitsInfo, limitsInfo } from "../limits/report.ts";
 import type { LockSection } from "../lock/lock_section.ts";
 import { confinementCheck, type ConfinementInfo, confinementInfo } from "../sandbox/report.ts";
-import { evalExtensions } from "../workspace/parse_extensions.ts";
+import { evalExtensions, type ExtensionDecl } from "../workspace/parse_extensions.ts";
+import { resolveProgram } from "../workspace/program_path.ts";
+import { interpreterProblem } from "./interpreter.ts";
 import { pluginsOf } from "../workspace/parse_plugins.ts";
 
 /** Readiness of one tool. */
@@ -68,8 +70,11 @@ export interface SelectionReport {
     checks: ReadinessCheck[];
     ready: boolean;
   }[];
-  /** Extensions the selection admits, with their confinement. */
-  extensions?: { name: string; confinement: ConfinementInfo; ready: boolean }[];
+  /**
+   * Extensions the selection admits, with their confinement; `problem` when a command
+   * extension's program (or its `#!` interpreter) is not found, which starts nothing.
+   */
+  extensions?: { name: string; confinement: ConfinementInfo; problem?: string; ready: boolean }[];
   /** Hook commands, with their confinement. */
   hooks?: { keyPath: string; confinement: ConfinementInfo; ready: boolean }[];
   /** `toolhost.lock` verification, when the workspace has a lock file. */
@@ -124,7 +129,7 @@ export function buildSelectionReport(
     };
   });
   const sessions = sessionReports(ws, sel, scopeSet, env);
-  const others = processReports(ws, sel);
+  const others = processReports(ws, sel, env);
   const ready = tools.every((t) => t.ready) && sessions.every((s) => s.ready) &&
     others.extensions.every((e) => e.ready) && others.hooks.every((h) => h.ready);
   return {
@@ -224,7 +229,7 @@ function sessionReports(
   return out;
 }
 
-function processReports(ws: Workspace, sel: Selection): {
+function processReports(ws: Workspace, sel: Selection, env: Record<string, string | undefined>): {
   extensions: NonNullable<SelectionReport["extensions"]>;
   hooks: NonNullable<SelectionReport["hooks"]>;
 } {
@@ -232,11 +237,26 @@ function processReports(ws: Workspace, sel: Selection): {
     confinement: confinementInfo(policy, sel.audience),
     ready: confinementCheck(policy)?.ok ?? true,
   });
-  const extensions = sel.evalId === undefined
-    ? []
-    : evalExtensions(ws, sel.evalId).map((d) => ({ name: d.name, ...entry(d.sandbox) }));
+  const extensions = sel.evalId === undefined ? [] : evalExtensions(ws, sel.evalId).map((d) => {
+    const e = entry(d.sandbox);
+    // A remote extension is checked when it connects; a command one by its program here.
+    const problem = d.remote !== undefined ? undefined : extensionProgramProblem(ws, d, env);
+    return problem === undefined
+      ? { name: d.name, ...e }
+      : { name: d.name, confinement: e.confinement, problem, ready: false };
+  });
   const hooks = pluginsOf(ws).hooks.map((h) => ({ keyPath: h.keyPath, ...entry(h.sandbox) }));
   return { extensions, hooks };
+}
+
+/** Why a command extension's program cannot start (not found, no `#!` interpreter). */
+function extensionProgramProblem(
+  ws: Workspace,
+  d: ExtensionDecl,
+  env: Record<string, string | undefined>,
+): string | undefined {
+  const r = resolveProgram(d.command, ws.root, ws.root, env);
+  return r.ok ? interpreterProblem(r.path, env) : r.reason;
 }
 
 /** A tool's policy in effect: a bound tool runs under its session's when that is confined. */

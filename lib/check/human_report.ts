@@ -13,12 +13,10 @@ import { MANIFEST_NAME } from "../workspace/manifest_file.ts";
 import { publishedName } from "../workspace/names.ts";
 import { evalExtensions, type ExtensionDecl } from "../workspace/parse_extensions.ts";
 import { Problems } from "../workspace/problems.ts";
-import { resolveProgram } from "../workspace/program_path.ts";
 import type { Workspace } from "../workspace/types.ts";
 import type { SelectionReport } from "./check_report.ts";
 import type { ConfinementInfo } from "../sandbox/report.ts";
 import { checkKeyPath, fixFor } from "./fixes.ts";
-import { interpreterProblem } from "./interpreter.ts";
 import type { ReadinessCheck } from "./static_checks.ts";
 
 /** The styles the report uses. */
@@ -31,8 +29,6 @@ export interface RenderOptions {
    * Default: none.
    */
   paint?: (text: string, style: ReportStyle) => string;
-  /** Environment for the extension command lookup. Default `process.env`. */
-  env?: Record<string, string | undefined>;
 }
 
 type Paint = (text: string, style: ReportStyle) => string;
@@ -73,22 +69,27 @@ function failed(keyPath: string, checks: ReadinessCheck[]): Row["problems"] {
   }));
 }
 
-function extensionRow(ws: Workspace, d: ExtensionDecl, env: RenderOptions["env"]): Row {
-  if (d.remote !== undefined) {
-    return { name: d.name, ready: true, note: "remote: checked when it connects", problems: [] };
+/** An extension's row, from its report entry (the same readiness the exit code counts). */
+function extensionRow(d: ExtensionDecl, e: ExtensionEntry | undefined): Row {
+  const problems: Row["problems"] = [];
+  if (e?.problem !== undefined) {
+    problems.push({ detail: `command: ${e.problem}`, keyPath: `${d.keyPath}.command` });
   }
-  const r = resolveProgram(d.command, ws.root, ws.root, env ?? {});
-  const why = r.ok ? interpreterProblem(r.path, env ?? {}) : r.reason;
-  if (why === undefined) return { name: d.name, ready: true, note: "command found", problems: [] };
-  return {
-    name: d.name,
-    ready: false,
-    note: "",
-    problems: [{ detail: `command: ${why}`, keyPath: `${d.keyPath}.command` }],
-  };
+  const c = e?.confinement;
+  if (c?.unavailable !== undefined) {
+    problems.push({
+      detail: `confinement: unavailable (${c.unavailable}): it would be refused`,
+      keyPath: d.keyPath,
+    });
+  }
+  const base = d.remote !== undefined ? "remote: checked when it connects" : "command found";
+  const note = problems.length > 0 ? "" : c ? `${base}, ${confinementNote(c)}` : base;
+  return { name: d.name, ready: (e?.ready ?? true) && problems.length === 0, note, problems };
 }
 
-function rows(ws: Workspace, r: SelectionReport, env: RenderOptions["env"]): Row[][] {
+type ExtensionEntry = NonNullable<SelectionReport["extensions"]>[number];
+
+function rows(ws: Workspace, r: SelectionReport): Row[][] {
   const blocked = new Set(r.lock?.status === "drift" ? r.lock.blocked : []);
   const tools = r.tools.map((t) => {
     const keyPath = toolKeyPath(ws, t.artifactId, t.name);
@@ -112,11 +113,7 @@ function rows(ws: Workspace, r: SelectionReport, env: RenderOptions["env"]): Row
     };
   });
   const exts = r.eval === undefined ? [] : evalExtensions(ws, r.eval);
-  const extRows = exts.map((d) => {
-    const row = extensionRow(ws, d, env);
-    const c = r.extensions?.find((e) => e.name === d.name)?.confinement;
-    return c ? { ...row, note: `${row.note}, ${confinementNote(c)}` } : row;
-  });
+  const extRows = exts.map((d) => extensionRow(d, r.extensions?.find((e) => e.name === d.name)));
   const hooks = (r.hooks ?? []).map((h) => ({
     name: h.keyPath,
     ready: h.ready,
@@ -209,7 +206,7 @@ export function renderCheckReport(
     const title = r.eval !== undefined ? `eval ${r.eval}` : `Artifact ${r.artifact}`;
     const state = r.ready ? paint("ready", "green") : paint("not ready", "red");
     out.push(`${paint(escapeShown(title, 200), "bold")} (${r.audience}): ${state}`);
-    const groups = rows(ws, r, opts.env ?? process.env);
+    const groups = rows(ws, r);
     const width = Math.min(40, Math.max(9, ...groups.flat().map((g) => g.name.length)));
     groups.forEach((g, i) => out.push(...section(HEADINGS[i], g, width, line, paint)));
     if (groups.every((g) => g.length === 0)) out.push("  (no tools)");

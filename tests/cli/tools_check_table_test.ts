@@ -113,6 +113,16 @@ Deno.test("tools check: extensions get their own rows", async () => {
     assert.match(r.out, /^ {2}fx +not ready$/m);
     assert.match(r.out, /command: the command was not found on PATH/);
     assert.match(r.out, /at extensions\.fx\.command \(toolhost\.toml:2\)/);
+    // The row that is not ready makes the eval, the summary, the exit code and --json say so.
+    assert.match(r.out, /^eval app\/review \(agent\): not ready$/m);
+    assert.match(r.out, /The checked scope is not ready\./);
+    assert.equal(r.code, 1);
+    const j = await runCapture(["tools", "check", "app/review", "--json", "--repo", root]);
+    assert.equal(j.code, 1);
+    const report = JSON.parse(j.out);
+    assert.equal(report.ready, false);
+    assert.equal(report.extensions[0].ready, false);
+    assert.equal(report.extensions[0].problem, "the command was not found on PATH");
   });
 });
 
