@@ -216,6 +216,12 @@ async function handle(ctx: Ctx, req: IncomingMessage, res: ServerResponse): Prom
     if (req.method === "GET") return await s.transport.handleRequest(req, res, body);
     return await ctx.pool.track(s, () => s.transport.handleRequest(req, res, body), res);
   }
+  if (req.method === "GET") {
+    // No event stream without a session. 405 (the protocol's "no SSE stream here") is what
+    // a client probing for the legacy HTTP+SSE transport takes as "use Streamable HTTP".
+    res.setHeader("Allow", "POST");
+    return sendError(res, 405, -32000, "Method not allowed: no session; POST initialize first");
+  }
   if (req.method !== "POST" || !isInitializeRequest(body)) {
     return sendError(res, 400, -32000, "Bad Request: no valid session ID; send initialize first");
   }
