@@ -194,6 +194,20 @@ export class ExtensionHost {
     return this.servers.some((s) => name.endsWith(`_${s.decl.name}`));
   }
 
+  /**
+   * Why `name` is not offered: when the server its suffix names could not start or list
+   * its tools, that reason (value-free, as in `tools check --execute`); else no such tool.
+   */
+  #unavailable(name: string): string {
+    const server = this.servers
+      .filter((s) => name.endsWith(`_${s.decl.name}`))
+      .sort((a, b) => b.decl.name.length - a.decl.name.length)[0];
+    const down = server?.readiness.error;
+    return down === undefined
+      ? `No tool \`${name}\` is available from this eval's extensions.`
+      : `${down.replace(/\.$/, "")}, so \`${name}\` is not available.`;
+  }
+
   /** Differences from the lock found by the latest listing (starts servers to find out). */
   async lockDrift(): Promise<Drift[]> {
     await this.#activate(this.servers);
@@ -394,7 +408,7 @@ export class ExtensionHost {
         );
       }
     }
-    if (!tool) return errorResult(`No tool \`${name}\` is available from this eval's extensions.`);
+    if (!tool) return errorResult(this.#unavailable(name));
     if (tool.blocked) {
       reportCallEvent({ kind: "lock_mismatch", what: "extension" });
       return errorResult(lockRefusalText(name, tool.blocked));

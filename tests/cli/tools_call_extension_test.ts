@@ -59,3 +59,21 @@ Deno.test("tools check --execute: an extension's tool runs, an unknown name is s
     assert.match(none.err, /no tool `ech` in this selection/);
   });
 });
+
+Deno.test("tools call: a tool of an extension that cannot start says why", async () => {
+  const toml = `[artifacts.app]\npath = "app"\n\n[artifacts.app.evals.review]\n` +
+    `audience = "agent"\nextensions = ["gone"]\n\n[extensions.gone]\n` +
+    `command = "no-such-mcp-server-q7"\n`;
+  await withWorkspace(toml, { "app/README.md": "x" }, async (root) => {
+    const r = await runCapture([
+      ...["tools", "call", "read_gone", "--eval", "app/review", "--repo", root],
+      ...["--state-dir", `${root}/.state`],
+    ]);
+    assert.equal(r.code, 1, r.err);
+    assert.equal(
+      JSON.parse(r.out).content[0].text,
+      "The extension `gone` cannot start: the command was not found on PATH, so `read_gone` " +
+        "is not available.",
+    );
+  });
+});
