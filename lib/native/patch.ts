@@ -52,6 +52,8 @@ interface Planned {
   fp: FilePatch;
   r: ResolvedPath;
   box?: Sandbox;
+  /** The workspace root, whose trust anchors no patch changes. */
+  wsRoot: string;
   t?: WriteTarget;
   old: { bytes: Uint8Array; mode: number; id: string } | null;
   next: Uint8Array | null;
@@ -75,7 +77,7 @@ function plan(p: Planned, i: number, n: number): void {
   const { fp, r } = p;
   let t: WriteTarget;
   try {
-    t = openWriteTarget(p.box!, r, false);
+    t = openWriteTarget(p.box!, r, false, p.wsRoot);
   } catch (e) {
     if (fp.action === "create" && e instanceof PathError && /does not exist/.test(e.message)) {
       return planNew(p, i, n);
@@ -119,7 +121,7 @@ function planContent(p: Planned, i: number, n: number, bytes: Uint8Array): void 
 }
 
 function stage(p: Planned): void {
-  if (p.t === undefined) p.t = openWriteTarget(p.box!, p.r, true);
+  if (p.t === undefined) p.t = openWriteTarget(p.box!, p.r, true, p.wsRoot);
   if (p.next !== null && !p.t.inPlace) p.tmp = stageTemp(p.t, p.next, p.old?.mode ?? NEW_FILE_MODE);
 }
 
@@ -235,7 +237,8 @@ export async function runFilesPatch(
   const ps: Planned[] = files.map((fp, i) => {
     try {
       const r = resolveLogicalPath(env, fp.path);
-      return { fp, r, old: null, next: null, protect: env.protect, committed: false };
+      const wsRoot = env.workspace.root;
+      return { fp, r, wsRoot, old: null, next: null, protect: env.protect, committed: false };
     } catch (e) {
       fail(
         i,

@@ -55,7 +55,7 @@ export async function runFilesWrite(args: FilesWriteArgs, env: BuiltinEnv): Prom
     );
   }
   return await withSandbox(r, env, (box) => {
-    const t = openWriteTarget(box, r, args.createParents ?? true);
+    const t = openWriteTarget(box, r, args.createParents ?? true, env.workspace.root);
     try {
       const cur = readCurrent(t);
       replaceContent(t, bytes, cur?.mode ?? NEW_FILE_MODE, cur?.id ?? null);
@@ -139,7 +139,7 @@ export function findFree(
 export async function runFilesEdit(args: FilesEditArgs, env: BuiltinEnv): Promise<ToolResult> {
   const r = resolveLogicalPath(env, args.path);
   return await withSandbox(r, env, (box) => {
-    const t = openWriteTarget(box, r, false);
+    const t = openWriteTarget(box, r, false, env.workspace.root);
     try {
       const cur = readCurrent(t);
       if (cur === null) throw new PathError(`${showPath(r.path)} does not exist.`);

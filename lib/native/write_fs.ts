@@ -7,7 +7,8 @@
  * (atomic; a symlink at the target is replaced, never written through). A file Artifact's
  * own file is rewritten in place, so nothing is ever created outside the Artifact.
  *
- * Refused outright: any path through git's control folder (`.git`, see git_path.ts); an
+ * Refused outright: any path through git's control folder (`.git`, see git_path.ts); the
+ * workspace's `toolhost.toml` and `toolhost.lock` (anchor_path.ts); an
  * existing file that is another name (hard link) of an Artifact the eval does not admit,
  * found by identity like the read tools do; and any existing file with more than one
  * hard link, since writing it would change, or silently detach, the same file under its
@@ -23,6 +24,7 @@ import { pathErrorFor } from "../paths/errno.ts";
 import type { ResolvedPath } from "../paths/resolve.ts";
 import type { DirHandle, Sandbox } from "../paths/sandbox.ts";
 import { refuseGitControlPath } from "./git_path.ts";
+import { refuseTrustAnchor } from "./anchor_path.ts";
 import { NATIVE_LIMITS } from "./limits.ts";
 import { showPath } from "../paths/show_path.ts";
 
@@ -102,17 +104,19 @@ function enterChild(
  * `createParents`. The caller closes it with {@link closeTarget}.
  *
  * @throws {PathError} for symlinks, non-folders, refused Artifacts, a missing parent, or
- * a path through git's control folder (`.git`).
+ * a path through git's control folder (`.git`), or the workspace's `toolhost.toml` or
+ * `toolhost.lock` (anchor_path.ts) when `workspaceRoot` holds them.
  * @example
  * ```ts
  * import { openWriteTarget } from "./write_fs.ts";
- * // const t = openWriteTarget(box, resolved, true);
+ * // const t = openWriteTarget(box, resolved, true, env.workspace.root);
  * ```
  */
 export function openWriteTarget(
   box: Sandbox,
   r: ResolvedPath,
   createParents: boolean,
+  workspaceRoot: string,
 ): WriteTarget {
   const comps = r.components;
   refuseGitControlPath(r.path, r.fileOnly === undefined ? comps : [...comps, r.fileOnly]);
@@ -134,6 +138,7 @@ export function openWriteTarget(
       cur = next;
     }
     if (cur.fd !== box.root.fd) box.confirmInside(cur.fd, r.path, MOVED_OUTSIDE);
+    refuseTrustAnchor(cur, t.name, r.path, workspaceRoot);
   } catch (e) {
     box.closeDir(cur);
     removeCreated(t);
