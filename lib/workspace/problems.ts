@@ -14,6 +14,12 @@ export type Table = Record<string, unknown>;
 /** Most problems reported (located and printed); the rest are only counted. */
 export const MAX_REPORTED_PROBLEMS = 100;
 
+/**
+ * Most key-path components a line index keeps prefixes for (declarations go about ten
+ * deep; a manifest may dot a header a hundred thousand times, which must stay linear).
+ */
+const MAX_LOCATED_DEPTH = 64;
+
 /** Most UTF-16 code units of a key path shown in a message. */
 const SHOWN_KEY_UNITS = 160;
 
@@ -102,6 +108,11 @@ export class Problems {
   locate(keyPath: string): number | undefined {
     const index = this.#index ??= indexLines(this.#text);
     const parts = keyPath.replace(/\[\d+\]/g, "").split(".");
+    if (parts.length > MAX_LOCATED_DEPTH) {
+      // Deeper than any declaration goes: its header's line, found by a bounded prefix.
+      const at = index.headerPrefix.get(parts.slice(0, MAX_LOCATED_DEPTH).join("."));
+      return at === undefined ? undefined : at + 1;
+    }
     // A table introduced by a header (possibly through a deeper header).
     const own = index.headerPrefix.get(parts.join("."));
     if (own !== undefined) return own + 1;
@@ -136,9 +147,12 @@ function indexLines(text: string): LineIndex {
       const h = headerOf(line);
       if (h === undefined) return;
       if (!index.header.has(h)) index.header.set(h, i);
-      const hp = h.split(".");
-      for (let n = 1; n <= hp.length; n++) {
-        const prefix = hp.slice(0, n).join(".");
+      // Prefixes up to MAX_LOCATED_DEPTH components, each built from the last: the
+      // characters kept stay linear in the header, however many dotted keys it has.
+      const hp = h.split(".", MAX_LOCATED_DEPTH);
+      let prefix = "";
+      for (let n = 0; n < hp.length; n++) {
+        prefix = n === 0 ? hp[0] : `${prefix}.${hp[n]}`;
         if (!index.headerPrefix.has(prefix)) index.headerPrefix.set(prefix, i);
       }
       return;
@@ -164,10 +178,27 @@ function formatLine(p: DeclarationProblem): string {
   return `${where}: ${p.keyPath}: ${p.message}`;
 }
 
+/**
+ * The key path of a `[table]` or `[[array]]` header line, scanned in one pass: a regex
+ * with a lazy body and optional blanks before `]` backtracked quadratically over a long
+ * run of blanks (a 1 MB line, e.g. in a multi-line string, took minutes).
+ */
 function headerOf(line: string): string | undefined {
-  const m = /^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$/.exec(line);
-  if (!m) return undefined;
-  return m[1].split(".").map((s) => s.trim().replace(/^"(.*)"$/, "$1")).join(".");
+  const l = line.trimStart();
+  if (!l.startsWith("[")) return undefined;
+  const body = l.slice(l.startsWith("[[") ? 2 : 1);
+  const close = body.indexOf("]");
+  const inner = close < 0 ? "" : body.slice(0, close).trim();
+  if (inner === "") return undefined;
+  let rest = body.slice(close + 1);
+  if (rest.startsWith("]")) rest = rest.slice(1);
+  rest = rest.trimStart();
+  if (rest !== "" && !rest.startsWith("#")) return undefined;
+  return inner.split(".").map((s) => unquote(s.trim())).join(".");
+}
+
+function unquote(s: string): string {
+  return s.length >= 2 && s.startsWith('"') && s.endsWith('"') ? s.slice(1, -1) : s;
 }
 
 /**

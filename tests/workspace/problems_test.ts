@@ -107,3 +107,43 @@ Deno.test("problems: a name inside a message is escaped too", () => {
   p.add("a", "names no Artifact `x\u001b]0;evil\u0007`");
   assert.equal(p.list[0].message, "names no Artifact `x\\u{1b}]0;evil\\u{7}`");
 });
+
+Deno.test("problems: a table header of 100000 dotted keys is indexed and located in linear work", async () => {
+  // Each prefix of a header used to be joined and kept: 100,000 components made
+  // 5·10^9 characters of map keys (a 200 KB manifest that never finished loading).
+  const deep = Array(100_000).fill("a").join(".");
+  const text = `top = 1\n[${deep}]\nk = 1\n`;
+  const p = new Problems("toolhost.toml", text);
+  assert.equal(p.locate("a"), 2);
+  assert.equal(p.locate(deep), 2);
+  assert.equal(p.locate(`${deep}.k`), 2);
+  assert.equal(p.locate("top"), 1);
+  await withWorkspace(`${BASE_TOML}[${deep}]\n`, BASE_FILES, async (root) => {
+    const e = await loadWorkspace(root).then(() => undefined, (x) => x);
+    assert.ok(e instanceof DeclarationError);
+    assert.match(e.message, /unknown key/);
+  });
+});
+
+Deno.test("problems: a header-like line of a million blanks is indexed in one pass", () => {
+  // A lazy header regex backtracked over the blanks: quadratic, minutes for 1 MB.
+  const text = `x = """\n[a${" ".repeat(1_000_000)}b\n"""\n[artifacts.app]\nk = 1\n`;
+  const p = new Problems("toolhost.toml", text);
+  assert.equal(p.locate("artifacts.app.k"), 5);
+  assert.equal(p.locate("artifacts.app"), 4);
+});
+
+Deno.test("problems: header forms still located (arrays, comments, quoted keys, blanks)", () => {
+  const text = [
+    "[[ hooks.before_call ]] # first",
+    "command = 1",
+    '[ artifacts . "app" ]',
+    "k = 1",
+    "[artifacts.app.views] junk",
+    "[]",
+  ].join("\n");
+  const p = new Problems("t", text);
+  assert.equal(p.locate("hooks.before_call.command"), 2);
+  assert.equal(p.locate("artifacts.app.k"), 4);
+  assert.equal(p.locate("artifacts.app.views"), 3, "a header with trailing junk is not one");
+});
