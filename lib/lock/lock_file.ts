@@ -141,6 +141,29 @@ export interface LockFile {
 }
 
 /**
+ * Most levels of arrays and objects a lock may nest. Declarations are free-form objects
+ * that comparison canonicalizes recursively; a tampered lock nested deeper must be the
+ * lock's own error, not a stack overflow. Generous: a manifest's schemas nest at most 256.
+ */
+export const MAX_LOCK_DEPTH = 1000;
+
+/** Throw {@link LockMismatch} when `v` nests deeper than {@link MAX_LOCK_DEPTH} (iterative). */
+function refuseDeepValue(v: unknown): void {
+  const stack: [unknown, number][] = [[v, 0]];
+  while (stack.length > 0) {
+    const [x, depth] = stack.pop()!;
+    if (typeof x !== "object" || x === null) continue;
+    if (depth >= MAX_LOCK_DEPTH) {
+      throw new LockMismatch(
+        `toolhost.lock: a value is nested deeper than ${MAX_LOCK_DEPTH} levels; review it or ` +
+          "run `toolhost lock`",
+      );
+    }
+    for (const y of Object.values(x)) stack.push([y, depth + 1]);
+  }
+}
+
+/**
  * Parse and check a lock file's text. Throws {@link LockMismatch} (naming where, never
  * quoting content) for invalid JSON, another version or a malformed entry.
  *
@@ -157,6 +180,7 @@ export function parseLockFile(text: string): LockFile {
   } catch {
     throw new LockMismatch("toolhost.lock is not valid JSON; review it or run `toolhost lock`");
   }
+  refuseDeepValue(v);
   checkLockValue(v, LOCK_VERSION);
   return v as LockFile;
 }

@@ -160,3 +160,21 @@ Deno.test("a lock over 8 MiB is refused before it is read", async () => {
     await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test("a tampered lock nested 100000 deep is a LockMismatch naming where, not a crash", () => {
+  // Declarations are free-form objects that the registry canonicalizes recursively: a
+  // deep value used to end `tools call`, `serve` and `Registry.open` with an internal
+  // "Maximum call stack size exceeded" instead of the lock's own error.
+  const deep = "[".repeat(100_000) + "]".repeat(100_000);
+  const ev = JSON.stringify({ ...EMPTY_EVAL, declaration: { x: 1 } }).replace("1", deep);
+  const text = `{"evals":{"app/r":${ev}},"lockfileVersion":2}`;
+  assert.throws(() => parseLockFile(text), (e: unknown) => {
+    assert.ok(e instanceof LockMismatch, String(e));
+    assert.match(e.message, /toolhost\.lock: .*nested deeper than/);
+    return true;
+  });
+  // What toolhost writes stays readable: deep but bounded declarations still parse.
+  const ok = JSON.stringify({ ...EMPTY_EVAL, declaration: { x: 1 } })
+    .replace("1", "[".repeat(200) + "]".repeat(200));
+  parseLockFile(`{"evals":{"app/r":${ok}},"lockfileVersion":2}`);
+});
