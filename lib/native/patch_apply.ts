@@ -65,7 +65,12 @@ function locate(
   floor: number,
 ): number {
   const max = lines.length - h.oldLines.length;
+  if (max < floor) return -1;
   const at = (k: number) => matchesAt(lines, held, k, h.oldLines);
+  // Only [floor, max] holds candidates: a stated line outside it (a hunk header may say
+  // any number) starts at the nearest end, which visits them in the same order and never
+  // walks the distance in between.
+  expected = Math.min(Math.max(expected, floor), max);
   for (let d = 0; expected - d >= floor || expected + d <= max; d++) {
     if (expected + d <= max && expected + d >= floor && at(expected + d)) return expected + d;
     if (d > 0 && expected - d >= floor && expected - d <= max && at(expected - d)) {

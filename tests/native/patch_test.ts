@@ -100,6 +100,27 @@ Deno.test("files_patch: hunks apply at an offset but never with wrong context", 
   }
 });
 
+Deno.test("files_patch: a hunk stating an absurd line number is searched within the file only", async () => {
+  // The search for the nearest matching position walked outward one line at a time from
+  // the stated line: @@ -99999999999999999999 @@ spun the event loop forever (a whole
+  // server stalled by one 60-byte patch). Positions outside the file are never candidates.
+  const t = appTree({ "f.txt": "a\nb\nc\n" });
+  try {
+    for (const start of ["99999999999999999999", "9007199254740991", "9".repeat(400)]) {
+      const e = err(
+        await call("files_patch", { patch: diff("f.txt", `@@ -${start} +1 @@\n-zzz\n+y\n`) }, t.e),
+      );
+      assert.match(e, /hunk 1 does not apply/);
+    }
+    // Nearest to the stated line still wins: from far below the end, the last match.
+    fs.writeFileSync(`${t.app}/f.txt`, "k\nx\nk\nx\n");
+    ok(await call("files_patch", { patch: diff("f.txt", "@@ -99999999999 +1 @@\n-k\n+K\n") }, t.e));
+    assert.equal(fs.readFileSync(`${t.app}/f.txt`, "utf8"), "k\nx\nK\nx\n");
+  } finally {
+    t.rm();
+  }
+});
+
 Deno.test("files_patch: no newline at end of file, both ways", async () => {
   const t = appTree({ "f.txt": "a\nb" });
   try {
