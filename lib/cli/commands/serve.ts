@@ -18,6 +18,7 @@ import { crashSweep, sweepingSource } from "../crash_sweep.ts";
 import { evalToolSource, type ToolSource } from "../../mcp/tool_source.ts";
 import { Registry } from "../../registry/registry.ts";
 import { prefetchCallPath } from "../../registry/call_path.ts";
+import { checkStateDir } from "../../registry/state_dir_check.ts";
 import {
   type CommonOptions,
   missingEvalError,
@@ -126,7 +127,9 @@ export function serveCommand(io: CliIo, done: (code: number) => void): Command {
     const log = (line: string) => io.err(`toolhost serve: ${line}\n`);
     if (o.lock === false) warnLockDisabled((l) => io.err(l));
     const lock = o.lock !== false;
-    // Calls a killed or crashed serve left running are swept once (crash_sweep.ts).
+    // Calls a killed or crashed serve left running are swept once (crash_sweep.ts), never
+    // through a state dir that is a symlink (Registry.open refuses it, but it sweeps first).
+    checkStateDir(ws.root, stateDir);
     const sweep = crashSweep(stateDir, log);
     const open = async (): Promise<ToolSource> =>
       sweepingSource(

@@ -8,6 +8,7 @@
 
 import { Command } from "commander";
 import { sweepSessions } from "../../sessions/sweep.ts";
+import { checkStateDir } from "../../registry/state_dir_check.ts";
 import { type CommonOptions, openWorkspace, withCommon } from "../common_options.ts";
 import { type CliIo, EXIT } from "../exit.ts";
 import { withProgress } from "../progress.ts";
@@ -35,7 +36,9 @@ export function sweepCommand(io: CliIo, done: (code: number) => void): Command {
         "Exit codes: 0 clean, 1 some directory could not be cleaned (its journal is\nkept).",
     );
   withCommon(cmd).action(async (o: CommonOptions) => {
-    const { stateDir } = await openWorkspace(o);
+    const { ws, stateDir } = await openWorkspace(o);
+    // A state dir reached through a symlink is refused before anything is swept there.
+    checkStateDir(ws.root, stateDir);
     const report = await withProgress("sweeping stale sessions", () => sweepSessions(stateDir));
     if (o.json) io.out(`${JSON.stringify(report, null, 2)}\n`);
     else {
