@@ -11,6 +11,7 @@ import {
   existsSync,
   fstatSync,
   openSync,
+  readdirSync,
   readSync,
   realpathSync,
   statSync,
@@ -62,13 +63,43 @@ export function findWorkspaceRoot(repo?: string, cwd: string = process.cwd()): s
     if (existsSync(join(dir, MANIFEST_NAME))) return realpathSync(dir);
     const up = dirname(dir);
     if (up === dir) {
+      const below = workspacesBelow(cwd);
+      const pass = below.length > 0
+        ? `pass --repo DIR (here: ${below.map((d) => `--repo ${d}`).join(", ")})`
+        : "pass --repo DIR";
       throw new InvocationError(
-        `no ${MANIFEST_NAME} found in the current folder or its ancestors; pass --repo DIR, ` +
+        `no ${MANIFEST_NAME} found in the current folder or its ancestors; ${pass}, ` +
           `or ${startHint("")} here`,
       );
     }
     dir = up;
   }
+}
+
+/**
+ * The immediate subfolders of `cwd` holding a manifest (at most 3, in name order, quoted
+ * for a shell; at most 1000 entries read): where someone one folder too high (a clone's
+ * `examples/`, the parent of their workspace) most likely meant to be.
+ */
+function workspacesBelow(cwd: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(cwd, { withFileTypes: true }).slice(0, 1000)
+      .filter((e) => e.isDirectory() && !e.name.startsWith("."))
+      .map((e) => e.name)
+      .sort();
+  } catch {
+    return [];
+  }
+  const isManifest = (n: string) => {
+    try {
+      return statSync(join(cwd, n, MANIFEST_NAME)).isFile();
+    } catch {
+      return false;
+    }
+  };
+  const quoted = (n: string) => /^[\w.@%+=:,-]+$/.test(n) ? n : `'${n.replaceAll("'", `'\\''`)}'`;
+  return names.filter(isManifest).slice(0, 3).map(quoted);
 }
 
 /**

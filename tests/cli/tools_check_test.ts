@@ -307,6 +307,22 @@ Deno.test("--repo without toolhost.toml → exit 2 with a clear message", async 
   }
 });
 
+Deno.test("no manifest here or above, but in a subfolder: its --repo is named", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "toolhost-below-" });
+  try {
+    for (const sub of ["ws", "my tools", "plain", "dir"]) await Deno.mkdir(join(dir, sub));
+    await Deno.writeTextFile(join(dir, "ws", "toolhost.toml"), "");
+    await Deno.writeTextFile(join(dir, "my tools", "toolhost.toml"), "");
+    await Deno.mkdir(join(dir, "dir", "toolhost.toml")); // not a manifest
+    assert.throws(
+      () => findWorkspaceRoot(undefined, dir),
+      /found in the current folder or its ancestors; pass --repo DIR \(here: --repo 'my tools', --repo ws\), or start/,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("--state-dir is accepted and nothing is written there by a static check", async () => {
   await withWorkspace(BASE_TOML, BASE_FILES, async (root) => {
     const stateDir = join(root, "st");
