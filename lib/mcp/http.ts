@@ -41,6 +41,7 @@ import {
 } from "./http_sessions.ts";
 import type { ToolSource } from "./tool_source.ts";
 import { answerProbe } from "./http_ops.ts";
+import { ReplyBacklog } from "./http_backlog.ts";
 import { sameUserPeer } from "./peer_uid.ts";
 import { METRICS_PATH, ServeMetrics } from "./http_metrics.ts";
 import { checkDrainTimeout, type DrainOutcome, untilQuiet } from "./http_drain.ts";
@@ -213,6 +214,7 @@ async function handle(ctx: Ctx, req: IncomingMessage, res: ServerResponse): Prom
     const s = ctx.pool.live.get(sid);
     if (!s) return sendError(res, 404, -32001, "Session not found");
     // A GET event stream may stay open for ever: it is not a call and not activity.
+    s.replies?.add(res);
     if (req.method === "GET") return await s.transport.handleRequest(req, res, body);
     return await ctx.pool.track(s, () => s.transport.handleRequest(req, res, body), res);
   }
@@ -249,8 +251,16 @@ async function openSession(ctx: Ctx, req: IncomingMessage, res: ServerResponse, 
     return sendError(res, 500, -32603, `Cannot open the eval: ${msg}`);
   }
   const pool = ctx.pool;
-  const mcp = createMcpServer(source, ctx.opts);
-  const session: PoolSession = { mcp, transport: undefined!, lastSeen: Date.now(), calls: 0 };
+  const replies = new ReplyBacklog();
+  replies.add(res);
+  const mcp = createMcpServer(source, { ...ctx.opts, replyBacklog: () => replies.bytes() });
+  const session: PoolSession = {
+    mcp,
+    transport: undefined!,
+    lastSeen: Date.now(),
+    calls: 0,
+    replies,
+  };
   const transport = new StreamableHTTPServerTransport({
     sessionIdGenerator: () => randomUUID(),
     onsessioninitialized: (id) => pool.add(id, session),

@@ -11,6 +11,7 @@
  * @module
  */
 
+import type { ReplyBacklog } from "./http_backlog.ts";
 // @ts-types="@modelcontextprotocol/sdk/server/streamableHttp"
 import type { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { ServerResponse } from "node:http";
@@ -77,6 +78,8 @@ export interface PoolSession {
   lastSeen: number;
   /** Requests (not a `GET` event stream) not yet handed to the MCP server. */
   calls: number;
+  /** Its responses' unsent bytes (http_backlog.ts). */
+  replies?: ReplyBacklog;
   /** Set once the session is ending. */
   closing?: Promise<void>;
 }

@@ -9,7 +9,10 @@
  * path, and no URI reads anything the store does not hold. Reading re-checks the file
  * exactly as `get_artifact_field` does (same device, inode and size, sha256 when the ref
  * has one, at most 64 MiB) and refuses content holding a protected value when the store
- * is protected. Text (UTF-8 without NUL) is returned as `text`, anything else as `blob`.
+ * is protected. Text (UTF-8 without NUL) is returned as `text`, anything else as `blob`;
+ * so is text whose JSON escapes would make it longer than base64 (control characters
+ * escape to up to 6 bytes): past 1 MiB no reply is more than ~4/3 of the artifact. Reads go through
+ * `resource_gate.ts`, which bounds the replies a client has not taken.
  *
  * @module
  */
@@ -29,6 +32,7 @@ import { ContentUnavailable, readArtifactBytes } from "../artifacts/content.ts";
 import type { ArtifactStore } from "../artifacts/store.ts";
 import type { StoredArtifact } from "../artifacts/types.ts";
 import { ARTIFACT_LINE_PREFIX } from "../odek/render.ts";
+import { type Backlog, gatedRead } from "./resource_gate.ts";
 import type { ResourceLinkBlock, ToolResult } from "../results/types.ts";
 
 /**
@@ -148,8 +152,7 @@ export async function readArtifactResource(
     throw new McpError(RESOURCE_NOT_FOUND, `The artifact cannot be read: ${why}.`);
   }
   const text = textOf(bytes);
-  const guardText = text ?? new TextDecoder().decode(bytes);
-  if (store.guard?.leaks(guardText)) {
+  if (store.guard?.leaks(text ?? new TextDecoder().decode(bytes))) {
     throw new McpError(
       RESOURCE_NOT_FOUND,
       "The artifact holds a protected value; it is not served.",
@@ -166,13 +169,32 @@ export async function readArtifactResource(
 }
 
 function textOf(bytes: Uint8Array): string | undefined {
-  if (bytes.includes(0)) return undefined;
+  if (bytes.includes(0) || escapesTooMuch(bytes)) return undefined;
   try {
     const t = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
     return t.startsWith("\ufeff") ? t.slice(1) : t;
   } catch {
     return undefined;
   }
+}
+
+/** Text JSON-escaped past 1 MiB is kept no longer than base64 (4/3) of it. */
+const ESCAPE_FREE_BYTES = 1024 * 1024;
+
+function escapesTooMuch(bytes: Uint8Array): boolean {
+  if (bytes.length * 6 <= ESCAPE_FREE_BYTES) return false;
+  const escaped = bytes.length + escapeBytes(bytes);
+  return escaped > ESCAPE_FREE_BYTES && escaped * 3 > bytes.length * 4;
+}
+
+/** Bytes JSON escaping adds to `bytes` (UTF-8 without NUL) as a string. */
+function escapeBytes(bytes: Uint8Array): number {
+  let extra = 0;
+  for (const b of bytes) {
+    if (b === 0x22 || b === 0x5c || (b >= 0x08 && b <= 0x0d && b !== 0x0b)) extra += 1;
+    else if (b < 0x20) extra += 5;
+  }
+  return extra;
 }
 
 /**
@@ -226,7 +248,8 @@ function lineId(line: string): string | undefined {
 /**
  * Register the resource handlers of `store` on `server` (which must declare the
  * `resources` capability) and send `notifications/resources/list_changed` when the set
- * of artifacts changes.
+ * of artifacts changes. `backlog` is the connection's unsent reply bytes (see
+ * `resource_gate.ts`).
  *
  * @example
  * ```ts
@@ -234,7 +257,11 @@ function lineId(line: string): string | undefined {
  * // registerArtifactResources(server, registry.artifacts);
  * ```
  */
-export function registerArtifactResources(server: Server, store: ArtifactStore): void {
+export function registerArtifactResources(
+  server: Server,
+  store: ArtifactStore,
+  backlog?: Backlog,
+): void {
   server.setRequestHandler(ListResourcesRequestSchema, (req) => {
     const all = store.all();
     const start = pageStart(req.params?.cursor, all.length);
@@ -252,7 +279,8 @@ export function registerArtifactResources(server: Server, store: ArtifactStore):
   }));
   server.setRequestHandler(
     ReadResourceRequestSchema,
-    (req) => readArtifactResource(store, req.params.uri),
+    (req, extra) =>
+      gatedRead(backlog, extra.signal, () => readArtifactResource(store, req.params.uri)),
   );
   store.onChange(() => {
     server.sendResourceListChanged().catch(() => {}); // not connected (yet or any more)

@@ -42,6 +42,7 @@ import { JsonMirrors } from "./json_mirrors.ts";
 import { lazyJsonSchemaValidator } from "./lazy_validator.ts";
 import { toMcpResult } from "./result_mapping.ts";
 import { requestRoute } from "./request_route.ts";
+import { watchBacklog } from "./resource_gate.ts";
 import { artifactLinks, registerArtifactResources } from "./resources.ts";
 import type { ToolSource } from "./tool_source.ts";
 
@@ -64,6 +65,11 @@ export interface McpServerOptions {
    * pipelined write must not start thousands). Default {@link MAX_CALLS_IN_FLIGHT}.
    */
   maxCallsInFlight?: number;
+  /**
+   * This connection's reply bytes written but not yet taken by the client; bounds
+   * `resources/read` (resource_gate.ts). Default: not known (only the process gate).
+   */
+  replyBacklog?: () => number;
 }
 
 /** Default of {@link McpServerOptions.maxCallsInFlight}. */
@@ -124,8 +130,11 @@ export function createMcpServer(
   const mirrors = new JsonMirrors();
   const client = { structured: true, version: LATEST_PROTOCOL_VERSION };
   registerHandlers(server, source, { stop: stop.signal, inflight, mirrors, client, ...opts });
-  if (source.artifacts) registerArtifactResources(server, source.artifacts);
+  if (source.artifacts) {
+    registerArtifactResources(server, source.artifacts, opts.replyBacklog);
+  }
 
+  const unwatch = opts.replyBacklog ? watchBacklog(opts.replyBacklog) : () => {};
   let closing: Promise<void> | undefined;
   return {
     server,
@@ -151,6 +160,7 @@ export function createMcpServer(
     shutdown() {
       closing ??= (async () => {
         stop.abort();
+        unwatch();
         await Promise.allSettled([...inflight]);
         try {
           await source.close();

@@ -68,7 +68,11 @@ export async function serveStdio(
         import("./server.ts"),
         import("./plain_request.ts"),
       ]);
-      const server = createMcpServer(source, { ...opts, spliceMirrors: true });
+      const server = createMcpServer(source, {
+        ...opts,
+        spliceMirrors: true,
+        replyBacklog: () => stdout.writableLength,
+      });
       mcp = server;
       server.server.onclose = () => finish("transport closed");
       await server.connect(front);
