@@ -16,6 +16,12 @@ import type { ServerResponse } from "node:http";
 /**
  * Unsent bytes one response may hold: well above the largest single reply (a 64 MiB
  * artifact is ~86 MiB as base64 JSON) plus the 32 MiB a read is refused above.
+ *
+ * @example
+ * ```ts
+ * import { RESPONSE_BACKLOG_BYTES } from "./http_backlog.ts";
+ * RESPONSE_BACKLOG_BYTES > 0; // true
+ * ```
  */
 export const RESPONSE_BACKLOG_BYTES = 192 * 1024 * 1024;
 

@@ -15,16 +15,56 @@
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 
-/** Unsent reply bytes of one connection above which a read is refused. */
+/**
+ * Unsent reply bytes of one connection above which a read is refused.
+ *
+ * @example
+ * ```ts
+ * import { CONNECTION_BACKLOG_BYTES } from "./resource_gate.ts";
+ * CONNECTION_BACKLOG_BYTES > 0; // true
+ * ```
+ */
 export const CONNECTION_BACKLOG_BYTES = 32 * 1024 * 1024;
-/** Unsent reply bytes of all connections above which a read waits. */
+/**
+ * Unsent reply bytes of all connections above which a read waits.
+ *
+ * @example
+ * ```ts
+ * import { PROCESS_BACKLOG_BYTES } from "./resource_gate.ts";
+ * PROCESS_BACKLOG_BYTES > 0; // true
+ * ```
+ */
 export const PROCESS_BACKLOG_BYTES = 128 * 1024 * 1024;
-/** Most reads waiting for the gate; more are refused at once. */
+/**
+ * Most reads waiting for the gate; more are refused at once.
+ *
+ * @example
+ * ```ts
+ * import { MAX_READ_WAITERS } from "./resource_gate.ts";
+ * MAX_READ_WAITERS > 0; // true
+ * ```
+ */
 export const MAX_READ_WAITERS = 256;
-/** Longest wait for the process backlog to drop, ms. */
+/**
+ * Longest wait for the process backlog to drop, ms.
+ *
+ * @example
+ * ```ts
+ * import { BACKLOG_WAIT_MS } from "./resource_gate.ts";
+ * BACKLOG_WAIT_MS > 0; // true
+ * ```
+ */
 export const BACKLOG_WAIT_MS = 30_000;
 const POLL_MS = 20;
-/** MCP error code of a refused read (server error range). */
+/**
+ * MCP error code of a refused read (server error range).
+ *
+ * @example
+ * ```ts
+ * import { READ_REFUSED } from "./resource_gate.ts";
+ * READ_REFUSED > 0; // true
+ * ```
+ */
 export const READ_REFUSED = -32000;
 
 /** Unsent reply bytes of one connection. */
