@@ -24,7 +24,7 @@ import { withSandbox } from "../builtins/common.ts";
 import type { BuiltinEnv } from "../builtins/context.ts";
 import type { Sandbox } from "../paths/sandbox.ts";
 import { NATIVE_LIMITS } from "./limits.ts";
-import { applyHunks } from "./patch_apply.ts";
+import { applyHunks, MAX_PATCH_COMPARISONS, type PatchBudget } from "./patch_apply.ts";
 import { type FilePatch, parseUnifiedDiff } from "./patch_parse.ts";
 import {
   closeTarget,
@@ -59,6 +59,8 @@ interface Planned {
   next: Uint8Array | null;
   /** Protected values: a hunk never matches a line holding (part of) one. */
   protect?: Protector;
+  /** Line comparisons the whole patch may still spend placing hunks (shared). */
+  budget: PatchBudget;
   tmp?: string;
   backup?: string;
   committed: boolean;
@@ -107,7 +109,16 @@ function planContent(p: Planned, i: number, n: number, bytes: Uint8Array): void 
   if (!Buffer.from(text, "utf8").equals(Buffer.from(bytes))) {
     fail(i, n, p.r.path, "it is not UTF-8 text");
   }
-  const out = applyHunks(text, p.fp, p.protect);
+  const out = applyHunks(text, p.fp, p.protect, p.budget);
+  if (!out.ok && out.costly) {
+    fail(
+      i,
+      n,
+      p.r.path,
+      `hunk ${out.hunk} could not be placed within ${MAX_PATCH_COMPARISONS} line comparisons; ` +
+        "state the hunks' line numbers exactly",
+    );
+  }
   if (!out.ok) fail(i, n, p.r.path, `hunk ${out.hunk} does not apply`);
   if (p.fp.action === "delete") {
     if (out.text !== "") fail(i, n, p.r.path, "the deletion does not remove the whole file");
@@ -234,11 +245,13 @@ export async function runFilesPatch(
       `The patch changes ${files.length} files; at most ${NATIVE_LIMITS.patchMaxFiles} are allowed per call.`,
     );
   }
+  const budget: PatchBudget = { left: MAX_PATCH_COMPARISONS };
   const ps: Planned[] = files.map((fp, i) => {
     try {
       const r = resolveLogicalPath(env, fp.path);
       const wsRoot = env.workspace.root;
-      return { fp, r, wsRoot, old: null, next: null, protect: env.protect, committed: false };
+      const protect = env.protect;
+      return { fp, r, wsRoot, old: null, next: null, protect, budget, committed: false };
     } catch (e) {
       fail(
         i,

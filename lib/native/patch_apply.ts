@@ -9,7 +9,27 @@
 import type { FilePatch, Hunk } from "./patch_parse.ts";
 
 /** Outcome of {@link applyHunks}. */
-export type ApplyOutcome = { ok: true; text: string } | { ok: false; hunk: number };
+export type ApplyOutcome =
+  | { ok: true; text: string }
+  | { ok: false; hunk: number; costly?: boolean };
+
+/**
+ * Most line comparisons one patch may spend placing its hunks (all its files together).
+ * A hunk is searched for outward from its stated line; a long old side over a file of
+ * repeated lines, or many hunks stated far from where they fit, would otherwise compare
+ * lines × old lines × hunks times (a 16 KB hunk on a 200 KB file: 4.5 s of a blocked
+ * event loop). Hunks stated at their real lines cost only their own length.
+ */
+export const MAX_PATCH_COMPARISONS = 1 << 25;
+
+/** What a patch may still spend on line comparisons (shared by its files). */
+export interface PatchBudget {
+  /** Comparisons left. */
+  left: number;
+}
+
+/** Thrown inside {@link applyHunks} when the budget runs out. */
+class OverBudget extends Error {}
 
 /**
  * Split text into lines that keep their `\n` (the last may lack it).
@@ -49,11 +69,22 @@ function heldLines(lines: string[], text: string, protect?: RangeSource): boolea
   return held;
 }
 
-function matchesAt(lines: string[], held: boolean[], at: number, old: string[]): boolean {
+function matchesAt(
+  lines: string[],
+  held: boolean[],
+  at: number,
+  old: string[],
+  budget: PatchBudget,
+): boolean {
   if (at < 0 || at + old.length > lines.length) return false;
+  if (--budget.left < 0) throw new OverBudget();
   for (let k = 0; k < old.length; k++) {
-    if (held[at + k] || lines[at + k] !== old[k]) return false;
+    if (held[at + k] || lines[at + k] !== old[k]) {
+      budget.left -= k;
+      return false;
+    }
   }
+  budget.left -= old.length;
   return true;
 }
 
@@ -63,10 +94,11 @@ function locate(
   h: Hunk,
   expected: number,
   floor: number,
+  budget: PatchBudget,
 ): number {
   const max = lines.length - h.oldLines.length;
   if (max < floor) return -1;
-  const at = (k: number) => matchesAt(lines, held, k, h.oldLines);
+  const at = (k: number) => matchesAt(lines, held, k, h.oldLines, budget);
   // Only [floor, max] holds candidates: a stated line outside it (a hunk header may say
   // any number) starts at the nearest end, which visits them in the same order and never
   // walks the distance in between.
@@ -82,7 +114,8 @@ function locate(
 
 /**
  * Apply a file's hunks to `text`; on failure, the 1-based number of the hunk that did
- * not apply. With `protect`, a line holding (a part of) a protected value matches no old
+ * not apply (`costly` when placing it ran out of `budget`, see
+ * {@link MAX_PATCH_COMPARISONS}). With `protect`, a line holding (a part of) a protected value matches no old
  * line, so a guess at the value is refused exactly like a wrong one.
  *
  * @example
@@ -93,7 +126,12 @@ function locate(
  * applyHunks("a\n", fp); // { ok: true, text: "b\n" }
  * ```
  */
-export function applyHunks(text: string, fp: FilePatch, protect?: RangeSource): ApplyOutcome {
+export function applyHunks(
+  text: string,
+  fp: FilePatch,
+  protect?: RangeSource,
+  budget: PatchBudget = { left: MAX_PATCH_COMPARISONS },
+): ApplyOutcome {
   // Every hunk is located in the original lines, after the previous hunk's old range (the
   // same candidates, in the same order, as searching the text as changed so far: what
   // lies past the last change is original), and the result is assembled once. Rebuilding
@@ -109,9 +147,15 @@ export function applyHunks(text: string, fp: FilePatch, protect?: RangeSource): 
   for (let i = 0; i < fp.hunks.length; i++) {
     const h = fp.hunks[i];
     const stated = h.oldCount === 0 ? h.oldStart : h.oldStart - 1;
-    const at = h.oldLines.length === 0 && lines.length + delta === 0
-      ? floor
-      : locate(lines, held, h, stated, floor);
+    let at: number;
+    try {
+      at = h.oldLines.length === 0 && lines.length + delta === 0
+        ? floor
+        : locate(lines, held, h, stated, floor, budget);
+    } catch (e) {
+      if (e instanceof OverBudget) return { ok: false, hunk: i + 1, costly: true };
+      throw e;
+    }
     if (at < 0) return { ok: false, hunk: i + 1 };
     for (let k = floor; k < at; k++) out.push(lines[k]);
     for (const l of h.newLines) out.push(l);

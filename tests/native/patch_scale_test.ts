@@ -6,7 +6,14 @@
  */
 
 import assert from "node:assert/strict";
-import { applyHunks, type ApplyOutcome, splitLines } from "../../lib/native/patch_apply.ts";
+import {
+  applyHunks,
+  type ApplyOutcome,
+  MAX_PATCH_COMPARISONS,
+  splitLines,
+} from "../../lib/native/patch_apply.ts";
+import { runFilesPatch } from "../../lib/native/patch.ts";
+import { appTree } from "./_helpers.ts";
 import type { FilePatch, Hunk } from "../../lib/native/patch_parse.ts";
 
 /**
@@ -94,4 +101,39 @@ Deno.test("files_patch: 2,000 hunks on a file of a million lines apply in one pa
   assert.equal(lines[0], "y\n");
   assert.equal(lines[1], "x\n");
   assert.equal(lines[3998], "y\n");
+});
+
+Deno.test("files_patch: placing hunks is bounded by a comparison budget, not lines x old lines", () => {
+  // A long old side over repeated lines compared almost all of itself at every position:
+  // 8,000 old lines over a 100,000-line file held the event loop 4.5 s, and grew with both.
+  const text = "x\n".repeat(100_000);
+  const long = hunk([...Array(8000).fill("x\n"), "q\n"], [], 1);
+  const a = applyHunks(text, { path: "f", action: "modify", hunks: [long] });
+  assert.deepEqual(a, { ok: false, hunk: 1, costly: true });
+  // Many hunks stated far from where they fit: each walked the whole file back.
+  const head = Array.from({ length: 1500 }, (_, i) => `a${i}\n`).join("");
+  const far = Array.from({ length: 1500 }, (_, i) => hunk([`a${i}\n`], ["b\n"], 1e12));
+  const b = applyHunks(head + "z\n".repeat(1 << 20), { path: "f", action: "modify", hunks: far });
+  assert.equal(b.ok, false);
+  assert.ok(!b.ok && b.costly && b.hunk > 1, "refused once the budget is spent");
+  // Stated exactly, the same hunks cost only their own length.
+  const exact = far.map((h, i) => ({ ...h, oldStart: i + 1 }));
+  assert.ok(applyHunks(head, { path: "f", action: "modify", hunks: exact }).ok);
+  assert.ok(MAX_PATCH_COMPARISONS >= 1 << 20);
+});
+
+Deno.test("files_patch: an over-budget patch is refused with a message, nothing written", async () => {
+  const body = "x\n".repeat(100_000);
+  const t = appTree({ "f.txt": body });
+  try {
+    const old = `${"-x\n".repeat(8000)}-q\n`;
+    const patch = `--- a/f.txt\n+++ b/f.txt\n@@ -1,8001 +0,0 @@\n${old}`;
+    await assert.rejects(
+      () => runFilesPatch({ patch }, t.e),
+      /hunk 1 could not be placed within \d+ line comparisons/,
+    );
+    assert.equal(Deno.readTextFileSync(`${t.app}/f.txt`), body);
+  } finally {
+    t.rm();
+  }
 });
