@@ -97,8 +97,8 @@ export async function handleRequest<A>(
  * the result and exit 0. A stdin that is not a toolhost request exits 2.
  * `console.log` goes to stderr while the tool runs.
  *
- * @example
- * ```ts
+ * @example A tool's whole program (it reads its request on stdin: toolhost, or `testTool`, runs it)
+ * ```ts ignore
  * import { json, runJsonTool, text } from "./mod.ts";
  * await runJsonTool<{ file: string }>({
  *   schema: { type: "object", properties: { file: { type: "string" } }, required: ["file"] },

@@ -12,8 +12,8 @@
  * Uses only `node:*` modules and web APIs: it runs under Deno and, from the npm package
  * (`toolhost/harness-kit`), under Node.
  *
- * @example
- * ```ts
+ * @example A tool's whole program (it reads its request on stdin: toolhost, or `testTool`, runs it)
+ * ```ts ignore
  * import { json, runJsonTool, text } from "./mod.ts";
  * await runJsonTool<{ name: string }>({
  *   schema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },

@@ -158,8 +158,8 @@ async function requestStop(): Promise<never> {
  * Be a session harness (see the module documentation). Authors write only handlers;
  * state returned by `start` is handed to every action and to `stop`.
  *
- * @example
- * ```ts
+ * @example A harness's whole program (it speaks on stdin/stdout: toolhost, or `testSession`, runs it)
+ * ```ts ignore
  * import { sessionHarness } from "./mod.ts";
  * await sessionHarness({
  *   start: () => ({ count: 0 }),

@@ -42,7 +42,7 @@ export class ArtifactToolFailure extends Error {
  * @example
  * ```ts
  * import { invalidInput } from "./exceptions.ts";
- * throw invalidInput("`max_results` must be an integer of at least 1.");
+ * invalidInput("`max_results` must be an integer of at least 1.").exception; // "InvalidInputException"
  * ```
  */
 export function invalidInput(message: string): ArtifactToolFailure {

@@ -111,7 +111,7 @@ export function formatProblem(p: DeclarationProblem): string {
  * @example
  * ```ts
  * import { InvocationError } from "./errors.ts";
- * throw new InvocationError("--eval cannot be combined with --artifact");
+ * new InvocationError("--eval cannot be combined with --artifact").code; // "INVALID_INVOCATION"
  * ```
  */
 export class InvocationError extends ToolhostError {
@@ -127,7 +127,7 @@ export class InvocationError extends ToolhostError {
  * @example
  * ```ts
  * import { PreparationFailed } from "./errors.ts";
- * throw new PreparationFailed("execution path `tools/x` is missing");
+ * new PreparationFailed("execution path `tools/x` is missing").code; // "PREPARATION_FAILED"
  * ```
  */
 export class PreparationFailed extends ToolhostError {
@@ -143,7 +143,7 @@ export class PreparationFailed extends ToolhostError {
  * @example
  * ```ts
  * import { PathError } from "./errors.ts";
- * throw new PathError("path component `..` is not allowed");
+ * new PathError("path component `..` is not allowed").code; // "PATH_ERROR"
  * ```
  */
 export class PathError extends ToolhostError {
@@ -159,7 +159,7 @@ export class PathError extends ToolhostError {
  * @example
  * ```ts
  * import { CleanupFailed } from "./errors.ts";
- * throw new CleanupFailed("session `app` directory could not be removed");
+ * new CleanupFailed("session `app` directory could not be removed").code; // "CLEANUP_FAILED"
  * ```
  */
 export class CleanupFailed extends ToolhostError {

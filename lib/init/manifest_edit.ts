@@ -52,8 +52,12 @@ export interface ManifestEdit {
  *
  * @example
  * ```ts
+ * import { mkdtempSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
  * import { createManifest } from "./manifest_edit.ts";
- * const edit = createManifest("/tmp/ws/toolhost.toml", "[artifacts.tools]\npath = \"tools\"\n");
+ * const ws = mkdtempSync(join(tmpdir(), "ws-"));
+ * const edit = createManifest(join(ws, "toolhost.toml"), "[artifacts.tools]\npath = \"tools\"\n");
  * edit.undo(); // removes it again
  * ```
  */
@@ -73,8 +77,13 @@ export function createManifest(path: string, text: string): ManifestEdit {
  *
  * @example
  * ```ts
+ * import { mkdtempSync, writeFileSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
  * import { appendToManifest } from "./manifest_edit.ts";
- * const edit = appendToManifest("/ws/toolhost.toml", "\n[artifacts.tools.evals.agent]\naudience = \"agent\"\n");
+ * const manifest = join(mkdtempSync(join(tmpdir(), "ws-")), "toolhost.toml");
+ * writeFileSync(manifest, "[artifacts.tools]\npath = \"tools\"\n");
+ * const edit = appendToManifest(manifest, "\n[artifacts.tools.evals.agent]\naudience = \"agent\"\n");
  * edit.undo();
  * ```
  */

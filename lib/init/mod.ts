@@ -5,8 +5,12 @@
  *
  * @example
  * ```ts
+ * import { mkdtempSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
  * import { formatScaffoldReport, scaffold } from "./mod.ts";
- * const report = scaffold({ kind: "harness", name: "notes", repo: "/tmp/my-tools" });
+ * const repo = mkdtempSync(join(tmpdir(), "my-tools-"));
+ * const report = scaffold({ kind: "harness", name: "notes", repo });
  * console.log(formatScaffoldReport(report));
  * ```
  *

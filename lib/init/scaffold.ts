@@ -97,8 +97,12 @@ function refuseExisting(root: string, files: PlannedFile[]): void {
  *
  * @example
  * ```ts
+ * import { mkdtempSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
  * import { scaffold } from "./scaffold.ts";
- * const report = scaffold({ kind: "json-tool", name: "greet", repo: "/tmp/my-tools" });
+ * const repo = mkdtempSync(join(tmpdir(), "my-tools-"));
+ * const report = scaffold({ kind: "json-tool", name: "greet", repo });
  * console.log(report.tools); // ["greet_tools"]
  * ```
  */

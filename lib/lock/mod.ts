@@ -4,8 +4,12 @@
  *
  * @example
  * ```ts
- * import { parseLockFile } from "./mod.ts";
- * parseLockFile('{"evals":{},"lockfileVersion":1}').evals; // {}
+ * import { LockMismatch, parseLockFile } from "./mod.ts";
+ * try {
+ *   parseLockFile('{"evals":{},"lockfileVersion":1}');
+ * } catch (e) {
+ *   e instanceof LockMismatch; // true: format 1 did not pin programs; regenerate the lock
+ * }
  * ```
  *
  * @module

@@ -82,7 +82,7 @@ export function checkAllowedOrigins(origins: readonly string[]): void {
  * ```ts
  * import { listenError } from "./http_guard.ts";
  * const busy = Object.assign(new Error("listen EADDRINUSE"), { code: "EADDRINUSE" });
- * listenError(busy, { host: "127.0.0.1", port: 8765 }).message; // "--http 127.0.0.1:8765: the port is already in use ..."
+ * (listenError(busy, { host: "127.0.0.1", port: 8765 }) as Error).message; // "--http 127.0.0.1:8765: the port is already in use ..."
  * ```
  */
 export function listenError(e: unknown, bind: BindAddress): unknown {

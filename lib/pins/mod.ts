@@ -3,9 +3,15 @@
  *
  * @example
  * ```ts
+ * import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
  * import { pinExecutionPaths, pinPath } from "./mod.ts";
- * const one = await pinPath("/work/repo", "tools/run");
- * const all = await pinExecutionPaths("/work/repo", [{ key: "run_app", paths: ["tools/run"] }]);
+ * const repo = mkdtempSync(join(tmpdir(), "repo-"));
+ * mkdirSync(join(repo, "tools"));
+ * writeFileSync(join(repo, "tools/run"), "#!/bin/sh\necho ok\n");
+ * const one = await pinPath(repo, "tools/run");
+ * const all = await pinExecutionPaths(repo, [{ key: "run_app", paths: ["tools/run"] }]);
  * ```
  *
  * @module

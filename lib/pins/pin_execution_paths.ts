@@ -38,8 +38,15 @@ export interface PinExecutionPathsOptions extends PinOptions {
  *
  * @example
  * ```ts
+ * import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
  * import { pinExecutionPaths } from "./pin_execution_paths.ts";
- * const pins = await pinExecutionPaths("/work/repo", [
+ * const repo = mkdtempSync(join(tmpdir(), "repo-"));
+ * mkdirSync(join(repo, "tools/harness"), { recursive: true });
+ * writeFileSync(join(repo, "tools/coverage"), "#!/bin/sh\n");
+ * writeFileSync(join(repo, "tools/harness/main.js"), "");
+ * const pins = await pinExecutionPaths(repo, [
  *   { key: "coverage_spec", paths: ["tools/coverage"] },
  *   { key: "harness_app.start", paths: ["tools/harness"] },
  * ]);

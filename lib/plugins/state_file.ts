@@ -63,8 +63,12 @@ function realDirectory(dir: string, create: boolean): void {
  * @example
  * ```ts
  * import fs from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
  * import { openStateAppend } from "./state_file.ts";
- * const fd = openStateAppend("/tmp/ws/.toolhost/state", "plugins.log", "/tmp/ws");
+ * const ws = fs.mkdtempSync(join(tmpdir(), "ws-"));
+ * fs.mkdirSync(join(ws, ".toolhost/state"), { recursive: true, mode: 0o700 });
+ * const fd = openStateAppend(join(ws, ".toolhost/state"), "plugins.log", ws);
  * fs.writeSync(fd, "line\n");
  * fs.closeSync(fd);
  * ```

@@ -36,7 +36,9 @@ function runAll(): void {
  * @example
  * ```ts
  * import { onLastResort } from "./last_resort.ts";
- * onLastResort(() => { /* SIGKILL what is still running *\/ });
+ * onLastResort(() => {
+ *   // SIGKILL what is still running
+ * });
  * ```
  */
 export function onLastResort(fn: () => void): void {

@@ -60,9 +60,11 @@ export function parseSandboxInfo(text: string): SandboxInfo | undefined {
  *
  * @example
  * ```ts
+ * import { Buffer } from "node:buffer";
  * import { Readable } from "node:stream";
  * import { readSandboxInfo } from "./sandbox_info.ts";
- * await readSandboxInfo(Readable.from(['{"child-pid": 42, "pid-namespace": 7}'])); // { pid: 42, pidNs: 7 }
+ * const info = [Buffer.from('{"child-pid": 42, "pid-namespace": 7}')];
+ * await readSandboxInfo(Readable.from(info)); // { pid: 42, pidNs: 7 }
  * ```
  */
 export function readSandboxInfo(stream: Readable): Promise<SandboxInfo | undefined> {

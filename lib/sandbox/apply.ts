@@ -50,8 +50,8 @@ export function noteDeclaredSandbox<T extends Confinable>(
  * @example
  * ```ts
  * import { Problems } from "../workspace/problems.ts";
- * import { applySandboxDefaults, noteDeclaredSandbox } from "./apply.ts";
- * const decl = noteDeclaredSandbox({ keyPath: "extensions.fs" } as { keyPath: string; sandbox?: unknown }, { mode: "read" });
+ * import { applySandboxDefaults, type Confinable, noteDeclaredSandbox } from "./apply.ts";
+ * const decl = noteDeclaredSandbox<Confinable>({ keyPath: "extensions.fs" }, { mode: "read" });
  * applySandboxDefaults(new Problems("toolhost.toml", ""), [decl], undefined);
  * ```
  */
@@ -73,7 +73,7 @@ export function applySandboxDefaults(
  * @example
  * ```ts
  * import { policyOf } from "./apply.ts";
- * policyOf({ keyPath: "x" }).mode; // "host"
+ * policyOf({}).mode; // "host"
  * ```
  */
 export function policyOf(decl: { sandbox?: SandboxPolicy }): SandboxPolicy {

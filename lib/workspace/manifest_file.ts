@@ -108,7 +108,7 @@ function workspacesBelow(cwd: string): string[] {
  * @example
  * ```ts
  * import { readManifest } from "./manifest_file.ts";
- * const { data, text } = readManifest("/path/to/workspace");
+ * const { data, text } = readManifest("examples"); // run from the repository root
  * ```
  */
 export function readManifest(

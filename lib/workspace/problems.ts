@@ -53,10 +53,15 @@ interface LineIndex {
  *
  * @example
  * ```ts
+ * import { DeclarationError } from "../errors/errors.ts";
  * import { Problems } from "./problems.ts";
  * const p = new Problems("toolhost.toml", "");
  * p.add("artifacts.x", "must be a table");
- * p.throwIfAny(); // throws DeclarationError
+ * try {
+ *   p.throwIfAny();
+ * } catch (e) {
+ *   e instanceof DeclarationError; // true: "toolhost.toml: artifacts.x: must be a table"
+ * }
  * ```
  */
 export class Problems {
