@@ -180,10 +180,10 @@ async function evalLock(
  * @example
  * ```ts
  * import { buildLock } from "./build_lock.ts";
- * import { writeLockFile } from "../lock/lock_file.ts";
  * import { loadWorkspace } from "../workspace/load_workspace.ts";
  * const ws = await loadWorkspace("examples");
- * await writeLockFile(ws, await buildLock(ws, {}));
+ * const lock = await buildLock(ws, { evals: ["app/review"] });
+ * Object.keys(lock.evals); // ["app/review"]
  * ```
  */
 export async function buildLock(ws: Workspace, opts: BuildLockOptions = {}): Promise<LockFile> {

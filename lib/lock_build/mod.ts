@@ -6,10 +6,11 @@
  * @example
  * ```ts
  * import { buildLock } from "./mod.ts";
- * import { writeLockFile } from "../lock/lock_file.ts";
  * import { loadWorkspace } from "../workspace/load_workspace.ts";
  * const ws = await loadWorkspace("examples");
- * await writeLockFile(ws, await buildLock(ws));
+ * const lock = await buildLock(ws);
+ * Object.keys(lock.evals).length > 0; // true
+ * // `writeLockFile(ws, lock)` (../lock/lock_file.ts) would write it as <workspace>/toolhost.lock
  * ```
  *
  * @module
