@@ -17,7 +17,44 @@ import { showPath } from "../paths/show_path.ts";
 /** Largest document `section` reads. */
 export const MAX_SECTION_FILE_BYTES = 8 * 1024 * 1024;
 
-const HEADING = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/;
+const LINE_TERMINATOR = /[\n\r\u2028\u2029]/;
+
+function blank(c: string | undefined): boolean {
+  return c === " " || c === "\t";
+}
+
+/**
+ * An ATX heading line's level and text, or null — scanned in one pass. (It was the regex
+ * `^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$`, whose lazy text backtracked
+ * quadratically over a run of blanks: a document line of a megabyte of spaces held the
+ * event loop for minutes. The same lines are headings, with the same text.)
+ *
+ * @example
+ * ```ts
+ * import { atxHeading } from "./section.ts";
+ * atxHeading("## Usage ##"); // { level: 2, text: "Usage" }
+ * ```
+ */
+export function atxHeading(line: string): { level: number; text: string } | null {
+  let i = 0;
+  while (i < 3 && line[i] === " ") i++;
+  let j = i;
+  while (line[j] === "#") j++;
+  const level = j - i;
+  if (level < 1 || level > 6) return null;
+  const rest = line.slice(j);
+  if (rest !== "" && !blank(rest[0])) return null;
+  if (LINE_TERMINATOR.test(rest)) return null;
+  let lead = 0;
+  while (blank(rest[lead])) lead++;
+  let end = rest.length;
+  while (end > lead && blank(rest[end - 1])) end--;
+  let hashes = end;
+  while (hashes > lead && rest[hashes - 1] === "#") hashes--;
+  // A closing run of `#` counts when a blank after the text's first character precedes it.
+  if (hashes < end && hashes > lead && blank(rest[hashes - 1])) end = hashes;
+  return { level, text: rest.slice(0, end).trim() };
+}
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 const TRUNCATED = "\n[Section truncated at 64 KiB.]\n";
 
@@ -40,8 +77,8 @@ function headings(lines: string[]): Heading[] {
       continue;
     }
     if (fence !== null) continue;
-    const h = HEADING.exec(line);
-    if (h) out.push({ index: i, level: h[1].length, text: (h[2] ?? "").trim() });
+    const h = atxHeading(line);
+    if (h) out.push({ index: i, level: h.level, text: h.text });
   }
   return out;
 }
@@ -59,9 +96,9 @@ function headings(lines: string[]): Heading[] {
 export function findSection(doc: string, heading: string): string | null {
   const lines = doc.match(/[^\n]*\n|[^\n]+$/g) ?? [];
   const want = heading.trim();
-  const asLine = want.startsWith("#") ? HEADING.exec(want) : null;
-  const level = asLine ? asLine[1].length : 0;
-  const name = asLine ? (asLine[2] ?? "").trim() : want;
+  const asLine = want.startsWith("#") ? atxHeading(want) : null;
+  const level = asLine ? asLine.level : 0;
+  const name = asLine ? asLine.text : want;
   const all = headings(lines);
   const at = all.findIndex((h) => h.text === name && (level === 0 || h.level === level));
   if (at < 0) return null;
