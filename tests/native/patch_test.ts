@@ -164,3 +164,13 @@ Deno.test("unified diff parsing: git headers are skipped, prefixes and timestamp
   );
   assert.deepEqual(files.map((f) => [f.path, f.action, f.hunks.length]), [["x.txt", "modify", 1]]);
 });
+
+Deno.test("unified diff parsing: trailing blanks of a header path go, inner blank runs stay", () => {
+  // Trimmed with trimEnd (the same characters as /\s+$/, which backtracked quadratically
+  // over a long inner run of blanks: 40,000 of them took 0.9 s per header line).
+  const inner = `a${" ".repeat(60_000)}b.txt`;
+  const [fp] = parseUnifiedDiff(`--- a/${inner} \t\n+++ b/${inner}  \n@@ -1 +1 @@\n-x\n+y\n`);
+  assert.equal(fp.path, inner);
+  const [g] = parseUnifiedDiff("--- a/f.txt\u00a0 \n+++ b/f.txt \u00a0\n@@ -1 +1 @@\n-x\n+y\n");
+  assert.equal(g.path, "f.txt");
+});
