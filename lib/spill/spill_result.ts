@@ -16,7 +16,7 @@ import { pathToFileURL } from "node:url";
 import { createHash } from "node:crypto";
 import type { ArtifactStore } from "../artifacts/store.ts";
 import { SCHEMA_ARTIFACT_REF, SCHEMA_TOOL_RESULT } from "../odek/constants.ts";
-import { renderEnvelope } from "../odek/render.ts";
+import { markerLike, renderEnvelope } from "../odek/render.ts";
 import type { ArtifactRef } from "../odek/types.ts";
 import { inspectArtifactRef } from "../odek/validate.ts";
 import { formatBytes } from "../protocols/run_errors.ts";
@@ -53,7 +53,8 @@ export interface SpillFile {
  */
 export const SPILL_PREVIEW_BYTES = 8 * 1024;
 
-const MARKER_LIKE = /^(\s*\\*\s*\[\s*artifact)/gim;
+/** Line breaks as a reader (and the former `m`-flag regex) sees them. */
+const LINE_BREAK = /(\r\n|[\n\r\u2028\u2029])/;
 
 /**
  * A fresh, unguessable spill file path and artifact id for `tool`.
@@ -96,7 +97,15 @@ export async function writeSpillText(path: string, text: string): Promise<SpillF
  * ```
  */
 export function escapeArtifactMarkers(text: string): string {
-  return text.replace(MARKER_LIKE, "\\$1");
+  // Line by line: the former /^(\s*\\*\s*\[\s*artifact)/gim let `\s*` run across line
+  // breaks, so "x\n\n[artifact] id=..." put its backslash on the blank line and left the
+  // forged line as it was; and it backtracked in cubic time over blank lines (8 KiB of
+  // newlines: minutes).
+  const parts = text.split(LINE_BREAK);
+  for (let i = 0; i < parts.length; i += 2) {
+    if (markerLike(parts[i])) parts[i] = `\\${parts[i]}`;
+  }
+  return parts.join("");
 }
 
 /**
