@@ -190,7 +190,7 @@ async function handle(ctx: Ctx, req: IncomingMessage, res: ServerResponse): Prom
   }
   // Without a token, a loopback port is the only gate, and every local user can reach it:
   // only the serving user's own connections pass (peer_uid.ts).
-  if (ctx.policy.token === undefined && !sameUserPeer(req.socket)) {
+  if (ctx.policy.token === undefined && !(await sameUserPeer(req.socket))) {
     return sendError(
       res,
       403,
