@@ -321,7 +321,11 @@ export class ToolSession implements NetMember {
     this.#inflight.set(ctl, p);
     try {
       const result = await p;
-      return ctl.signal.aborted && ctl.signal.reason === ENDED ? this.#ended().result : result;
+      if (!ctl.signal.aborted || ctl.signal.reason !== ENDED) return result;
+      // The session ended under this call: its end is reported once the harness's
+      // processes are ended, not while they are still being torn down.
+      await this.#ending?.catch(() => {});
+      return this.#ended().result;
     } finally {
       this.#inflight.delete(ctl);
       callerSignal?.removeEventListener("abort", onAbort);
