@@ -23,6 +23,23 @@ function withDir(fn: (dir: string, at: (name: string) => string) => void): void 
 
 const open = { isDenied: () => false, confirmInside: () => {} };
 
+/**
+ * This process's descriptors open on something under `dir` (the test's own folder, its
+ * descriptor from withDir excepted), so other test files running in the same process
+ * cannot move the count.
+ */
+function fdsUnder(dir: string): string[] {
+  const real = fs.realpathSync(dir);
+  const out: string[] = [];
+  for (const n of fs.readdirSync("/proc/self/fd")) {
+    try {
+      const target = fs.readlinkSync(`/proc/self/fd/${n}`);
+      if (target.startsWith(`${real}/`)) out.push(target);
+    } catch { /* closed meanwhile */ }
+  }
+  return out.sort();
+}
+
 function refused(fn: () => unknown, re: RegExp): void {
   assert.throws(fn, (e) => e instanceof PathError && re.test(e.message));
 }
@@ -77,7 +94,7 @@ Deno.test({
         ...open,
         isDenied: (st: Stats) => identityKey(st) === key,
       };
-      const fdsBefore = fs.readdirSync("/proc/self/fd").length;
+      const fdsBefore = fdsUnder(dir);
       refused(() => openRegularAt(at("a.txt"), "a.txt", denied), /does not admit/);
       const outside = {
         ...open,
@@ -86,7 +103,7 @@ Deno.test({
         },
       };
       refused(() => openRegularAt(at("a.txt"), "a.txt", outside), /resolved outside/);
-      assert.equal(fs.readdirSync("/proc/self/fd").length, fdsBefore, "a descriptor leaked");
+      assert.deepEqual(fdsUnder(dir), fdsBefore, "a descriptor leaked");
     }),
 });
 
@@ -106,7 +123,7 @@ Deno.test({
         ["private", "denied.txt"].map((n) => identityKey(lstatExact(path.join(dir, n))!)),
       );
       const guard = { ...open, isDenied: (st: Stats) => keys.has(identityKey(st)) };
-      const fdsBefore = fs.readdirSync("/proc/self/fd").length;
+      const fdsBefore = fdsUnder(dir);
       const fd = openFolderAt(at("sub"), "sub", guard);
       assert.ok(fs.fstatSync(fd).isDirectory());
       fs.closeSync(fd);
@@ -116,7 +133,7 @@ Deno.test({
       refused(() => openFolderAt(at("nope"), "nope", guard), /does not exist/);
       refused(() => openFolderAt(at("private"), "private", guard), /does not admit/);
       refused(() => openFolderAt(at("denied.txt"), "denied.txt", guard), /does not admit/);
-      assert.equal(fs.readdirSync("/proc/self/fd").length, fdsBefore, "a descriptor leaked");
+      assert.deepEqual(fdsUnder(dir), fdsBefore, "a descriptor leaked");
       // The FIFO was never opened for reading.
       assert.throws(
         () => fs.openSync(fifo, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK),
