@@ -10,34 +10,8 @@
 import assert from "node:assert/strict";
 import { tempWorkspace } from "../helpers/workspace.ts";
 import { cliCommand, runProcess } from "../helpers/cli.ts";
+import { STUCK_SCRIPT as STUCK, STUCK_TOML as TOML } from "../helpers/stuck_call.ts";
 import { alive, readPid, waitFor } from "../mcp/_helpers.ts";
-
-const TOML = `[artifacts.app]
-path = "app"
-
-[artifacts.app.evals.review]
-audience = "agent"
-
-[artifacts.app.views.agent_tools.stuck]
-description = "Never ends, ignores SIGTERM, leaves a setsid child."
-protocol = "plain"
-command = "tools/stuck.sh"
-args = []
-timeout_ms = 600000
-
-[artifacts.app.views.agent_tools.hi]
-description = "Say hi."
-protocol = "plain"
-command = "echo"
-args = ["hi"]
-`;
-
-const STUCK = `#!/bin/sh
-trap '' TERM
-setsid sh -c 'trap "" TERM; echo $$ > "$0/child.pid"; while :; do sleep 1; done' "$PIDDIR" &
-echo $$ > "$PIDDIR/leader.pid"
-while :; do sleep 1; done
-`;
 
 Deno.test("tools call after a kill -9 of tools call: the killed call's processes are swept", async () => {
   await using tmp = await tempWorkspace(TOML, {

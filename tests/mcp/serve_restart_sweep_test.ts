@@ -12,34 +12,8 @@ import { Client } from "@modelcontextprotocol/sdk/client";
 // @ts-types="@modelcontextprotocol/sdk/client/stdio"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { tempWorkspace } from "../helpers/workspace.ts";
+import { STUCK_SCRIPT as STUCK, STUCK_TOML as TOML } from "../helpers/stuck_call.ts";
 import { alive, readPid, serveArgs, waitFor } from "./_helpers.ts";
-
-const TOML = `[artifacts.app]
-path = "app"
-
-[artifacts.app.evals.review]
-audience = "agent"
-
-[artifacts.app.views.agent_tools.stuck]
-description = "Never ends, ignores SIGTERM, leaves a setsid child."
-protocol = "plain"
-command = "tools/stuck.sh"
-args = []
-timeout_ms = 600000
-
-[artifacts.app.views.agent_tools.hi]
-description = "Say hi."
-protocol = "plain"
-command = "echo"
-args = ["hi"]
-`;
-
-const STUCK = `#!/bin/sh
-trap '' TERM
-setsid sh -c 'trap "" TERM; echo $$ > "$0/child.pid"; while :; do sleep 1; done' "$PIDDIR" &
-echo $$ > "$PIDDIR/leader.pid"
-while :; do sleep 1; done
-`;
 
 function line(o: unknown): Uint8Array {
   return new TextEncoder().encode(`${JSON.stringify(o)}\n`);
