@@ -2,8 +2,10 @@
  * Pinning the program a command runs: the file a PATH lookup (or a workspace-relative
  * path) resolves to, by its path and the SHA-256 of its bytes, and — for a `#!` script —
  * its interpreter, and the program `/usr/bin/env X` (also `env -S "X …"`) resolves `X`
- * to on PATH. A different file at that name later (a swapped file, an earlier PATH
- * entry, a new interpreter) gives a different pin.
+ * to on PATH — and so on down the chain when that is a script too (`interpreter 2`, …),
+ * a relative interpreter taken from the command's working directory as the kernel does.
+ * A different file at that name later (a swapped file, an earlier PATH entry, a new
+ * interpreter) gives a different pin.
  *
  * Hashes are memoized in-process by file identity (device, inode, size, mtime, ctime),
  * so a long-lived server hashes a large interpreter once.
@@ -22,7 +24,7 @@ import {
   statSync,
 } from "node:fs";
 import type { BigIntStats } from "node:fs";
-import { isAbsolute, join, relative } from "node:path";
+import { isAbsolute, join, relative, resolve } from "node:path";
 import { resolveProgram } from "../workspace/program_path.ts";
 import { hashRegularFile } from "./hash_file.ts";
 import { operandSteps } from "./operand_pin.ts";
@@ -56,6 +58,12 @@ export interface ProgramContext {
    */
   operands?: readonly unknown[];
 }
+
+/**
+ * Most `#!` levels followed. The kernel follows at most 5 (BINPRM_MAX_RECURSION) before
+ * ELOOP; `env` (a binary) starts it again, so a few more are followed, then no further.
+ */
+const MAX_SHEBANG_LEVELS = 8;
 
 /** Largest program hashed: 1 GiB, like an execution path. */
 const MAX_PROGRAM_BYTES = 1024n * 1024n * 1024n;
@@ -193,7 +201,8 @@ export interface ProgramStep {
 
 /**
  * The programs `command` runs, resolved now (no hashing): the command, and for a `#!`
- * script its interpreter and what `env` resolves. A program not found is left out.
+ * script its interpreter and what `env` resolves, level by level while those are scripts
+ * too (`interpreter 2`, `interpreter 2 program`, …). A program not found is left out.
  *
  * @example
  * ```ts
@@ -210,15 +219,26 @@ export function programSteps(
   if (path === undefined) return [];
   const out: ProgramStep[] = [{ role: "command", abs: path }];
   deps?.push(path);
-  const bang = parseShebang(readHead(path));
-  if (bang !== undefined) {
-    out.push({ role: "interpreter", abs: bang.interpreter });
-    deps?.push(bang.interpreter);
-    const target = bang.program === undefined ? undefined : lookup(bang.program, ctx, deps);
-    if (target !== undefined) {
-      out.push({ role: "interpreter program", abs: target });
-      deps?.push(target);
-    }
+  // An interpreter (or what `env` runs) may be a script too: the kernel runs its `#!` in
+  // turn, so every level is what runs.
+  let file = path;
+  for (let level = 1; level <= MAX_SHEBANG_LEVELS; level++) {
+    const bang = parseShebang(readHead(file));
+    if (bang === undefined) break;
+    const role = level === 1 ? "interpreter" : `interpreter ${level}`;
+    // The kernel opens a relative interpreter from the working directory, never PATH.
+    file = resolve(ctx.cwd, bang.interpreter);
+    out.push({ role, abs: file });
+    deps?.push(file);
+    if (bang.program === undefined) continue;
+    // `env` runs a name holding a `/` from the working directory, else from PATH.
+    const target = bang.program.includes("/")
+      ? resolve(ctx.cwd, bang.program)
+      : lookup(bang.program, ctx, deps);
+    if (target === undefined) break;
+    out.push({ role: `${role} program`, abs: target });
+    deps?.push(target);
+    file = target;
   }
   return [...out, ...operandSteps(ctx.operands ?? [], ctx.root, ctx.cwd, deps)];
 }
