@@ -6,10 +6,8 @@
  * @module
  */
 
-import fs from "node:fs";
 import { escapeShown } from "../paths/show_path.ts";
-import { LIMITS } from "../results/types.ts";
-import { MANIFEST_NAME } from "../workspace/manifest_file.ts";
+import { MANIFEST_NAME, readManifestBytes } from "../workspace/manifest_bytes.ts";
 import { publishedName } from "../workspace/names.ts";
 import { evalExtensions, type ExtensionDecl } from "../workspace/parse_extensions.ts";
 import { Problems } from "../workspace/problems.ts";
@@ -41,13 +39,14 @@ interface Row {
   problems: { detail: string; keyPath: string }[];
 }
 
-/** Locates key paths in the manifest (best effort: no line when it cannot be read). */
+/**
+ * Locates key paths in the manifest (best effort: no line when it cannot be read). Read
+ * like the workspace was: never through a symlink, never blocking on a FIFO, 8 MiB.
+ */
 function locator(ws: Workspace): (keyPath: string) => number | undefined {
   let text = "";
   try {
-    if (fs.statSync(ws.manifestPath).size <= LIMITS.maxDeclarationBytes) {
-      text = fs.readFileSync(ws.manifestPath, "utf8");
-    }
+    text = new TextDecoder().decode(readManifestBytes(ws.manifestPath));
   } catch { /* no lines */ }
   const p = new Problems(MANIFEST_NAME, text);
   return (k) => (text === "" ? undefined : p.locate(k));

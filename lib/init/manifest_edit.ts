@@ -7,15 +7,19 @@
  */
 
 import {
-  appendFileSync,
+  closeSync,
+  constants,
+  fstatSync,
+  ftruncateSync,
   lstatSync,
-  readFileSync,
+  openSync,
   rmSync,
-  truncateSync,
+  type Stats,
   writeFileSync,
+  writeSync,
 } from "node:fs";
-import type { Buffer } from "node:buffer";
 import { PathError } from "../errors/errors.ts";
+import { openManifest, readOpenManifest } from "../workspace/manifest_bytes.ts";
 import { existsError } from "./exists_error.ts";
 import { errnoOf } from "../paths/errno.ts";
 
@@ -73,7 +77,9 @@ export function createManifest(path: string, text: string): ManifestEdit {
 /**
  * Append `text` (LF line endings) to the manifest at `path`: after a newline when the
  * file does not end with one, and with CRLF line endings when the file uses them.
- * `undo()` truncates the file back to its original length.
+ * `undo()` truncates the file back to its original length. The manifest is opened
+ * without following a symlink and must be a regular file of at most 8 MiB (else a
+ * `DeclarationError` naming `toolhost.toml`).
  *
  * @example
  * ```ts
@@ -88,20 +94,42 @@ export function createManifest(path: string, text: string): ManifestEdit {
  * ```
  */
 export function appendToManifest(path: string, text: string): ManifestEdit {
-  let before: Buffer;
+  // Never through a symlink, and the descriptor checked is the one read and written.
+  const { fd, size } = openManifest(path, constants.O_RDWR | constants.O_APPEND);
   try {
-    before = readFileSync(path);
-  } catch (e) {
-    throw new PathError(`could not read \`${MANIFEST}\` (${(errnoOf(e) ?? "error")})`);
+    const before = readOpenManifest(fd, size);
+    const crlf = new TextDecoder().decode(before).includes("\r\n");
+    const endsWithNewline = before.length === 0 || before[before.length - 1] === 0x0a;
+    let added = endsWithNewline ? text : `\n${text}`;
+    if (crlf) added = added.replace(/\r?\n/g, "\r\n");
+    const identity = fstatSync(fd);
+    try {
+      const bytes = new TextEncoder().encode(added);
+      for (let off = 0; off < bytes.length;) off += writeSync(fd, bytes, off);
+    } catch (e) {
+      throw manifestError(path, e);
+    }
+    return { undo: () => truncateManifest(path, identity, before.length) };
+  } finally {
+    closeSync(fd);
   }
-  const crlf = before.includes("\r\n");
-  const endsWithNewline = before.length === 0 || before[before.length - 1] === 0x0a;
-  let added = endsWithNewline ? text : `\n${text}`;
-  if (crlf) added = added.replace(/\r?\n/g, "\r\n");
+}
+
+/**
+ * Truncate the manifest back to `length`, when it is still the file that was appended to
+ * (opened again without following a symlink; no size cap: the append may have crossed it).
+ */
+function truncateManifest(path: string, was: Stats, length: number): void {
+  let fd: number;
   try {
-    appendFileSync(path, added);
+    fd = openSync(path, constants.O_WRONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (e) {
-    throw manifestError(path, e);
+    throw new PathError(`could not restore \`${MANIFEST}\` (${errnoOf(e) ?? "error"})`);
   }
-  return { undo: () => truncateSync(path, before.length) };
+  try {
+    const now = fstatSync(fd);
+    if (now.dev === was.dev && now.ino === was.ino) ftruncateSync(fd, length);
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -5,12 +5,11 @@
  * @module
  */
 
-import { existsSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import process from "node:process";
 import { InvocationError } from "../errors/errors.ts";
 import { loadWorkspaceSync } from "../workspace/load_workspace.ts";
-import { MANIFEST_NAME } from "../workspace/manifest_file.ts";
+import { holdsManifest, MANIFEST_NAME } from "../workspace/manifest_file.ts";
 import { isValidName } from "../workspace/names.ts";
 import { evalScope } from "../workspace/scope.ts";
 import type { Artifact, Workspace } from "../workspace/types.ts";
@@ -52,7 +51,7 @@ export interface TargetOptions {
 function workspaceFolder(repo: string | undefined, cwd: string): string {
   if (repo !== undefined) return resolve(cwd, repo);
   for (let dir = resolve(cwd);; dir = dirname(dir)) {
-    if (existsSync(join(dir, MANIFEST_NAME))) return dir;
+    if (holdsManifest(dir)) return dir;
     if (dirname(dir) === dir) return resolve(cwd);
   }
 }
@@ -71,7 +70,7 @@ function workspaceFolder(repo: string | undefined, cwd: string): string {
  */
 export function resolveTarget(o: TargetOptions = {}): InitTarget {
   const root = workspaceFolder(o.repo, o.cwd ?? process.cwd());
-  if (!existsSync(join(root, MANIFEST_NAME))) {
+  if (!holdsManifest(root)) {
     const id = o.artifact ?? DEFAULT_ARTIFACT;
     if (!isValidName(id)) {
       throw new InvocationError(

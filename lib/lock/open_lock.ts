@@ -5,10 +5,10 @@
  * @module
  */
 
-import { existsSync } from "node:fs";
 import process from "node:process";
 import type { Workspace } from "../workspace/types.ts";
 import { lockPath, readLockFile } from "./lock_file.ts";
+import { lockEntryExists } from "./read_lock_text.ts";
 import { type LockInputs, RegistryLock } from "./registry_lock.ts";
 
 /**
@@ -61,7 +61,7 @@ export async function openRegistryLock(
 ): Promise<RegistryLock | undefined> {
   if (enabled === "ignore") return undefined;
   if (!enabled) {
-    if (existsSync(lockPath(ws))) warnLockDisabled();
+    if (lockEntryExists(lockPath(ws))) warnLockDisabled();
     return undefined;
   }
   const file = await readLockFile(ws);

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { constants } from "node:fs";
+import { constants, lstatSync } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
 import { LIMITS } from "../results/types.ts";
 import { LockMismatch } from "./errors.ts";
@@ -18,6 +18,26 @@ export const MAX_LOCK_BYTES = LIMITS.maxDeclarationBytes;
 // O_NONBLOCK: opening a FIFO with no writer returns at once; O_NOFOLLOW: a symlink fails
 // (ELOOP). Both are 0 where the platform lacks them (Windows has no FIFOs or such links).
 const FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOFOLLOW ?? 0);
+
+/**
+ * Is there an entry named `toolhost.lock` at `path`, of any kind (a dangling symlink
+ * too)? For the checks that only ask whether there is a lock: an entry that is not a
+ * usable lock is then refused by {@link readLockText}, never taken for no lock.
+ *
+ * @example
+ * ```ts
+ * import { lockEntryExists } from "./read_lock_text.ts";
+ * lockEntryExists("/nonexistent/toolhost.lock"); // false
+ * ```
+ */
+export function lockEntryExists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * The lock file's text, or undefined when there is none. Throws {@link LockMismatch}
@@ -37,7 +57,10 @@ export async function readLockText(path: string): Promise<string | undefined> {
     const code = (e as { code?: unknown }).code;
     if (code === "ENOENT") return undefined;
     if (code === "ELOOP" || code === "EMLINK") {
-      throw new LockMismatch("toolhost.lock must be a regular file, not a symlink");
+      throw new LockMismatch(
+        "toolhost.lock must be a regular file, not a symlink (toolhost never follows one): " +
+          "replace the link with the file it points to, or remove it and run `toolhost lock`",
+      );
     }
     throw new LockMismatch(
       `toolhost.lock exists but cannot be read (${typeof code === "string" ? code : "error"})`,

@@ -11,7 +11,7 @@ import { selectTools } from "../registry/selection.ts";
 import type { Workspace } from "../workspace/types.ts";
 import { type LockSection, lockSection } from "../lock/lock_section.ts";
 import { lockPath } from "../lock/lock_file.ts";
-import { existsSync } from "node:fs";
+import { lockEntryExists } from "../lock/read_lock_text.ts";
 import { ExtensionLockCheck } from "../lock/extension_lock.ts";
 import { evalExtensions } from "../workspace/parse_extensions.ts";
 /**
@@ -30,7 +30,7 @@ export async function lockSectionFor(
   evalId: string,
   stateDir: string,
 ): Promise<LockSection | undefined> {
-  if (!existsSync(lockPath(ws))) return undefined;
+  if (!lockEntryExists(lockPath(ws))) return undefined;
   let reg: Registry;
   try {
     // Loaded only when there is a lock to verify: `tools check` without one stays light.

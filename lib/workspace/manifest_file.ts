@@ -5,24 +5,33 @@
  * @module
  */
 
-import {
-  closeSync,
-  constants,
-  existsSync,
-  fstatSync,
-  openSync,
-  readdirSync,
-  readSync,
-  realpathSync,
-  statSync,
-} from "node:fs";
+import { existsSync, lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { parse, TomlError } from "smol-toml";
 import { DeclarationError, InvocationError } from "../errors/errors.ts";
-import { LIMITS } from "../results/types.ts";
+import { MANIFEST_NAME, readManifestBytes } from "./manifest_bytes.ts";
 
-/** The manifest file name. */
-export const MANIFEST_NAME = "toolhost.toml";
+export { MANIFEST_NAME };
+
+/**
+ * Does `dir` hold an entry named toolhost.toml, of any kind? A symlink there (even a
+ * dangling one) marks the workspace too, so that reading it is refused with its own
+ * error instead of the search going on to an ancestor's manifest.
+ *
+ * @example
+ * ```ts
+ * import { holdsManifest } from "./manifest_file.ts";
+ * holdsManifest("examples"); // true, run from the repository root
+ * ```
+ */
+export function holdsManifest(dir: string): boolean {
+  try {
+    lstatSync(join(dir, MANIFEST_NAME));
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** How a newcomer starts a workspace, for the errors that find none. */
 function startHint(repoFlag: string): string {
@@ -51,7 +60,7 @@ export function findWorkspaceRoot(repo?: string, cwd: string = process.cwd()): s
     const dir = resolve(cwd, repo);
     if (!existsSync(dir)) throw new InvocationError(`--repo ${repo}: no such folder`);
     if (!statSync(dir).isDirectory()) throw new InvocationError(notAFolder(repo, dir));
-    if (!existsSync(join(dir, MANIFEST_NAME))) {
+    if (!holdsManifest(dir)) {
       throw new InvocationError(
         `--repo ${repo}: no ${MANIFEST_NAME} in that folder; ${startHint(` --repo ${repo}`)}`,
       );
@@ -60,7 +69,7 @@ export function findWorkspaceRoot(repo?: string, cwd: string = process.cwd()): s
   }
   let dir = resolve(cwd);
   for (;;) {
-    if (existsSync(join(dir, MANIFEST_NAME))) return realpathSync(dir);
+    if (holdsManifest(dir)) return realpathSync(dir);
     const up = dirname(dir);
     if (up === dir) {
       const below = workspacesBelow(cwd);
@@ -93,7 +102,7 @@ function workspacesBelow(cwd: string): string[] {
   }
   const isManifest = (n: string) => {
     try {
-      return statSync(join(cwd, n, MANIFEST_NAME)).isFile();
+      return lstatSync(join(cwd, n, MANIFEST_NAME)).isFile();
     } catch {
       return false;
     }
@@ -103,7 +112,8 @@ function workspacesBelow(cwd: string): string[] {
 }
 
 /**
- * Read and parse the manifest of a workspace root, bounded to 8 MiB.
+ * Read and parse the manifest of a workspace root: a regular file of at most 8 MiB,
+ * never reached through a symlink (a {@link DeclarationError} naming the file).
  *
  * @example
  * ```ts
@@ -115,38 +125,7 @@ export function readManifest(
   root: string,
 ): { path: string; text: string; data: Record<string, unknown> } {
   const path = join(root, MANIFEST_NAME);
-  let fd: number;
-  try {
-    // O_NONBLOCK: a FIFO named toolhost.toml must not hang the open (it fails as not a file).
-    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
-  } catch (e) {
-    // Node's message names the physical path: report only the error code.
-    const code = (e as { code?: unknown }).code;
-    throw new DeclarationError(`cannot be read (${typeof code === "string" ? code : "error"})`, {
-      file: MANIFEST_NAME,
-    });
-  }
-  let buf: Uint8Array;
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile()) throw new DeclarationError("must be a regular file", { file: MANIFEST_NAME });
-    if (st.size > LIMITS.maxDeclarationBytes) {
-      throw new DeclarationError(
-        `is ${st.size} bytes; declarations are capped at 8 MiB (${LIMITS.maxDeclarationBytes})`,
-        { file: MANIFEST_NAME },
-      );
-    }
-    buf = new Uint8Array(st.size);
-    let off = 0;
-    while (off < buf.length) {
-      const n = readSync(fd, buf, off, buf.length - off, off);
-      if (n === 0) break;
-      off += n;
-    }
-    buf = buf.subarray(0, off);
-  } finally {
-    closeSync(fd);
-  }
+  const buf = readManifestBytes(path);
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(buf);
