@@ -2,7 +2,8 @@
  * What a command runs includes the workspace files its declared arguments name:
  * `command = "sh", args = ["tools/run.sh"]` (or `node tools/x.mjs`, `python3 srv.py`)
  * runs `tools/run.sh` as surely as a `#!` script runs itself. A lock that pinned only `sh` would let that script change unnoticed. So each
- * literal argument (no `{…}` placeholder, not an option) that names a regular file inside
+ * literal argument (no `{…}` placeholder, not an option; an option's `=` value, as in
+ * `--import=tools/hook.mjs`, counts like an argument) that names a regular file inside
  * the workspace — relative to the command's working directory, or absolute — is a program
  * step `operand N` (N its index in `args`), hashed and watched like the command. A
  * path-like argument (holding a `/`) that names nothing yet is watched for appearing.
@@ -56,11 +57,14 @@ export function operandSteps(
 ): { role: string; abs: string }[] {
   const out: { role: string; abs: string }[] = [];
   args.forEach((arg, i) => {
-    if (typeof arg !== "string") return; // `{artifact: ID}`: a whole Artifact, not a program
-    const file = operandFile(arg, root, cwd);
+    if (typeof arg !== "string") return; // `{artifact: ID}` unresolved: not a file
+    // An option's value names a file as surely as a bare argument: `--import=tools/x.mjs`.
+    const eq = arg.indexOf("=");
+    const named = arg.startsWith("-") && eq > 0 ? arg.slice(eq + 1) : arg;
+    const file = operandFile(named, root, cwd);
     if (file === undefined) return;
     if (file === "absent") {
-      deps?.push(`?${isAbsolute(arg) ? arg : join(cwd, arg)}`);
+      deps?.push(`?${isAbsolute(named) ? named : join(cwd, named)}`);
       return;
     }
     out.push({ role: `operand ${i}`, abs: file });

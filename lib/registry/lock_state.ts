@@ -52,14 +52,22 @@ function commandOf(decl: ToolDecl): string | undefined {
   return undefined;
 }
 
-/** `ctx` with the arguments whose workspace files are pinned too (operand_pin.ts). */
-function withArgs(ctx: ProgramContext, args: readonly unknown[]): ProgramContext {
-  return { ...ctx, operands: args };
+/**
+ * `ctx` with the arguments whose workspace files are pinned too (operand_pin.ts). An
+ * `{artifact = ID}` element is its Artifact's physical path: `sh` given a file Artifact
+ * runs that file.
+ */
+function withArgs(ws: Workspace, ctx: ProgramContext, args: readonly unknown[]): ProgramContext {
+  const operands = args.map((a) => {
+    if (typeof a !== "object" || a === null || !("artifact" in a)) return a;
+    return ws.artifacts.get(String(a.artifact))?.physicalPath ?? a;
+  });
+  return { ...ctx, operands };
 }
 
 /** A tool's program context: a command's arguments (a `help` built-in's are its program). */
-function toolCtx(ctx: ProgramContext, decl: ToolDecl): ProgramContext {
-  return decl.type === "command" ? withArgs(ctx, decl.args) : ctx;
+function toolCtx(ws: Workspace, ctx: ProgramContext, decl: ToolDecl): ProgramContext {
+  return decl.type === "command" ? withArgs(ws, ctx, decl.args) : ctx;
 }
 
 function copyPins(pins: Record<string, string> | undefined): Record<string, string> {
@@ -72,6 +80,7 @@ async function sessionLock(
   name: string,
   ctx: ProgramContext,
 ): Promise<SessionLock> {
+  const ws = src.workspace;
   const decl = artifact.sessions[name];
   const key = `${name}_${artifact.id}`;
   return {
@@ -81,8 +90,11 @@ async function sessionLock(
       stop: copyPins(own(src.pins, `${key}.stop`)),
     },
     programs: {
-      ...prefixed("start", await pinProgram(decl.start.command, withArgs(ctx, decl.start.args))),
-      ...prefixed("stop", await pinProgram(decl.stop.command, withArgs(ctx, decl.stop.args))),
+      ...prefixed(
+        "start",
+        await pinProgram(decl.start.command, withArgs(ws, ctx, decl.start.args)),
+      ),
+      ...prefixed("stop", await pinProgram(decl.stop.command, withArgs(ws, ctx, decl.stop.args))),
     },
   };
 }
@@ -116,7 +128,9 @@ export async function lockInputs(src: LockStateSource): Promise<LockInputs> {
     const ctx = { root: ws.root, cwd: artifact.cwd, env: src.env };
     entry.declaration = toolDeclaration(ws, reg.artifactId, reg.decl);
     const command = commandOf(reg.decl);
-    if (command !== undefined) entry.programs = await pinProgram(command, toolCtx(ctx, reg.decl));
+    if (command !== undefined) {
+      entry.programs = await pinProgram(command, toolCtx(ws, ctx, reg.decl));
+    }
     if (reg.decl.type !== "command" || reg.decl.session === undefined) continue;
     const key = `${reg.decl.session}_${artifact.id}`;
     bindings.set(key, [...(bindings.get(key) ?? []), t.name]);
@@ -183,16 +197,16 @@ export function watchLockedPrograms(
     if (entry === undefined || command === undefined) continue;
     const artifact = ws.artifacts.get(t.artifactId)!;
     const ctx = { root: ws.root, cwd: artifact.cwd, env: src.env };
-    guard.watchProgram(t.name, command, toolCtx(ctx, t.decl), entry.programs);
+    guard.watchProgram(t.name, command, toolCtx(ws, ctx, t.decl), entry.programs);
     if (t.decl.type !== "command" || t.decl.session === undefined) continue;
     const session = own(src.locked.sessions, `${t.decl.session}_${artifact.id}`);
     if (session === undefined) continue;
     const decl = artifact.sessions[t.decl.session];
-    const start = withArgs(ctx, decl.start.args);
+    const start = withArgs(ws, ctx, decl.start.args);
     guard.watchProgram(t.name, decl.start.command, start, unprefixed("start", session.programs));
     // Stop runs later, at the session's end: checked then (PinGuard.keyUnchanged).
     const stopKey = sessionPinKey(t.decl.session, artifact.id, "stop");
-    const stop = withArgs(ctx, decl.stop.args);
+    const stop = withArgs(ws, ctx, decl.stop.args);
     guard.watchProgram(stopKey, decl.stop.command, stop, unprefixed("stop", session.programs));
   }
   const hookCtx = { root: ws.root, cwd: ws.root, env: src.env };
