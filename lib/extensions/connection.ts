@@ -30,6 +30,7 @@ import { resolveProgram } from "../workspace/program_path.ts";
 import { VERSION } from "../version.ts";
 import { nestingWithin } from "../results/json_depth.ts";
 import { NotDeliveredError, ProcessGroupTransport } from "./group_transport.ts";
+import { UNCHECKED_OUTPUT } from "./output_schemas.ts";
 import {
   httpStatusOf,
   remoteHeaders,
@@ -276,7 +277,11 @@ export class ExtensionConnection {
     transport: ProcessGroupTransport | RemoteTransport,
     o: ConnectionOptions,
   ): ExtensionConnection {
-    const client = new Client({ name: "toolhost", version: VERSION }, { capabilities: {} });
+    // The server's outputSchemas are not compiled or run (output_schemas.ts).
+    const client = new Client({ name: "toolhost", version: VERSION }, {
+      capabilities: {},
+      jsonSchemaValidator: UNCHECKED_OUTPUT,
+    });
     const conn = new ExtensionConnection(decl, transport, client);
     client.onclose = () => {
       conn.#ended = true;

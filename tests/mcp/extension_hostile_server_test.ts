@@ -1,0 +1,101 @@
+/**
+ * Adversarial extension servers (tests/fixtures/mcp/scripted_server.ts): what a hostile
+ * MCP server answers must neither stall toolhost's event loop nor take down the listing
+ * of its other tools.
+ */
+import assert from "node:assert/strict";
+import { dirname } from "node:path";
+import { ExtensionHost } from "../../lib/extensions/host.ts";
+import { loadWorkspace } from "../../lib/workspace/load_workspace.ts";
+import { tempWorkspace } from "../helpers/workspace.ts";
+import { extensionToml, REPO } from "./_helpers.ts";
+
+/** A workspace whose eval `app/review` admits the scripted server `ev` running `script`. */
+async function scriptedWorkspace(script: Record<string, unknown>) {
+  const tmp = await tempWorkspace("", { "app/README.md": "# app\n" });
+  const toml =
+    `[artifacts.app]\npath = "app"\n\n[artifacts.app.evals.review]\naudience = "agent"\nextensions = ["ev"]\n` +
+    extensionToml("ev", {
+      command: "deno",
+      args: [
+        "run",
+        "-A",
+        "--config",
+        `${REPO}/deno.json`,
+        `${REPO}/tests/fixtures/mcp/scripted_server.ts`,
+      ],
+      connect_timeout_ms: 120000,
+      timeout_ms: 60000,
+      env: {
+        PATH: `${dirname(Deno.execPath())}:${Deno.env.get("PATH") ?? ""}`,
+        SCRIPT: JSON.stringify(script),
+      },
+    });
+  Deno.writeTextFileSync(`${tmp.root}/toolhost.toml`, toml);
+  return tmp;
+}
+
+const text = (r: { content: unknown[] }) => (r.content[0] as { text: string }).text;
+
+Deno.test("a backtracking pattern in an extension's outputSchema cannot stall toolhost", async () => {
+  await using tmp = await scriptedWorkspace({
+    tools: [{
+      name: "redos",
+      inputSchema: { type: "object" },
+      outputSchema: {
+        type: "object",
+        properties: { s: { type: "string", pattern: "^(a+)+$" } },
+      },
+    }],
+    result: {
+      content: [{ type: "text", text: "done" }],
+      structuredContent: { s: "a".repeat(48) + "!" },
+    },
+  });
+  // The call runs in another toolhost process: a stalled event loop stalls everything in
+  // the process it is in, including any timer a test could set.
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      "--config",
+      `${REPO}/deno.json`,
+      `${REPO}/tests/fixtures/mcp/scripted_call_child.ts`,
+      tmp.root,
+      "redos_ev",
+    ],
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const cap = setTimeout(() => child.kill("SIGKILL"), 120_000); // a cap, not a measurement
+  const out = await child.output();
+  clearTimeout(cap);
+  const lines = new TextDecoder().decode(out.stdout).trim().split("\n");
+  assert.equal(lines.length, 2, `the call never returned: ${lines.join("\n")}`);
+  const { result } = JSON.parse(lines[1]);
+  assert.equal(result.isError, false, text(result));
+  assert.equal(text(result), "done");
+});
+
+Deno.test("an extension tool with an uncompilable outputSchema does not hide the others", async () => {
+  await using tmp = await scriptedWorkspace({
+    tools: [
+      {
+        name: "broken",
+        inputSchema: { type: "object" },
+        outputSchema: { type: "object", properties: { s: { type: "string", pattern: "(" } } },
+      },
+      { name: "fine", inputSchema: { type: "object" } },
+    ],
+    result: { content: [{ type: "text", text: "ok" }] },
+  });
+  const host = ExtensionHost.forEval(await loadWorkspace(tmp.root), "app/review");
+  try {
+    const names = (await host.list()).map((t) => t.name).sort();
+    assert.ok(names.includes("fine_ev"), names.join(","));
+    const r = await host.call("fine_ev", {});
+    assert.equal(r.isError, false, text(r));
+  } finally {
+    await host.close();
+  }
+});
