@@ -42,6 +42,9 @@ import type { Declaration } from "./declaration.ts";
 import { readLockText } from "./read_lock_text.ts";
 import { checkLockValue } from "./validate_lock.ts";
 import { LockMismatch } from "./errors.ts";
+import { MAX_LOCK_DEPTH, refuseUnreadableDepth, tooDeepAt } from "./lock_depth.ts";
+
+export { MAX_LOCK_DEPTH };
 
 export type { ProgramPin, ProgramPins } from "../pins/program_pin.ts";
 export type { Declaration } from "./declaration.ts";
@@ -140,27 +143,14 @@ export interface LockFile {
   evals: Record<string, EvalLock>;
 }
 
-/**
- * Most levels of arrays and objects a lock may nest. Declarations are free-form objects
- * that comparison canonicalizes recursively; a tampered lock nested deeper must be the
- * lock's own error, not a stack overflow. Generous: a manifest's schemas nest at most 256.
- */
-export const MAX_LOCK_DEPTH = 1000;
-
 /** Throw {@link LockMismatch} when `v` nests deeper than {@link MAX_LOCK_DEPTH} (iterative). */
 function refuseDeepValue(v: unknown): void {
-  const stack: [unknown, number][] = [[v, 0]];
-  while (stack.length > 0) {
-    const [x, depth] = stack.pop()!;
-    if (typeof x !== "object" || x === null) continue;
-    if (depth >= MAX_LOCK_DEPTH) {
-      throw new LockMismatch(
-        `toolhost.lock: a value is nested deeper than ${MAX_LOCK_DEPTH} levels; review it or ` +
-          "run `toolhost lock`",
-      );
-    }
-    for (const y of Object.values(x)) stack.push([y, depth + 1]);
-  }
+  // The keys of a tampered lock are not shown: only that it is too deep.
+  if (tooDeepAt(v, MAX_LOCK_DEPTH) === undefined) return;
+  throw new LockMismatch(
+    `toolhost.lock: a value is nested deeper than ${MAX_LOCK_DEPTH} levels; review it or ` +
+      "run `toolhost lock`",
+  );
 }
 
 /**
@@ -228,7 +218,9 @@ export function renderLockFile(lock: LockFile): string {
 }
 
 /**
- * Write the lock file atomically (a temporary file renamed over it).
+ * Write the lock file atomically (a temporary file renamed over it). A lock nested
+ * deeper than {@link MAX_LOCK_DEPTH} levels, which the reader would refuse, is not
+ * written: a `PreparationFailed` names where.
  *
  * @example
  * ```ts
@@ -237,6 +229,7 @@ export function renderLockFile(lock: LockFile): string {
  * ```
  */
 export async function writeLockFile(ws: Pick<Workspace, "root">, lock: LockFile): Promise<void> {
+  refuseUnreadableDepth(lock);
   const tmp = `${lockPath(ws)}.${randomBytes(6).toString("hex")}.tmp`;
   try {
     await writeFile(tmp, renderLockFile(lock), { flag: "wx", mode: 0o644 });
