@@ -50,7 +50,10 @@ export interface GroupTransportOptions {
   exitWaitMs?: number;
   /** SIGTERM → SIGKILL grace during `close()`. Default 2000 ms. */
   graceMs?: number;
-  /** Largest message buffered from the server. Default 16 MiB. */
+  /**
+   * Largest message buffered from the server, and most bytes written to it that it has
+   * not read yet (beyond that it is disconnected). Default 16 MiB.
+   */
   maxBufferBytes?: number;
   /** Resource limits of the server's process group (lib/limits). Default none. */
   guard?: RunGuard;
@@ -69,6 +72,8 @@ export class NotDeliveredError extends Error {
     this.name = "NotDeliveredError";
   }
 }
+
+const DEFAULT_BUFFER_BYTES = 16 * 1024 * 1024;
 
 const live = new Set<ProcessRecord>();
 let exitHook = false;
@@ -110,6 +115,7 @@ export class ProcessGroupTransport implements Transport {
   #exited?: Promise<void>;
   #closing?: Promise<void>;
   #closedNotified = false;
+  #drained?: Promise<void>;
   /** The group's random tag (escape_reaper.ts), in its environment; never shown. */
   readonly #tag = newGroupTag();
   /** The resource limit that stopped the server, if one did. */
@@ -118,7 +124,7 @@ export class ProcessGroupTransport implements Transport {
   /** Create a transport; nothing runs until `start()`. */
   constructor(opts: GroupTransportOptions) {
     this.#opts = opts;
-    this.#buffer = new ReadBuffer({ maxBufferSize: opts.maxBufferBytes ?? 16 * 1024 * 1024 });
+    this.#buffer = new ReadBuffer({ maxBufferSize: opts.maxBufferBytes ?? DEFAULT_BUFFER_BYTES });
   }
 
   /** Spawn the server. Rejects with {@link SpawnError} (generic reason, no paths). */
@@ -185,14 +191,34 @@ export class ProcessGroupTransport implements Transport {
       !(c.stdin?.destroyed ?? true);
   }
 
-  /** Write one message to the server; rejects with {@link NotDeliveredError} when it is gone. */
+  /** Bytes written to the server's stdin that it has not read yet. */
+  get pendingBytes(): number {
+    return this.#child?.stdin?.writableLength ?? 0;
+  }
+
+  /**
+   * Write one message to the server; rejects with {@link NotDeliveredError} when it is
+   * gone. A server that leaves more than `maxBufferBytes` unread is disconnected: the SDK
+   * answers each request the server sends (a `ping`, a method toolhost does not serve)
+   * without waiting for the pipe, so one that floods requests and never reads would
+   * otherwise grow this process's memory without bound.
+   */
   send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.#child?.stdin;
     if (!stdin || !this.alive) return Promise.reject(new NotDeliveredError());
-    return new Promise((resolve) => {
-      if (stdin.write(frameBytes(message))) resolve();
-      else stdin.once("drain", resolve);
+    if (stdin.writableLength > (this.#opts.maxBufferBytes ?? DEFAULT_BUFFER_BYTES)) {
+      void this.close();
+      return Promise.reject(new NotDeliveredError());
+    }
+    if (stdin.write(frameBytes(message))) return Promise.resolve();
+    // One listener for every writer waiting on the same drain.
+    this.#drained ??= new Promise<void>((resolve) => {
+      stdin.once("drain", () => {
+        this.#drained = undefined;
+        resolve();
+      });
     });
+    return this.#drained;
   }
 
   /**

@@ -5,10 +5,13 @@
  */
 import assert from "node:assert/strict";
 import { dirname } from "node:path";
+import { ExtensionConnection } from "../../lib/extensions/connection.ts";
+import type { ProcessGroupTransport } from "../../lib/extensions/group_transport.ts";
 import { ExtensionHost } from "../../lib/extensions/host.ts";
+import { extensionsOf } from "../../lib/workspace/parse_extensions.ts";
 import { loadWorkspace } from "../../lib/workspace/load_workspace.ts";
 import { tempWorkspace } from "../helpers/workspace.ts";
-import { extensionToml, REPO } from "./_helpers.ts";
+import { extensionToml, REPO, waitFor } from "./_helpers.ts";
 
 /** A workspace whose eval `app/review` admits the scripted server `ev` running `script`. */
 async function scriptedWorkspace(script: Record<string, unknown>) {
@@ -97,5 +100,25 @@ Deno.test("an extension tool with an uncompilable outputSchema does not hide the
     assert.equal(r.isError, false, text(r));
   } finally {
     await host.close();
+  }
+});
+
+Deno.test("a server that floods requests and never reads its answers is disconnected", async () => {
+  // 300,000 pings with long ids: about 75 MB of answers if toolhost queued them all.
+  const id = "x".repeat(200);
+  await using tmp = await scriptedWorkspace({
+    tools: [{ name: "t", inputSchema: { type: "object" } }],
+    flood: { line: JSON.stringify({ jsonrpc: "2.0", id, method: "ping" }), count: 300_000 },
+  });
+  const ws = await loadWorkspace(tmp.root);
+  const decl = extensionsOf(ws).decls.get("ev")!;
+  const conn = await ExtensionConnection.open({ decl, root: tmp.root, env: {} });
+  try {
+    await conn.listTools();
+    const transport = conn.transport as ProcessGroupTransport;
+    assert.equal(await waitFor(() => conn.dead, 60_000), true, "the server is still connected");
+    assert.ok(transport.pendingBytes <= 16 * 1024 * 1024 + 4096, String(transport.pendingBytes));
+  } finally {
+    assert.equal(await conn.close(), true);
   }
 });
