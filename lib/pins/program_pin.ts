@@ -14,6 +14,7 @@
  */
 
 import {
+  accessSync,
   closeSync,
   constants,
   existsSync,
@@ -191,6 +192,27 @@ function lookup(name: string, ctx: ProgramContext, deps?: string[]): string | un
   return found.ok ? found.path : undefined;
 }
 
+/**
+ * Where `execvp` (which `env` uses) finds `name`: a name holding a `/` from the working
+ * directory; else each PATH entry in order, an empty one meaning the working directory and
+ * a relative one taken from it (PATH unset: `/bin:/usr/bin`). Each entry searched in vain
+ * before the one found goes to `deps` as `?path`, so a program appearing there is seen.
+ */
+function execvpLookup(name: string, ctx: ProgramContext, deps?: string[]): string | undefined {
+  if (name.includes("/")) return resolve(ctx.cwd, name);
+  for (const dir of (ctx.env.PATH ?? "/bin:/usr/bin").split(":")) {
+    const candidate = resolve(ctx.cwd, dir, name);
+    try {
+      if (statSync(candidate).isFile()) {
+        accessSync(candidate, constants.X_OK);
+        return candidate;
+      }
+    } catch { /* not there, or not executable: execvp goes on */ }
+    deps?.push(`?${candidate}`);
+  }
+  return undefined;
+}
+
 /** One program a command runs: its role, the name looked up and the file found. */
 export interface ProgramStep {
   /** `command`, `interpreter`, `interpreter program` or `operand N`. */
@@ -231,10 +253,7 @@ export function programSteps(
     out.push({ role, abs: file });
     deps?.push(file);
     if (bang.program === undefined) continue;
-    // `env` runs a name holding a `/` from the working directory, else from PATH.
-    const target = bang.program.includes("/")
-      ? resolve(ctx.cwd, bang.program)
-      : lookup(bang.program, ctx, deps);
+    const target = execvpLookup(bang.program, ctx, deps);
     if (target === undefined) break;
     out.push({ role: `${role} program`, abs: target });
     deps?.push(target);
