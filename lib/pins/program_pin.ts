@@ -135,10 +135,24 @@ export function parseShebang(
   head: string,
 ): { interpreter: string; program?: string } | undefined {
   if (!head.startsWith("#!")) return undefined;
-  const line = head.slice(2).split("\n")[0].replace(/\r$/, "").trim();
-  const [interpreter, ...rest] = line.split(/[ \t]+/).filter((s) => s !== "");
-  if (interpreter === undefined) return undefined;
+  // As the kernel reads it (binfmt_script): the first line ends at a newline (a NUL ends
+  // it too), only spaces and tabs are trimmed (a `\r` stays part of it), the interpreter
+  // ends at a space or tab, and the rest is ONE argument.
+  let line = head.slice(2).split("\n")[0];
+  if (line.includes("\0")) line = line.slice(0, line.indexOf("\0"));
+  line = trimSpaceTab(line);
+  const sep = line.search(/[ \t]/);
+  const interpreter = sep < 0 ? line : line.slice(0, sep);
+  if (interpreter === "") return undefined;
   if (interpreter.split("/").pop() !== "env") return { interpreter };
+  const arg = sep < 0 ? "" : trimSpaceTab(line.slice(sep));
+  // Without `-S`, env takes that one argument whole: a program named `node -u`, or (holding
+  // a `=`) an assignment and then no program at all.
+  if (!arg.startsWith("-")) {
+    return arg === "" || arg.includes("=") ? { interpreter } : { interpreter, program: arg };
+  }
+  // `-S` splits at spaces, tabs, and CR, LF, VT, FF.
+  const rest = arg.split(/[ \t\n\v\f\r]+/).filter((w) => w !== "");
   // env's own options and NAME=VALUE assignments come before the program.
   const words = rest.flatMap((w) => (w.startsWith("-S") && w.length > 2 ? [w.slice(2)] : [w]));
   for (let i = 0; i < words.length; i++) {
@@ -154,6 +168,15 @@ export function parseShebang(
     return { interpreter, program: w };
   }
   return { interpreter };
+}
+
+/** `s` without leading and trailing spaces and tabs (no other whitespace, no regex). */
+function trimSpaceTab(s: string): string {
+  let a = 0;
+  let b = s.length;
+  while (a < b && (s[a] === " " || s[a] === "\t")) a++;
+  while (b > a && (s[b - 1] === " " || s[b - 1] === "\t")) b--;
+  return s.slice(a, b);
 }
 
 function readHead(path: string): string {
