@@ -5,7 +5,9 @@
  * @module
  */
 
+import type { Protector } from "../redact/types.ts";
 import { describeDrift, type Drift } from "./compare.ts";
+import { redactDrift, redactName } from "./redact_drift.ts";
 
 /** The lock section of one eval's report. */
 export interface LockSection {
@@ -20,7 +22,8 @@ export interface LockSection {
 }
 
 /**
- * A lock section from drift lines and blocked tools.
+ * A lock section from drift lines and blocked tools; names (which come out of the lock
+ * file too) are redacted by `protectors`, the registry's protected values.
  *
  * @example
  * ```ts
@@ -28,10 +31,14 @@ export interface LockSection {
  * lockSection([], []).status; // "verified"
  * ```
  */
-export function lockSection(drift: readonly Drift[], blocked: readonly string[]): LockSection {
+export function lockSection(
+  drift: readonly Drift[],
+  blocked: readonly string[],
+  protectors: readonly Protector[] = [],
+): LockSection {
   return {
     status: drift.length === 0 ? "verified" : "drift",
-    drift: drift.map(describeDrift),
-    blocked: [...blocked],
+    drift: drift.map((d) => describeDrift(redactDrift(d, protectors))),
+    blocked: blocked.map((n) => redactName(n, protectors)),
   };
 }

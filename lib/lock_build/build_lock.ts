@@ -47,6 +47,11 @@ export interface BuildLockOptions {
    * Default: none (every admitted extension is started once).
    */
   checkAgainst?: LockFile;
+  /**
+   * Receives each built eval's protected values (its registry's redactor), so what a
+   * caller prints of the lock (`toolhost lock --check`'s differences) can be redacted.
+   */
+  protectors?: Protector[];
 }
 
 /**
@@ -146,6 +151,7 @@ async function evalLock(
     audience,
     lock: "ignore",
   });
+  opts.protectors?.push(reg.plugins.redactor);
   let part;
   try {
     await refuseLeavingLinks(ws, reg.pins);

@@ -59,7 +59,8 @@ export async function lockSectionFor(
         blocked.push(...check.lockedTools(d.name).map((t) => `${t}_${d.name}`));
       }
     }
-    return lockSection(drift, blocked);
+    // Names out of the lock may hold a protected value: shown as `[protected]`.
+    return lockSection(drift, blocked, [reg.plugins.redactor]);
   } finally {
     await reg.close();
   }

@@ -12,6 +12,8 @@ import { Command } from "commander";
 import { InvocationError } from "../../errors/errors.ts";
 import { buildLock } from "../../lock_build/build_lock.ts";
 import { describeDrift } from "../../lock/compare.ts";
+import { redactDrift } from "../../lock/redact_drift.ts";
+import type { Protector } from "../../redact/types.ts";
 import { diffLocks } from "../../lock/diff_locks.ts";
 import { LOCK_FILE_NAME, LOCK_VERSION, readLockFile, writeLockFile } from "../../lock/lock_file.ts";
 import { type CommonOptions, openWorkspace, withCommon } from "../common_options.ts";
@@ -71,7 +73,8 @@ export function lockCommand(io: CliIo, done: (code: number) => void): Command {
     const checkAgainst = o.check
       ? locked ?? { lockfileVersion: LOCK_VERSION, evals: {} }
       : undefined;
-    const built = await buildLock(ws, { evals: o.eval, stateDir, checkAgainst });
+    const protectors: Protector[] = [];
+    const built = await buildLock(ws, { evals: o.eval, stateDir, checkAgainst, protectors });
     const ids = o.eval ?? Object.keys(built.evals);
     const counts = {
       evals: ids.length,
@@ -80,7 +83,8 @@ export function lockCommand(io: CliIo, done: (code: number) => void): Command {
     };
     if (o.check) {
       const drift = diffLocks(locked, built, o.eval);
-      const lines = drift.map(describeDrift);
+      // Names out of the lock file may hold a protected value: shown as `[protected]`.
+      const lines = drift.map((d) => describeDrift(redactDrift(d, protectors)));
       if (o.json) io.out(`${JSON.stringify({ upToDate: drift.length === 0, drift: lines })}\n`);
       else if (drift.length === 0) io.out(`${LOCK_FILE_NAME} is up to date\n`);
       else io.out(`${LOCK_FILE_NAME} is out of date:\n${lines.map((l) => `  ${l}\n`).join("")}`);

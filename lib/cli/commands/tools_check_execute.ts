@@ -17,6 +17,7 @@ import {
   type SelectionSpec,
   selectTools,
 } from "../../registry/selection.ts";
+import type { Protector } from "../../redact/types.ts";
 import type { ToolResult } from "../../results/types.ts";
 import type { Workspace } from "../../workspace/types.ts";
 import { parseArgsOption } from "../common_options.ts";
@@ -80,11 +81,15 @@ export async function executeCheck(
   }
   const name = publishedName(sel, toolName, spec);
   const args = parseArgsOption(rawArgs);
+  let protect: Protector | undefined; // the registry's protected values, for the lock lines
   const result = await withRegistry(
     ws,
     spec,
     { stateDir, audience: sel.audience, lock, stderr },
-    (reg, signal) => reg.call(name, args, { signal }),
+    (reg, signal) => {
+      protect = reg.plugins.redactor;
+      return reg.call(name, args, { signal });
+    },
   );
   // Extensions are checked against the eval's toolhost.lock entry too.
   const lockCheck = lock && "eval" in spec
@@ -94,7 +99,10 @@ export async function executeCheck(
     ? await checkExtensionsAndLock(ws, spec.eval, { lock: lockCheck })
     : { readiness: [], drift: [] };
   const extensions = ext.readiness;
-  const extensionLock = lockCheck ? lockSection(ext.drift, []) : undefined;
+  // Names in these lines come from the lock and the servers' listings: redacted.
+  const extensionLock = lockCheck
+    ? lockSection(ext.drift, [], protect === undefined ? [] : [protect])
+    : undefined;
   const extensionsOk = extensions.every((e) => e.toolsListed) &&
     extensionLock?.status !== "drift";
   const ok = !result.isError && extensionsOk;
