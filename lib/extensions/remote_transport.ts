@@ -27,6 +27,7 @@ import type {
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { ExtensionDecl } from "../workspace/parse_extensions.ts";
+import { boundedFetch } from "./bounded_fetch.ts";
 
 /**
  * Longest wait for the server to end its session when a remote extension closes, ms.
@@ -38,6 +39,18 @@ import type { ExtensionDecl } from "../workspace/parse_extensions.ts";
  * ```
  */
 export const TERMINATE_GRACE_MS = 2000;
+
+/**
+ * Largest JSON answer, or event of an event stream, read from a remote server: the
+ * bound of a stdio server's messages.
+ *
+ * @example
+ * ```ts
+ * import { MAX_ANSWER_BYTES } from "./remote_transport.ts";
+ * MAX_ANSWER_BYTES; // 16777216
+ * ```
+ */
+export const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 
 /** Which wire protocol a remote transport speaks. */
 export type RemoteKind = "streamable-http" | "sse";
@@ -122,10 +135,13 @@ export class RemoteTransport implements Transport {
   constructor(kind: RemoteKind, url: string, headers: Record<string, string>) {
     this.kind = kind;
     const requestInit = { headers };
+    // Every body the SDK reads is bounded (bounded_fetch.ts).
+    const fetch = boundedFetch(MAX_ANSWER_BYTES);
     this.#inner = kind === "sse"
-      ? new SSEClientTransport(new URL(url), { requestInit })
+      ? new SSEClientTransport(new URL(url), { requestInit, fetch })
       : new StreamableHTTPClientTransport(new URL(url), {
         requestInit,
+        fetch,
         // A cut stream ends the generation (see the module doc): no silent resumption.
         reconnectionOptions: {
           maxRetries: 0,
