@@ -6,7 +6,7 @@
  */
 
 import { existsSync, lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
-import { basename, dirname, join, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { parse, TomlError } from "smol-toml";
 import { DeclarationError, InvocationError } from "../errors/errors.ts";
 import { MANIFEST_NAME, readManifestBytes } from "./manifest_bytes.ts";
@@ -61,9 +61,13 @@ export function findWorkspaceRoot(repo?: string, cwd: string = process.cwd()): s
     if (!existsSync(dir)) throw new InvocationError(`--repo ${repo}: no such folder`);
     if (!statSync(dir).isDirectory()) throw new InvocationError(notAFolder(repo, dir));
     if (!holdsManifest(dir)) {
-      throw new InvocationError(
-        `--repo ${repo}: no ${MANIFEST_NAME} in that folder; ${startHint(` --repo ${repo}`)}`,
-      );
+      const outer = enclosingWorkspace(dir);
+      const fix = outer === undefined
+        ? startHint(` --repo ${repo}`)
+        : `it is inside the workspace at ${outer}: pass --repo ${
+          shellQuoted(isAbsolute(repo) ? outer : relative(cwd, outer) || ".")
+        }, or leave --repo out when running from inside it`;
+      throw new InvocationError(`--repo ${repo}: no ${MANIFEST_NAME} in that folder; ${fix}`);
     }
     return realpathSync(dir);
   }
@@ -83,6 +87,22 @@ export function findWorkspaceRoot(repo?: string, cwd: string = process.cwd()): s
     }
     dir = up;
   }
+}
+
+/**
+ * The nearest strict ancestor of `dir` that {@link holdsManifest}, if any: where someone
+ * who passed a subfolder of their workspace (its `tools/`, its `src/`) meant to point.
+ */
+function enclosingWorkspace(dir: string): string | undefined {
+  for (let up = dirname(dir); up !== dir; dir = up, up = dirname(up)) {
+    if (holdsManifest(up)) return up;
+  }
+  return undefined;
+}
+
+/** `s` as one shell word: bare when it is safe, else single-quoted. */
+function shellQuoted(s: string): string {
+  return /^[\w./@%+=:,-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`;
 }
 
 /**
@@ -107,8 +127,7 @@ function workspacesBelow(cwd: string): string[] {
       return false;
     }
   };
-  const quoted = (n: string) => /^[\w.@%+=:,-]+$/.test(n) ? n : `'${n.replaceAll("'", `'\\''`)}'`;
-  return names.filter(isManifest).slice(0, 3).map(quoted);
+  return names.filter(isManifest).slice(0, 3).map(shellQuoted);
 }
 
 /**

@@ -323,6 +323,29 @@ Deno.test("no manifest here or above, but in a subfolder: its --repo is named", 
   }
 });
 
+Deno.test("--repo names a subfolder of a workspace: the workspace's --repo is named", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "toolhost-inside-" });
+  try {
+    await Deno.mkdir(join(dir, "ws", "tools", "deep"), { recursive: true });
+    await Deno.writeTextFile(join(dir, "ws", "toolhost.toml"), "");
+    assert.throws(() => findWorkspaceRoot("ws/tools/deep", dir), {
+      message: `--repo ws/tools/deep: no toolhost.toml in that folder; it is inside the ` +
+        `workspace at ${dir}/ws: pass --repo ws, or leave --repo out when running from inside it`,
+    });
+    assert.throws(() => findWorkspaceRoot("tools", join(dir, "ws")), /: pass --repo \.,/);
+    assert.throws(
+      () => findWorkspaceRoot("..", join(dir, "ws", "tools", "deep")),
+      /--repo \.\.\/\.\.,/,
+    );
+    const abs = await runCapture(["tools", "list", "--repo", join(dir, "ws", "tools")]);
+    assert.equal(abs.code, 2);
+    assert.match(abs.err, new RegExp(`: pass --repo ${dir}/ws, or leave --repo out`));
+    assert.doesNotMatch(abs.err, /toolhost init/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("--state-dir is accepted and nothing is written there by a static check", async () => {
   await withWorkspace(BASE_TOML, BASE_FILES, async (root) => {
     const stateDir = join(root, "st");
