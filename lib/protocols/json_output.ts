@@ -30,6 +30,19 @@ export function invalidOutput(rule: string): ToolResult {
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
+/**
+ * The error for stdout that does not parse as JSON: what the author must change (a stray
+ * `console.log` is the usual cause), never any of the output itself.
+ *
+ * @example
+ * ```ts
+ * import { NOT_JSON } from "./json_output.ts";
+ * console.log(NOT_JSON.startsWith("The tool's output was not valid JSON")); // true
+ * ```
+ */
+export const NOT_JSON = "The tool's output was not valid JSON: a json tool must print exactly " +
+  "one JSON result object on stdout (write logs to stderr).";
+
 /** Decode and parse stdout, or return the generic error. */
 function parseStdout(stdout: Uint8Array): { value: unknown } | { error: ToolResult } {
   const pre = precheckJson(stdout, LIMITS.maxResultBytes);
@@ -57,7 +70,7 @@ function parseStdout(stdout: Uint8Array): { value: unknown } | { error: ToolResu
   try {
     return { value: JSON.parse(text) };
   } catch {
-    return { error: errorResult("The tool's output was not valid JSON.") };
+    return { error: errorResult(NOT_JSON) };
   }
 }
 
@@ -111,7 +124,7 @@ export async function normalizeJsonValue(value: unknown, outputDir: string): Pro
  * Generic errors, in order of precedence: could not be started; processes could not be
  * stopped; cancelled; "The tool timed out after N ms."; output over the stream cap;
  * "The tool was killed by signal SIG…"; "The tool exited with status N."; not valid
- * UTF-8; printed nothing; "The tool's output was not valid JSON.". Then the result rules.
+ * UTF-8; printed nothing; not valid JSON ({@link NOT_JSON}). Then the result rules.
  *
  * @example
  * ```ts

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { normalizeJsonValue } from "../../lib/protocols/json_output.ts";
+import { normalizeJsonValue, NOT_JSON } from "../../lib/protocols/json_output.ts";
 import { invokeJsonCommand } from "../../lib/protocols/invoke.ts";
 import { LIMITS } from "../../lib/results/types.ts";
 import { assertPidsDead, ENV, withStateDir } from "../process/helpers.ts";
@@ -118,10 +118,10 @@ Deno.test("authored errors need exactly one nonblank text block and pass unchang
 });
 
 Deno.test("unparseable output gives generic errors that say what happened", async () => {
-  assertError(await emit("not_json"), "The tool's output was not valid JSON.");
-  assertError(await emit("truncated"), "The tool's output was not valid JSON.");
-  assertError(await emit("two_objects"), "The tool's output was not valid JSON.");
-  assertError(await emit("bom"), "The tool's output was not valid JSON.");
+  assertError(await emit("not_json"), NOT_JSON);
+  assertError(await emit("truncated"), NOT_JSON);
+  assertError(await emit("two_objects"), NOT_JSON);
+  assertError(await emit("bom"), NOT_JSON);
   assertError(await emit("empty"), /printed nothing/);
   assertError(await bad("invalid_utf8"), "The tool's output was not valid UTF-8.");
   assertError(await bad("garbage"), "The tool's output was not valid UTF-8.");
