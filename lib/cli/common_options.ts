@@ -125,7 +125,9 @@ export function parseArgsOption(raw: string | undefined): Record<string, unknown
   try {
     v = JSON.parse(raw);
   } catch {
-    throw new InvocationError("--args must be valid JSON (a JSON object)");
+    throw new InvocationError(
+      `--args must be valid JSON (a JSON object), quoted for the shell: --args '{"key":"value"}'`,
+    );
   }
   if (typeof v !== "object" || v === null || Array.isArray(v)) {
     throw new InvocationError("--args must be a JSON object");

@@ -76,7 +76,10 @@ export function checkSelection(
   if (!o.execute && o.args !== undefined) throw new InvocationError("--args requires --execute");
   if (!o.execute && o.stderr) throw new InvocationError("--stderr requires --execute");
   if (o.execute && evalId === undefined && o.artifact === undefined) {
-    throw new InvocationError("--execute requires an eval selector or --artifact with --audience");
+    throw new InvocationError(
+      "--execute runs a tool of one eval: name it (`toolhost tools check EVAL --execute " +
+        "--tool T`), or pass --artifact A --audience agent|human",
+    );
   }
   if (evalId !== undefined) return { eval: evalId };
   if (o.artifact !== undefined) {
