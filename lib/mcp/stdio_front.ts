@@ -57,9 +57,21 @@ export interface StdioFrontOptions {
   onEarlyClose?: () => void;
   /** Most unread input buffered, bytes. Default the SDK's 10 MiB. */
   maxBufferBytes?: number;
-  /** Where to log an early answer that the SDK's differed from (a bug). */
+  /**
+   * Where to log (one line, no values): an early answer that the SDK's differed from (a
+   * bug), and the first line dropped unanswered ({@link DROPPED_LINE}).
+   */
   log?: (line: string) => void;
 }
+
+/**
+ * Logged once per connection for the first non-blank line that gets no answer (not JSON,
+ * or JSON without a request's id): someone driving `serve` by hand, or a client framing
+ * messages with `Content-Length` headers, otherwise sees nothing at all.
+ */
+export const DROPPED_LINE = "ignored a line on stdin that is not an MCP request " +
+  "(stdio takes one JSON-RPC message per line, without Content-Length headers); " +
+  "later ones are ignored without a word";
 
 /** Parses one line by the SDK's rules (plain_request.ts `parseMessageLine`). */
 export type LineParser = (line: string) => JSONRPCMessage;
@@ -100,6 +112,7 @@ export class StdioFront implements Transport {
   #initialized = false;
   #reading = false;
   #closed = false;
+  #reportedDrop = false;
 
   /** Read `input`, write `output`; neither is closed by the front. */
   constructor(input: Readable, output: Writable, opts: StdioFrontOptions) {
@@ -190,6 +203,10 @@ export class StdioFront implements Transport {
       const stray = strayLine(line, inBatch);
       if (stray.kind === "answer") void this.#write(stray.message).catch(() => {});
       if (stray.kind === "batch") { for (const l of stray.lines) this.#deliver(parse, l, true); }
+      if (stray.kind === "drop" && !this.#reportedDrop && line.trim() !== "") {
+        this.#reportedDrop = true;
+        this.#opts.log?.(DROPPED_LINE);
+      }
       return;
     }
     this.onmessage?.(message);

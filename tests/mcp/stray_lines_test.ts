@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import type { Buffer } from "node:buffer";
 import { PassThrough } from "node:stream";
 import { serveStdio } from "../../lib/mcp/stdio.ts";
+import { DROPPED_LINE } from "../../lib/mcp/stdio_front.ts";
 import { INVALID_REQUEST, strayLine } from "../../lib/mcp/stray_lines.ts";
 import type { ToolSource } from "../../lib/mcp/tool_source.ts";
 import { waitFor } from "./_helpers.ts";
@@ -27,12 +28,13 @@ const INIT =
 type Answer = { id?: unknown; result?: unknown; error?: { code: number } };
 
 /** Feed `lines` to an in-process stdio `serve`; the answers once `count` arrived. */
-async function answers(lines: string[], count: number): Promise<Answer[]> {
+async function answers(lines: string[], count: number, logs: string[] = []): Promise<Answer[]> {
   const stdin = new PassThrough();
   const stdout = new PassThrough();
   let out = "";
   stdout.on("data", (c: Buffer) => (out += c.toString("utf8")));
-  const done = serveStdio(SOURCE, { stdin, stdout, handleSignals: false });
+  const log = (l: string) => void logs.push(l);
+  const done = serveStdio(SOURCE, { stdin, stdout, handleSignals: false, log });
   stdin.write(lines.map((l) => l + "\n").join(""));
   const parsed = () => out.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l));
   assert.ok(await waitFor(() => parsed().length >= count), out);
@@ -55,6 +57,27 @@ Deno.test("a request the schema refuses is answered -32600 with its id, not drop
   for (const id of [2, "three", 4]) assert.equal(byId.get(id)?.error?.code, INVALID_REQUEST);
   assert.deepEqual(byId.get(5)?.result, {});
   assert.equal(got.length, 5, JSON.stringify(got)); // nothing for the lines without an id
+});
+
+Deno.test("the first line dropped unanswered is logged once, without its content", async () => {
+  const logs: string[] = [];
+  const got = await answers(
+    [
+      "Content-Length: 52",
+      "",
+      INIT,
+      "secret-ish junk",
+      '{"jsonrpc":"2.0","id":2,"method":"ping"}',
+    ],
+    2,
+    logs,
+  );
+  assert.equal(got.length, 2);
+  assert.deepEqual(logs.filter((l) => l === DROPPED_LINE), [DROPPED_LINE]);
+  assert.ok(!logs.some((l) => l.includes("junk") || l.includes("52")), logs.join("\n"));
+  const quiet: string[] = [];
+  await answers([INIT, "", '{"jsonrpc":"2.0","method":"notifications/initialized"}'], 1, quiet);
+  assert.ok(!quiet.includes(DROPPED_LINE), quiet.join("\n"));
 });
 
 Deno.test("a JSON-RPC batch is taken message by message, the first one included", async () => {
