@@ -9,7 +9,10 @@
 import { Command } from "commander";
 import { sweepSessions } from "../../sessions/sweep.ts";
 import { checkStateDir } from "../../registry/state_dir_check.ts";
-import { type CommonOptions, openWorkspace, withCommon } from "../common_options.ts";
+import { join } from "node:path";
+import { InvocationError } from "../../errors/errors.ts";
+import { findWorkspaceRoot } from "../../workspace/manifest_file.ts";
+import { type CommonOptions, withCommon } from "../common_options.ts";
 import { type CliIo, EXIT } from "../exit.ts";
 import { withProgress } from "../progress.ts";
 
@@ -33,12 +36,14 @@ export function sweepCommand(io: CliIo, done: (code: number) => void): Command {
     .addHelpText(
       "after",
       "\nExample:\n  toolhost sweep --repo examples\n\n" +
+        "Sweeping needs only the state directory: it also runs when toolhost.toml does\n" +
+        "not load, and with --state-dir outside any workspace.\n\n" +
         "Exit codes: 0 clean, 1 some directory could not be cleaned (its journal is\nkept).",
     );
   withCommon(cmd).action(async (o: CommonOptions) => {
-    const { ws, stateDir } = await openWorkspace(o);
+    const { root, stateDir } = sweepTarget(o);
     // A state dir reached through a symlink is refused before anything is swept there.
-    checkStateDir(ws.root, stateDir);
+    if (root !== undefined) checkStateDir(root, stateDir);
     const report = await withProgress("sweeping stale sessions", () => sweepSessions(stateDir));
     if (o.json) io.out(`${JSON.stringify(report, null, 2)}\n`);
     else {
@@ -52,4 +57,23 @@ export function sweepCommand(io: CliIo, done: (code: number) => void): Command {
     done(report.failed > 0 ? EXIT.failure : EXIT.ok);
   });
   return cmd;
+}
+
+/**
+ * The workspace root (when there is one) and the state directory to sweep. Only the
+ * manifest's place is looked up, never its contents: a manifest that does not load (being
+ * edited, after the crash that left the mess) must not keep stale processes running, and
+ * `--state-dir` (a dead replica's) may be swept from outside any workspace.
+ */
+function sweepTarget(o: CommonOptions): { root?: string; stateDir: string } {
+  if (o.stateDir !== undefined && o.repo === undefined) {
+    try {
+      return { root: findWorkspaceRoot(undefined), stateDir: o.stateDir };
+    } catch (e) {
+      if (e instanceof InvocationError) return { stateDir: o.stateDir };
+      throw e;
+    }
+  }
+  const root = findWorkspaceRoot(o.repo);
+  return { root, stateDir: o.stateDir ?? join(root, ".toolhost", "state") };
 }
