@@ -52,6 +52,22 @@ export const TERMINATE_GRACE_MS = 2000;
  */
 export const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 
+/**
+ * Most messages being sent to a remote server at once (each a POST, holding a
+ * connection until the server answers it). The SDK answers every request the server
+ * sends (a `ping`, a method toolhost does not serve) without waiting for earlier answers,
+ * so a server that streams requests and never answers the POSTs would otherwise open
+ * connections until this process runs out of descriptors; past the bound it is
+ * disconnected.
+ *
+ * @example
+ * ```ts
+ * import { MAX_SENDS_IN_FLIGHT } from "./remote_transport.ts";
+ * MAX_SENDS_IN_FLIGHT; // 256
+ * ```
+ */
+export const MAX_SENDS_IN_FLIGHT = 256;
+
 /** Which wire protocol a remote transport speaks. */
 export type RemoteKind = "streamable-http" | "sse";
 
@@ -130,6 +146,7 @@ export class RemoteTransport implements Transport {
   onmessage?: <T extends JSONRPCMessage>(message: T) => void;
   readonly #inner: Transport;
   #closed = false;
+  #inFlight = 0;
 
   /** Create for `url` with `headers` (see {@link remoteHeaders}); nothing is sent yet. */
   constructor(kind: RemoteKind, url: string, headers: Record<string, string>) {
@@ -175,14 +192,24 @@ export class RemoteTransport implements Transport {
     return this.#inner.start();
   }
 
-  /** Send; a failure without an HTTP status (the network) ends the connection. */
+  /**
+   * Send; a failure without an HTTP status (the network) ends the connection, as does a
+   * server that leaves {@link MAX_SENDS_IN_FLIGHT} sends unanswered.
+   */
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     if (this.#closed) throw new Error("Not connected");
+    if (this.#inFlight >= MAX_SENDS_IN_FLIGHT) {
+      await this.close().catch(() => {});
+      throw new Error("Not connected"); // never sent
+    }
+    this.#inFlight++;
     try {
       await this.#inner.send(message, options);
     } catch (e) {
       if (httpStatusOf(e) === undefined) await this.close().catch(() => {});
       throw e;
+    } finally {
+      this.#inFlight--;
     }
   }
 
