@@ -148,6 +148,9 @@ async function runHook(
       confine,
       sandboxWritable: [dirs.outputDir, dirs.tmpDir],
     });
+    // A missing trust anchor the hook created is moved aside (lib/sandbox/anchor_watch.ts).
+    const created = confine?.settle?.();
+    if (created !== undefined) throw new HookCommandFailure(`was refused: ${created}`);
     if (run.spawnError) throw new HookCommandFailure("could not be started");
     if (run.timedOut) throw new HookCommandFailure(`timed out after ${decl.timeoutMs} ms`);
     if (run.cancelled) throw new HookCommandFailure("was cancelled");

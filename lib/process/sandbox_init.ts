@@ -24,6 +24,12 @@ export interface Confine {
     cwd: string,
     writable: readonly string[],
   ): { command: string; args: string[] };
+  /**
+   * Called once the runs are over (a call's process ended; a session's harness between
+   * and after its calls): an error text when a run created what it may not (a missing
+   * trust anchor, which lib/sandbox then moved aside), else undefined.
+   */
+  settle?(): string | undefined;
 }
 
 /**

@@ -128,21 +128,7 @@ async function callBuiltin(
   name: string,
   pin?: PinnedRoot,
 ): Promise<ToolResult> {
-  if (isBuiltinLike(decl)) {
-    const files = builtinEnv(reg, artifact, opts.signal);
-    const confined = nativeConfine(reg, artifact, decl);
-    if (typeof confined === "string") return errorResult(confined);
-    return await callBuiltinLike(decl, {
-      ...(confined ? { confine: confined } : {}),
-      plugins: reg.plugins,
-      stateDir: reg.stateDir,
-      env: reg.env,
-      tool: name,
-      args,
-      files,
-      grant,
-    });
-  }
+  if (isBuiltinLike(decl)) return await callNative(reg, artifact, decl, args, opts, grant, name);
   if (decl.builtin === "help") {
     const changed = await reg.verifyBeforeRun(name);
     if (changed) return changed;
@@ -165,6 +151,39 @@ async function callBuiltin(
   }
   const env = builtinEnv(reg, artifact, opts.signal);
   return await runBuiltin(decl, args, pin ? { ...env, pinnedRoot: pin } : env);
+}
+
+/** A native (or plugin) tool, confined when it declares a sandbox. */
+async function callNative(
+  reg: CallHost,
+  artifact: Artifact,
+  decl: BuiltinToolDecl,
+  args: Record<string, unknown>,
+  opts: CallOptions,
+  grant: CallGrant,
+  name: string,
+): Promise<ToolResult> {
+  const files = builtinEnv(reg, artifact, opts.signal);
+  const confined = nativeConfine(reg, artifact, decl);
+  if (typeof confined === "string") return errorResult(confined);
+  let result: ToolResult;
+  let created: string | undefined;
+  try {
+    result = await callBuiltinLike(decl, {
+      ...(confined ? { confine: confined } : {}),
+      plugins: reg.plugins,
+      stateDir: reg.stateDir,
+      env: reg.env,
+      tool: name,
+      args,
+      files,
+      grant,
+    });
+  } finally {
+    // A missing trust anchor its process created is moved aside (anchor_watch.ts).
+    created = confined?.settle?.();
+  }
+  return created === undefined ? result : errorResult(created);
 }
 
 /**

@@ -110,11 +110,28 @@ export async function runCommand(spec: CommandSpec): Promise<ToolResult> {
     if (!c.ok) return errorResult(`The tool was refused. ${unconfinableMessage(c.reason)}`);
     confine = c.confine;
   }
-  if (!hasLimits(spec.limits)) return await runResolved({ ...spec, confine }, program.path);
+  let result: ToolResult;
+  let created: string | undefined;
+  try {
+    result = await runLimited(spec, confine, program.path);
+  } finally {
+    // A missing trust anchor the run created is moved aside, also when it threw.
+    created = confine?.settle?.();
+  }
+  return created === undefined ? result : errorResult(created);
+}
+
+/** Run under the declared resource limits, if any. */
+async function runLimited(
+  spec: CommandSpec,
+  confine: Confine | undefined,
+  program: string,
+): Promise<ToolResult> {
+  if (!hasLimits(spec.limits)) return await runResolved({ ...spec, confine }, program);
   const opened = await openGuard(spec.limits);
   if (!opened.ok) return errorResult(unenforceableMessage(opened.reason));
   try {
-    return await runResolved({ ...spec, guard: opened.guard, confine }, program.path);
+    return await runResolved({ ...spec, guard: opened.guard, confine }, program);
   } finally {
     await opened.guard.settle({ exitCode: null, signal: null });
   }

@@ -29,6 +29,11 @@ export interface SandboxPlan {
   /** Hidden: folders get an empty tmpfs (read-only once the run's paths inside are bound), files `/dev/null`. */
   hidden: { path: string; folder: boolean }[];
   /**
+   * Trust anchors missing when the plan was made that a writable path could create
+   * (anchor_watch.ts): looked at, and moved aside, once the runs are over. Default none.
+   */
+  watch?: string[];
+  /**
    * Most bytes each of the private `/tmp` and `/dev/shm` may hold (a declaration's
    * `max_memory_mb`: tmpfs is memory). Default: the kernel's (half the host's RAM).
    */

@@ -8,6 +8,7 @@
 
 import { readlinkSync } from "node:fs";
 import type { Confine } from "../process/sandbox_init.ts";
+import { createdAnchorsMessage, settleAnchors } from "./anchor_watch.ts";
 import { sandboxCommand, type SandboxRun } from "./bwrap_argv.ts";
 import { sandboxSupport } from "./detect.ts";
 import { type PlanContext, sandboxPlan } from "./plan.ts";
@@ -90,6 +91,10 @@ export function openConfine(
           writable: [...extra, ...writable],
           joinNetOf: join,
         });
+      },
+      settle() {
+        const created = settleAnchors(ctx.ws.root, plan.watch ?? []);
+        return created.length === 0 ? undefined : createdAnchorsMessage(created);
       },
     },
   };

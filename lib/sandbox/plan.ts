@@ -4,7 +4,8 @@
  * the declaring Artifact writable and the rest of the scope read-only; `sandbox_read` /
  * `sandbox_write` on top; in every mode toolhost's own harness-kit run-time files, read-only
  * (harness_kit_files.ts); the workspace's `toolhost.toml`, `toolhost.lock`, `.git` and the
- * files its declarations run read-only under every writable path (trust_anchors.ts). The
+ * files its declarations run read-only under every writable path (trust_anchors.ts), and
+ * such an anchor that is missing watched so that a run cannot create it (anchor_watch.ts). The
  * state directory and every Artifact outside the scope are hidden wherever a visible path
  * would contain them. Paths keep their host paths, so a tool's context (artifact path,
  * output and tmp dirs, session dir) stays valid inside.
@@ -20,6 +21,7 @@ import type { SandboxPolicy } from "./policy.ts";
 import { interpreterPath } from "./interpreter_path.ts";
 import { harnessKitFiles } from "./harness_kit_files.ts";
 import { anchorBinds } from "./trust_anchors.ts";
+import { watchedAnchors } from "./anchor_watch.ts";
 import process from "node:process";
 
 /** What a plan needs besides the policy. */
@@ -100,6 +102,8 @@ export function sandboxPlan(policy: SandboxPolicy, ctx: PlanContext): SandboxPla
   // toolhost.toml, toolhost.lock, .git and every declared program and operand file stay
   // read-only under any writable path.
   const anchors = anchorBinds(ws, writable);
+  // Missing ones cannot be bound without leaving a file on the host: watched instead.
+  const watch = watchedAnchors(ws.root, writable);
   // A folder inside a read-only path (a child Artifact) cannot be renamed anyway, and a
   // writable self-bind there would make it writable.
   const pinned = anchors.pinned.filter((d) => !readable.some((r) => isWithin(d, r)));
@@ -113,5 +117,5 @@ export function sandboxPlan(policy: SandboxPolicy, ctx: PlanContext): SandboxPla
     }
   };
   for (const c of closed) hide(c);
-  return { policy, readable, writable, hidden, path: ctx.path ?? process.env.PATH };
+  return { policy, readable, writable, hidden, watch, path: ctx.path ?? process.env.PATH };
 }

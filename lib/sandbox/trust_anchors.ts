@@ -13,9 +13,10 @@
  * Each anchor that exists and lies strictly inside a writable path is bound read-only
  * again at the place that path shows it, and each folder between the two is bound onto
  * itself (still writable): a mount point can be neither renamed nor removed, so an anchor
- * can neither be written nor swapped by renaming a folder that holds it. An anchor that does not exist is not created (a mount point would leave an
- * empty file on the host): a tool that may write the root can create a missing
- * `toolhost.lock` (a lock only ever blocks) or a missing `.git`.
+ * can neither be written nor swapped by renaming a folder that holds it. A `.git` in a
+ * folder above the root (the repository git finds from the workspace) is an anchor too.
+ * An anchor that does not exist is not bound (a mount point would leave an empty file on
+ * the host): anchor_watch.ts moves aside one that a run created.
  *
  * @module
  */
@@ -84,6 +85,18 @@ function declaredPrograms(ws: Workspace): string[] {
   return files;
 }
 
+/**
+ * `.git` in each folder above the root: git run in the workspace looks upward for one
+ * (the repository a workspace folder belongs to), so under a writable path that holds
+ * one it is an anchor too.
+ */
+function ancestorGits(root: string): string[] {
+  const out: string[] = [];
+  for (let d = dirname(root); d !== dirname(d); d = dirname(d)) out.push(join(d, ".git"));
+  out.push("/.git");
+  return out;
+}
+
 /** What {@link anchorBinds} asks of a sandbox. */
 export interface AnchorBinds {
   /** Anchors to bind read-only (as the sandbox shows them). */
@@ -111,7 +124,11 @@ export function anchorBinds(ws: Workspace, writable: readonly string[]): AnchorB
   const readOnly = new Set<string>();
   const pinned = new Set<string>();
   if (writable.length === 0) return { readOnly: [], pinned: [] };
-  const paths = [...TRUST_ANCHORS.map((a) => join(ws.root, a)), ...declaredPrograms(ws)];
+  const paths = [
+    ...TRUST_ANCHORS.map((a) => join(ws.root, a)),
+    ...ancestorGits(ws.root),
+    ...declaredPrograms(ws),
+  ];
   const anchors = paths.map(real).filter((a) => a !== undefined);
   for (const w of writable) {
     const rw = real(w);

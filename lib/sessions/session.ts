@@ -103,6 +103,8 @@ export class ToolSession implements NetMember {
   #stopOutcome: StopOutcome = "not run";
   #limits: HarnessLimits; // the harness's resource limits
   #confinement?: Confinement; // the session's sandbox policy, when confined
+  // Moves aside a trust anchor its harness created since it started (anchor_watch.ts).
+  #settleAnchors?: () => string | undefined;
 
   /** Create an idle session: no directory, no process. */
   constructor(decl: SessionDecl, artifactId: string, stateDir: string, opts: ResolvedOptions) {
@@ -261,6 +263,7 @@ export class ToolSession implements NetMember {
       return `The tool session \`${this.name}\` was refused. ${unconfinableMessage(c.reason)}`;
     }
     this.#confinement = confinement;
+    this.#settleAnchors = () => c.confine.settle?.();
     return { confine: c.confine, writable: [root.startOutput, root.startTmp] };
   }
 
@@ -305,6 +308,9 @@ export class ToolSession implements NetMember {
     const gate = this.#gate();
     if (gate === undefined) return this.#ended().result;
     if (!gate.ok) return gate.result;
+    // What the harness created between calls is moved aside before a call binds it.
+    const before = this.#settleAnchors?.();
+    if (before !== undefined) return errorResult(before);
     const journal = this.#journal!;
     const root = this.#root!;
     const ctl = new AbortController();
@@ -321,6 +327,8 @@ export class ToolSession implements NetMember {
     this.#inflight.set(ctl, p);
     try {
       const result = await p;
+      const created = this.#settleAnchors?.();
+      if (created !== undefined) return errorResult(created);
       if (!ctl.signal.aborted || ctl.signal.reason !== ENDED) return result;
       // The session ended under this call: its end is reported once the harness's
       // processes are ended, not while they are still being torn down.
@@ -362,6 +370,10 @@ export class ToolSession implements NetMember {
           problems.join("; ")
         }. Run \`toolhost sweep\` to finish.`,
       );
+    }
+    const created = this.#settleAnchors?.();
+    if (created !== undefined) {
+      throw new CleanupFailed(`The tool session \`${this.name}\`: ${created}`);
     }
   }
 
