@@ -241,6 +241,11 @@ export class ExtensionConnection {
   readonly client: Client;
   /** The decl. */
   readonly decl: ExtensionDecl;
+  /**
+   * Moves aside a trust anchor the confined server created since it started (see
+   * lib/sandbox/anchor_watch.ts): its error text, or undefined.
+   */
+  settleAnchors: () => string | undefined = () => undefined;
   #ended = false;
 
   private constructor(
@@ -377,6 +382,7 @@ export class ExtensionConnection {
       confine,
     });
     const conn = ExtensionConnection.#client(decl, transport, o);
+    if (confine?.settle) conn.settleAnchors = () => confine.settle?.();
     try {
       await conn.client.connect(transport, { timeout: decl.connectTimeoutMs ?? decl.timeoutMs });
     } catch (e) {

@@ -128,6 +128,7 @@ export class ExtensionServer {
   readonly #policy: RestartPolicy;
   readonly #stop = new AbortController();
   #conn?: ExtensionConnection;
+  #created: string[] = []; // anchors earlier generations created (moved aside), not yet told
   #opening?: Promise<ExtensionConnection>;
   #firstFailure?: ExtensionCallError;
   #tools?: Promise<Tool[]>;
@@ -189,6 +190,8 @@ export class ExtensionServer {
     }
     if (d.waitMs > 0) await sleep(d.waitMs, this.#stop.signal);
     await old?.close(); // the dead generation's group is confirmed gone first
+    const created = old?.settleAnchors(); // before the next generation binds it read-only
+    if (created !== undefined) this.#created.push(created);
     if (this.#stop.signal.aborted) {
       throw new ExtensionCallError(`The extension \`${this.decl.name}\` is stopped.`);
     }
@@ -310,6 +313,16 @@ export class ExtensionServer {
         throw new ExtensionCallError(extensionMessage(e, this.decl));
       }
     }
+  }
+
+  /**
+   * Move aside a trust anchor the confined server created (also a dead generation's):
+   * the error text naming it, or undefined. See lib/sandbox/anchor_watch.ts.
+   */
+  settleAnchors(): string | undefined {
+    const now = this.#conn?.settleAnchors();
+    const all = [...this.#created.splice(0), ...(now === undefined ? [] : [now])];
+    return all.length === 0 ? undefined : all.join(" ");
   }
 
   /**

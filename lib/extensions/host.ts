@@ -418,6 +418,9 @@ export class ExtensionHost {
     const admitted = admission.args;
     if (opts.signal?.aborted) return errorResult("The call was cancelled before it started.");
     const decl = tool.server.decl;
+    // A trust anchor the confined server created is moved aside (before and after the call).
+    const before = tool.server.settleAnchors();
+    if (before !== undefined) return errorResult(before);
     let raw: unknown;
     try {
       raw = await tool.server.callTool(tool.remoteName, admitted, opts.signal, tool.fingerprint);
@@ -425,6 +428,8 @@ export class ExtensionHost {
       if (e instanceof ExtensionCallError) return errorResult(e.message);
       throw e;
     }
+    const created = tool.server.settleAnchors();
+    if (created !== undefined) return errorResult(created);
     const home = this.#opts.artifacts;
     return fromMcpResult(raw, {
       mapText: envelopeMapper(
@@ -455,6 +460,8 @@ export class ExtensionHost {
         `the process group of extension ${failed.join(", ")} could not be confirmed gone`,
       );
     }
+    const created = this.servers.map((s) => s.settleAnchors()).filter((m) => m !== undefined);
+    if (created.length > 0) throw new CleanupFailed(created.join(" "));
   }
 }
 

@@ -13,9 +13,9 @@
  * They are watched instead: each such name missing before the run is looked at when the
  * run has ended, and one that appeared is moved aside (renamed, never followed or
  * deleted: `.git.refused-<hex>`), so it never takes effect, and the run's result becomes
- * an error naming what was moved and where. Not covered: the run's own lifetime (for a
- * confined session, until its calls end or it stops), during which the created name is
- * there.
+ * an error naming what was moved and where (a confined session or extension server:
+ * before and after each call, and when it stops). Not covered: the run's own lifetime
+ * (a session's or server's between its calls), during which the created name is there.
  *
  * @module
  */
