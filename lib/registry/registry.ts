@@ -13,7 +13,7 @@ import { ArtifactStore } from "../artifacts/store.ts";
 import { ARTIFACT_TOOL_SPECS, isArtifactToolName } from "../artifacts/specs.ts";
 import { removeSessionSubtree } from "../odek/session_subtree.ts";
 import { callArtifactToolAdmitted } from "../runtime/artifact_tools.ts";
-import { InvocationError } from "../errors/errors.ts";
+import { InvocationError, ToolhostError } from "../errors/errors.ts";
 import { errorResult, type ToolResult } from "../results/types.ts";
 import type { Workspace } from "../workspace/types.ts";
 import type { ToolListing } from "../results/tool_listing.ts";
@@ -221,6 +221,10 @@ export class Registry implements CallHost {
       reg.#extensions = await openRegistryExtensions(reg, own, opts.extensions, plugins.redactor);
     } catch (e) {
       await reg.close().catch(() => {});
+      // A lock's errors name its keys (tools, extensions), which may hold a protected value.
+      if (e instanceof ToolhostError && plugins.redactor.active) {
+        e.message = plugins.redactor.text(e.message);
+      }
       throw e;
     }
     return reg;

@@ -105,3 +105,38 @@ Deno.test("tools check --execute shows a listed tool's name holding a protected 
     Deno.env.delete("DEPLOY_TOKEN");
   }
 });
+
+Deno.test("a malformed lock's error names its keys redacted (tools call, tools check)", async () => {
+  await using tmp = await tempWorkspace(BEFORE, { "app/README.md": "# app\n" });
+  Deno.env.set("DEPLOY_TOKEN", VALUE);
+  try {
+    const lock = await buildLock(await loadWorkspace(tmp.root), { stateDir: `${tmp.root}/.state` });
+    const text = JSON.stringify(lock).replace(
+      '"tools":{',
+      `"tools":{"x${VALUE}":{"description":"not a digest"},`,
+    );
+    Deno.writeTextFileSync(`${tmp.root}/toolhost.lock`, text);
+    const section = await lockSectionFor(
+      await loadWorkspace(tmp.root),
+      "app/review",
+      `${tmp.root}/.state`,
+    );
+    assert.equal(section?.status, "unverifiable");
+    assert.match(section?.reason ?? "", /x\[protected\]/);
+    assertTextHasNoPart([JSON.stringify(section)], VALUE, "tools check");
+    const r = await runCapture([
+      "tools",
+      "call",
+      "read_app",
+      "--eval",
+      "app/review",
+      "--repo",
+      tmp.root,
+    ]);
+    assert.equal(r.code, 1, r.out + r.err);
+    assert.match(r.err, /LOCK_MISMATCH|toolhost\.lock/);
+    assertTextHasNoPart([r.out, r.err], VALUE, "tools call");
+  } finally {
+    Deno.env.delete("DEPLOY_TOKEN");
+  }
+});
