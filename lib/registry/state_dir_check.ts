@@ -3,17 +3,28 @@
  * must not lead through a symlink when it lies in the workspace: a repository could ship
  * `.toolhost/state` as a link to anywhere, and every call would then write there.
  *
+ * It must also be private, checked and not only created so: everything below it (owner
+ * records, journals with their group tags, tool output, spilled artifacts, audit lines)
+ * is private only while other users cannot enter it, and its folders stay where toolhost
+ * put them only while no other user owns it. An existing state directory of this user
+ * that is open to others (a checkout or an archive made it 0755 or 0777) is made 0700;
+ * one owned by another user is refused.
+ *
  * @module
  */
 
+import { chmodSync, statSync } from "node:fs";
 import { isAbsolute, relative, resolve } from "node:path";
+import process from "node:process";
 import { PreparationFailed } from "../errors/errors.ts";
 import { lstatPath } from "../workspace/lstat_path.ts";
 
 /**
  * Throw {@link PreparationFailed} when `stateDir`, inside `root`, has a symlink (or a
- * non-folder) among its existing components. Missing components are created later, as
- * real folders; a state directory outside the workspace is the caller's own choice.
+ * non-folder) among its existing components, or when it exists owned by another user;
+ * make an existing one of this user private (0700). Missing components are created later,
+ * as private folders; where a state directory outside the workspace lies is the caller's
+ * own choice.
  *
  * @example
  * ```ts
@@ -23,14 +34,43 @@ import { lstatPath } from "../workspace/lstat_path.ts";
  */
 export function checkStateDir(root: string, stateDir: string): void {
   const rel = relative(root, resolve(stateDir));
-  if (rel === "" || rel === ".." || rel.startsWith("../") || isAbsolute(rel)) return;
+  if (rel === "" || rel === ".." || rel.startsWith("../") || isAbsolute(rel)) {
+    return makePrivate(resolve(stateDir));
+  }
   const r = lstatPath(root, rel);
   if (r.ok) {
     if (!r.stat.isDirectory()) throw refused(rel);
-    return;
+    return makePrivate(r.path);
   }
   if (r.reason === "missing") return;
   throw refused(r.at);
+}
+
+/** An existing state directory: this user's and 0700 (made so), else refused. */
+function makePrivate(dir: string): void {
+  const uid = process.getuid?.();
+  if (uid === undefined) return; // no users to keep out (Windows)
+  let st;
+  try {
+    st = statSync(dir);
+  } catch {
+    return; // missing: created private when first needed
+  }
+  if (!st.isDirectory()) return; // reported where it is used
+  if (st.uid !== uid) {
+    throw new PreparationFailed(
+      "The state directory belongs to another user, who could read or replace what toolhost " +
+        "keeps there; pass a --state-dir of your own.",
+    );
+  }
+  if ((st.mode & 0o077) === 0) return;
+  if ((st.mode & 0o1000) !== 0) { // a shared folder such as /tmp: never made private
+    throw new PreparationFailed(
+      "The state directory is a shared folder (its sticky bit is set); pass a --state-dir " +
+        "of its own, such as a new folder inside it.",
+    );
+  }
+  chmodSync(dir, 0o700);
 }
 
 function refused(at: string): PreparationFailed {
