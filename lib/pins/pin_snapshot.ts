@@ -5,7 +5,11 @@
  * (one `lstat` each, no reading); only when something moved is the path walked again and
  * just the moved files re-hashed ({@link repin}), giving the digest the call is checked
  * against. ctime cannot be set back by a writer, so an edit, a rename over, a new or
- * removed entry, a `chmod` all show.
+ * removed entry, a `chmod` all show — except within the second a ctime was read in: under
+ * Deno it has whole-second resolution (and mtime can be set back), so a same-size edit in
+ * that second keeps the identity. An identity whose ctime is not older than the second
+ * before its `lstat` therefore vouches for nothing (git's "racily clean"): it never
+ * compares equal, and the file is hashed again at the next check.
  *
  * The digest is the same as `pinPath`'s (see `dir_digest.ts`).
  *
@@ -46,23 +50,32 @@ export interface PathSnapshot {
   entries: Map<string, SnapEntry>;
 }
 
+let racy = 0;
+
 /**
- * The identity of a file system object as one string.
+ * The identity of a file system object as one string. `since` is the time (ms, as
+ * `Date.now()`) taken before the stat: a ctime in that second or later may not show an
+ * edit made later in the same second, so such an identity is made unique — it never
+ * equals another one, and what it stands for is read again.
  *
  * @example
  * ```ts
  * import { lstatSync } from "node:fs";
  * import { identityOf } from "./pin_snapshot.ts";
- * identityOf(lstatSync("deno.json", { bigint: true })).split(":").length; // 6
+ * const since = Date.now();
+ * identityOf(lstatSync("deno.json", { bigint: true }), since).split(":").length; // 6 (7 when just edited)
  * ```
  */
-export function identityOf(st: BigIntStats): string {
-  return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}:${st.mode}`;
+export function identityOf(st: BigIntStats, since: number): string {
+  const id = `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}:${st.mode}`;
+  const fresh = st.ctimeNs / 1_000_000_000n >= BigInt(Math.floor(since / 1000));
+  return fresh ? `${id}:racy${++racy}` : id;
 }
 
 function idNow(abs: string): string | undefined {
   try {
-    return identityOf(lstatSync(abs, { bigint: true }));
+    const since = Date.now();
+    return identityOf(lstatSync(abs, { bigint: true }), since);
   } catch {
     return undefined;
   }
@@ -100,8 +113,9 @@ export async function snapshotPath(
   previous?: PathSnapshot,
 ): Promise<PathSnapshot> {
   const budgets = resolvePinOptions(opts);
+  const since = Date.now(); // before every stat this snapshot is made of
   const target = await resolveDeclaredPath(root, declared);
-  const id = identityOf(target.stat);
+  const id = identityOf(target.stat, since);
   const base = { declared, abs: target.abs, id, dirs: new Map(), entries: new Map() };
   if (target.kind === "file") {
     if (target.stat.size > BigInt(budgets.maxBytes)) {
@@ -121,7 +135,7 @@ export async function snapshotPath(
   const entries = new Map<string, SnapEntry>();
   const lines: DigestLine[] = [];
   for (const e of found) {
-    const eid = identityOf(e.stat);
+    const eid = identityOf(e.stat, since);
     const old = previous?.entries.get(e.abs);
     const digest = old !== undefined && old.id === eid && old.kind === e.kind
       ? old.digest
@@ -132,7 +146,7 @@ export async function snapshotPath(
   return {
     ...base,
     digest: directoryDigest(lines),
-    dirs: new Map(dirs.map((d) => [d.abs, identityOf(d.stat)])),
+    dirs: new Map(dirs.map((d) => [d.abs, identityOf(d.stat, since)])),
     entries,
   };
 }

@@ -29,6 +29,7 @@ import { isAbsolute, join, relative, resolve } from "node:path";
 import { resolveProgram } from "../workspace/program_path.ts";
 import { hashRegularFile } from "./hash_file.ts";
 import { operandSteps } from "./operand_pin.ts";
+import { identityOf } from "./pin_snapshot.ts";
 
 /** One pinned program: where it was found and its bytes' SHA-256. */
 export interface ProgramPin {
@@ -69,11 +70,15 @@ const MAX_SHEBANG_LEVELS = 8;
 /** Largest program hashed: 1 GiB, like an execution path. */
 const MAX_PROGRAM_BYTES = 1024n * 1024n * 1024n;
 
-/** What a file identity looks like, as a memo key. */
-function identityKey(st: BigIntStats): string {
-  // The mode too: under Deno, ctimeNs has whole-second resolution, so a `chmod +x` within
-  // the second would otherwise leave the identity as it was.
-  return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}:${st.mode}`;
+/**
+ * What a file identity looks like, as a memo key; `since` is `Date.now()` taken before the
+ * stat. Under Deno ctimeNs has whole-second resolution (and mtime can be set back), so an
+ * identity whose ctime is in that second or later may hide a same-size edit made later
+ * in it: it is made unique, never equal to another (pin_snapshot.ts `identityOf`).
+ */
+function identityKey(st: BigIntStats, since: number): string {
+  // The mode too: a `chmod +x` within the second would otherwise leave the identity as it was.
+  return identityOf(st, since);
 }
 
 const memo = new Map<string, string>();
@@ -94,6 +99,7 @@ const hashing = new Map<string, Promise<string | undefined>>();
 export async function programDigest(path: string): Promise<string | undefined> {
   let real: string;
   let st: BigIntStats;
+  const since = Date.now();
   try {
     real = realpathSync(path);
     st = statSync(real, { bigint: true });
@@ -101,7 +107,7 @@ export async function programDigest(path: string): Promise<string | undefined> {
     return undefined;
   }
   if (!st.isFile() || st.size > MAX_PROGRAM_BYTES) return undefined;
-  const key = `${real}\0${identityKey(st)}`;
+  const key = `${real}\0${identityKey(st, since)}`;
   const known = memo.get(key);
   if (known !== undefined) return known;
   // Extensions listed together often share a program (`deno`, `node`, `npx`): one hash of
@@ -113,6 +119,7 @@ export async function programDigest(path: string): Promise<string | undefined> {
   try {
     const done = await digest;
     if (done === undefined) return undefined;
+    if (key.includes(":racy")) return done; // unique: never asked for again
     if (memo.size >= MEMO_MAX) memo.delete(memo.keys().next().value!);
     memo.set(key, done);
     return done;
@@ -317,9 +324,10 @@ export function depsIdentity(deps: readonly string[]): string {
 
 /** A file's identity; for a symlink also that of what it leads to. Throws when missing. */
 function fileIdentity(path: string): string {
+  const since = Date.now();
   const link = lstatSync(path, { bigint: true });
-  if (!link.isSymbolicLink()) return identityKey(link);
-  return `${identityKey(link)}/${identityKey(statSync(path, { bigint: true }))}`;
+  if (!link.isSymbolicLink()) return identityKey(link, since);
+  return `${identityKey(link, since)}/${identityKey(statSync(path, { bigint: true }), since)}`;
 }
 
 interface Traced {
