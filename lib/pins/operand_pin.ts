@@ -4,7 +4,7 @@
  * runs `tools/run.sh` as surely as a `#!` script runs itself. A lock that pinned only `sh` would let that script change unnoticed. So each
  * literal argument (no `{…}` placeholder, not an option; an option's `=` value, as in
  * `--import=tools/hook.mjs`, counts like an argument) that names a regular file inside
- * the workspace — relative to the command's working directory, or absolute — is a program
+ * the workspace (or a link there to one outside it, pinned by what it leads to) — relative to the command's working directory, or absolute — is a program
  * step `operand N` (N its index in `args`), hashed and watched like the command. A
  * path-like argument (holding a `/`) that names nothing yet is watched for appearing.
  *
@@ -30,7 +30,8 @@ function operandFile(arg: string, root: string, cwd: string): string | "absent" 
   } catch {
     return arg.includes("/") && within(abs, root) ? "absent" : undefined;
   }
-  if (!within(real, root)) return undefined;
+  // Named in the workspace, it is the workspace's program wherever a link there leads.
+  if (!within(abs, root) && !within(real, root)) return undefined;
   try {
     return statSync(real).isFile() ? abs : undefined;
   } catch {
