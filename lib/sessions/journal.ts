@@ -20,6 +20,7 @@
  * @module
  */
 
+import { Buffer } from "node:buffer";
 import { closeSync, fsyncSync, openSync, writeSync } from "node:fs";
 import type { ProcessRecord } from "../process/proc_identity.ts";
 import {
@@ -87,6 +88,8 @@ export async function readJournal(path: string): Promise<JournalEntry[]> {
 export class Journal {
   #fd: number | null;
   #live = new Map<string, JournalEntry>();
+  /** The last write failed, possibly inside its line. */
+  #cut = false;
 
   private constructor(fd: number) {
     this.#fd = fd;
@@ -100,7 +103,13 @@ export class Journal {
   #write(line: string, sync: boolean): void {
     const fd = this.#fd;
     if (fd === null) throw new Error("the session journal is closed");
-    writeSync(fd, `${line}\n`);
+    // After a failed write (ENOSPC midway may leave part of its line, and a failing write
+    // need not say how much), the next line starts on a line of its own: appended to a cut
+    // one, it would be read back as one malformed line and lost.
+    const bytes = Buffer.from(`${this.#cut ? "\n" : ""}${line}\n`, "utf8");
+    this.#cut = true;
+    for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at, bytes.length - at);
+    this.#cut = false;
     if (sync) fsyncSync(fd);
   }
 
