@@ -4,6 +4,7 @@
  * @module
  */
 
+import { stat } from "node:fs/promises";
 import { jsonResult, LIMITS, type ToolResult } from "../results/types.ts";
 import { optionalInteger, optionalString, readArgs, requiredString } from "./args.ts";
 import { ContentUnavailable, readArtifactText } from "./content.ts";
@@ -14,6 +15,29 @@ import { DEFAULT_CONTEXT_CHARS, DEFAULT_MAX_RESULTS } from "./specs.ts";
 import type { ArtifactSource, ContentGuard, StoredArtifact } from "./types.ts";
 
 const ARGS = ["query", "artifact_ref", "artifact_type", "max_results", "context_chars"] as const;
+
+/**
+ * Most artifact content one search reads, in bytes (grep's "64 MiB searched"): an
+ * artifact whose content would go past it is not read, and the search stops with
+ * `has_more: true` (narrow it with `artifact_ref`, which reaches any one artifact whole).
+ *
+ * @example
+ * ```ts
+ * import { MAX_SEARCH_BYTES } from "./search.ts";
+ * MAX_SEARCH_BYTES; // 67108864
+ * ```
+ */
+export const MAX_SEARCH_BYTES = 64 * 1024 * 1024;
+
+/** The size of an artifact's content as validated (or now), undefined when unknown. */
+async function contentSize(a: StoredArtifact): Promise<number | undefined> {
+  if (a.identity !== undefined) return a.identity.size;
+  try {
+    return (await stat(a.path)).size;
+  } catch {
+    return undefined; // reading it fails too, and says so
+  }
+}
 /** Room kept for the result's envelope around the matches. */
 const RESERVE_BYTES = 4096;
 
@@ -120,8 +144,17 @@ export function searchArtifactContent(source: ArtifactSource, args: unknown): Pr
     const skipped = new Set<string>();
     let bytes = RESERVE_BYTES;
     let hasMore = false;
+    let budget = MAX_SEARCH_BYTES;
     scan: for (const a of candidates(source, ref, type)) {
       for (const field of SEARCHED_FIELDS) {
+        if (field === "content") {
+          const size = await contentSize(a) ?? 0;
+          if (size > budget) {
+            hasMore = true;
+            break scan;
+          }
+          budget -= size;
+        }
         const text = await fieldText(a, field, skipped, source.guard);
         if (text === null) continue;
         for (const m of text.matchAll(re)) {
