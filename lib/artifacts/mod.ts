@@ -14,7 +14,7 @@
  * @module
  */
 
-export { ArtifactStore } from "./store.ts";
+export { ArtifactStore, MAX_STORED_ARTIFACTS } from "./store.ts";
 export type { ArtifactInfo, ArtifactSource, ContentGuard, StoredArtifact } from "./types.ts";
 export {
   ARTIFACT_TOOL_SPECS,
@@ -30,7 +30,7 @@ export {
 export type { ArtifactToolSpec } from "./specs.ts";
 export { callArtifactTool } from "./call_tool.ts";
 export { getArtifactField } from "./get_field.ts";
-export { searchArtifactContent } from "./search.ts";
+export { MAX_SEARCH_BYTES, searchArtifactContent } from "./search.ts";
 export type { SearchMatch } from "./search.ts";
 export { ARTIFACT_FIELDS, canonicalFieldName } from "./fields.ts";
 export type { ArtifactField } from "./fields.ts";

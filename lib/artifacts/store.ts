@@ -13,6 +13,19 @@ import { searchArtifactContent } from "./search.ts";
 import type { ArtifactInfo, ArtifactSource, ContentGuard, StoredArtifact } from "./types.ts";
 import type { Protector } from "../redact/types.ts";
 
+/**
+ * Most artifacts one conversation keeps: each envelope may add 64 and a long session makes
+ * any number of calls, so past this the oldest is forgotten (its reference is then refused
+ * like an unknown one).
+ *
+ * @example
+ * ```ts
+ * import { MAX_STORED_ARTIFACTS } from "./store.ts";
+ * MAX_STORED_ARTIFACTS; // 1024
+ * ```
+ */
+export const MAX_STORED_ARTIFACTS = 1024;
+
 function copyRef(ref: ArtifactRef): Readonly<ArtifactRef> {
   const out: ArtifactRef = {
     schema: ref.schema,
@@ -29,7 +42,8 @@ function copyRef(ref: ArtifactRef): Readonly<ArtifactRef> {
 /**
  * The artifacts one conversation has received. Add only refs that passed
  * `validateArtifactRef` / `inspectArtifactRef`. A later artifact with the same id
- * replaces the earlier one (the model's latest `[artifact]` line is what it names).
+ * replaces the earlier one (the model's latest `[artifact]` line is what it names); past
+ * {@link MAX_STORED_ARTIFACTS} the oldest is forgotten.
  *
  * @example
  * ```ts
@@ -95,6 +109,9 @@ export class ArtifactStore implements ArtifactSource {
       : Object.freeze({ dev: resolved.dev, ino: resolved.ino, size: resolved.size });
     this.#byId.delete(shown.id);
     this.#byId.set(shown.id, Object.freeze({ ref: shown, path, identity }));
+    if (this.#byId.size > MAX_STORED_ARTIFACTS) {
+      this.#byId.delete(this.#byId.keys().next().value!); // the oldest
+    }
     this.#changed();
   }
 
