@@ -2,7 +2,8 @@
  * What a command runs includes the workspace files its declared arguments name:
  * `command = "sh", args = ["tools/run.sh"]` (or `node tools/x.mjs`, `python3 srv.py`)
  * runs `tools/run.sh` as surely as a `#!` script runs itself. A lock that pinned only `sh` would let that script change unnoticed. So each
- * literal argument (no `{…}` placeholder, not an option; an option's `=` value, as in
+ * literal argument (the caller gives the literal values: a plain tool's `{{`/`}}`
+ * unescaped, an argument holding a plain placeholder left out; not an option, but an option's `=` value, as in
  * `--import=tools/hook.mjs`, counts like an argument) that names a regular file inside
  * the workspace (or a link there to one outside it, pinned by what it leads to) — relative to the command's working directory, or absolute — is a program
  * step `operand N` (N its index in `args`), hashed and watched like the command. A
@@ -20,7 +21,7 @@ function within(path: string, root: string): boolean {
 
 /** The file `arg` names from `cwd` inside `root`: found, absent, or not a candidate. */
 function operandFile(arg: string, root: string, cwd: string): string | "absent" | undefined {
-  if (arg === "" || arg.startsWith("-") || arg.includes("{") || arg.includes("\0")) {
+  if (arg === "" || arg.startsWith("-") || arg.includes("\0")) {
     return undefined;
   }
   const abs = isAbsolute(arg) ? arg : join(cwd, arg);

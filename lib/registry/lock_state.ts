@@ -65,9 +65,21 @@ function withArgs(ws: Workspace, ctx: ProgramContext, args: readonly unknown[]):
   return { ...ctx, operands };
 }
 
+/**
+ * A plain argument as the program gets it: `{{`/`}}` are literal braces; one holding a
+ * placeholder is the caller's value (null: not a workspace file of the declaration). Other
+ * argv (json tools, sessions, hooks, extensions) is never interpolated: braces are literal.
+ */
+function plainLiteral(arg: unknown): unknown {
+  if (typeof arg !== "string") return arg;
+  if (/[{}]/.test(arg.replace(/\{\{|\}\}/g, ""))) return null;
+  return arg.replace(/\{\{|\}\}/g, (m) => m[0]);
+}
+
 /** A tool's program context: a command's arguments (a `help` built-in's are its program). */
 function toolCtx(ws: Workspace, ctx: ProgramContext, decl: ToolDecl): ProgramContext {
-  return decl.type === "command" ? withArgs(ws, ctx, decl.args) : ctx;
+  if (decl.type !== "command") return ctx;
+  return withArgs(ws, ctx, decl.protocol === "plain" ? decl.args.map(plainLiteral) : decl.args);
 }
 
 function copyPins(pins: Record<string, string> | undefined): Record<string, string> {
