@@ -23,30 +23,33 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { CleanupFailed } from "../errors/errors.ts";
 import { describeDrift, type Drift } from "../lock/compare.ts";
 import type { ExtensionLockCheck } from "../lock/extension_lock.ts";
-import { BLOCKED_DESCRIPTION, lockRefusalText } from "../lock/registry_lock.ts";
+import { lockRefusalText } from "../lock/registry_lock.ts";
 import type { ToolListing } from "../results/tool_listing.ts";
-import { errorResult, LIMITS, type ToolResult } from "../results/types.ts";
+import { errorResult, type ToolResult } from "../results/types.ts";
 import { admitOrRefuse } from "../schema/admit_args.ts";
-import { type CompiledSchema, compileSchema } from "../schema/compile_schema.ts";
-import { extensionSpill, type SpillHomeDir } from "../spill/extension_spill.ts";
+import { extensionSpill } from "../spill/extension_spill.ts";
 import { evalExtensions, type ExtensionDecl } from "../workspace/parse_extensions.ts";
 import type { Workspace } from "../workspace/types.ts";
-import { evalScope } from "../workspace/scope.ts";
-import type { ExtensionSandboxContext } from "./connection.ts";
-import { join } from "node:path";
 import { fromMcpResult } from "./inbound_result.ts";
-import { listingLeaks } from "./listing_guard.ts";
 import { envelopeMapper } from "./envelope.ts";
-import { cleanText, cutUnits } from "../protocols/text_clean.ts";
 import { workspaceRoots } from "../runtime/artifact_refs.ts";
 import {
   ExtensionCallError,
   type ExtensionReadiness,
   ExtensionServer,
-  toolFingerprint,
 } from "./extension_server.ts";
-import type { RestartOptions } from "./restart_policy.ts";
 import { reportCallEvent } from "../events/call_events.ts";
+import {
+  MCP_TOOL_NAME,
+  publishedDiffers,
+  type PublishedTool,
+  publishTool,
+} from "./publish_tool.ts";
+
+import { type ExtensionHostOptions, sandboxContext } from "./host_options.ts";
+
+export { MCP_TOOL_NAME };
+export type { ExtensionHostOptions };
 
 async function startRefusal(
   lock: ExtensionLockCheck,
@@ -58,45 +61,6 @@ async function startRefusal(
   return `LOCK_MISMATCH: the extension \`${decl.name}\` was not started because it differs ` +
     `from toolhost.lock (${held.map(describeDrift).join("; ")}). Review the change, then run ` +
     "`toolhost lock` to accept it.";
-}
-
-/** MCP tool names: 1–128 of `[A-Za-z0-9_.-]`. */
-export const MCP_TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
-
-/** Options of {@link ExtensionHost}. */
-export interface ExtensionHostOptions {
-  /** The author's environment. Default: this process's environment. */
-  env?: Record<string, string>;
-  /** Published names already taken (e.g. the registry's); such extension tools are skipped. */
-  reserved?: ReadonlySet<string>;
-  /** Where to report skipped tools and failed starts (one line, value-free). Default: none. */
-  log?: (line: string) => void;
-  /** SIGTERM → SIGKILL grace on stop, ms. Default 2000. */
-  graceMs?: number;
-  /** The eval's lock. Default: none (nothing is verified). */
-  lock?: ExtensionLockCheck;
-  /** The registry's artifact directory and store, for oversized results. */
-  artifacts?: SpillHomeDir;
-  /** Restart backoff and cap of dead servers. */
-  restart?: RestartOptions;
-  /**
-   * Start no server to list: extensions the lock cannot list are left out. Default false
-   * (`tools list` sets it; calls still start servers).
-   */
-  listOnly?: boolean;
-  /** The registry's state directory (hidden from confined servers). Default `<root>/.toolhost/state`. */
-  stateDir?: string;
-  /** The eval served (its scope is what confined servers may read). Default: none. */
-  evalId?: string;
-}
-
-interface PublishedTool {
-  listing: ToolListing;
-  server: ExtensionServer;
-  remoteName: string;
-  schema: CompiledSchema;
-  fingerprint: string;
-  blocked?: Drift[];
 }
 
 /**
@@ -358,31 +322,7 @@ export class ExtensionHost {
   }
 
   #publish(server: ExtensionServer, t: Tool, blocked?: Drift[]): PublishedTool | string {
-    const remote = typeof t.name === "string" ? t.name : "";
-    const name = `${remote}_${server.decl.name}`;
-    if (!MCP_TOOL_NAME.test(remote) || !MCP_TOOL_NAME.test(name)) {
-      return "its name is not a valid MCP tool name of at most 128 characters once published";
-    }
-    if (listingLeaks(this.#opts.artifacts?.store.protector, t)) {
-      return "its listing holds a protected value";
-    }
-    let schema: CompiledSchema;
-    try {
-      schema = compileSchema(t.inputSchema);
-    } catch {
-      return `\`${name}\`: its input schema does not compile`;
-    }
-    // Like a declared description: no control characters, nonblank, at most 4000 units.
-    const cleaned = typeof t.description === "string" ? cleanText(t.description).trim() : "";
-    const description = cleaned !== ""
-      ? cutUnits(cleaned, LIMITS.maxDescriptionUnits)
-      : `Tool \`${remote}\` of extension \`${server.decl.name}\`.`;
-    const extension = server.decl.name;
-    const listing = blocked
-      ? { name, description: BLOCKED_DESCRIPTION, inputSchema: { type: "object" }, extension }
-      : { name, description, inputSchema: t.inputSchema as Record<string, unknown>, extension };
-    const fingerprint = toolFingerprint(t);
-    return { listing, server, remoteName: remote, schema, fingerprint, blocked };
+    return publishTool(server, t, this.#opts.artifacts?.store.protector, blocked);
   }
 
   /**
@@ -463,26 +403,4 @@ export class ExtensionHost {
     const created = this.servers.map((s) => s.settleAnchors()).filter((m) => m !== undefined);
     if (created.length > 0) throw new CleanupFailed(created.join(" "));
   }
-}
-
-/** Whether two listings publish different names or descriptions. */
-function publishedDiffers(a: Map<string, PublishedTool>, b: Map<string, PublishedTool>): boolean {
-  if (a.size !== b.size) return true;
-  for (const [k, v] of a) {
-    const w = b.get(k);
-    if (w === undefined || w.listing.description !== v.listing.description) return true;
-    if (w.fingerprint !== v.fingerprint) return true;
-  }
-  return false;
-}
-
-/** The sandbox context of the host's servers: the eval's scope and the state dir. */
-function sandboxContext(ws: Workspace, opts: ExtensionHostOptions): ExtensionSandboxContext {
-  const ev = opts.evalId === undefined ? undefined : ws.evals.get(opts.evalId);
-  return {
-    ws,
-    scope: ev === undefined ? [] : evalScope(ws, ev.id),
-    owner: ev?.artifactId,
-    stateDir: opts.stateDir ?? join(ws.root, ".toolhost", "state"),
-  };
 }
