@@ -5,7 +5,9 @@
  */
 
 import assert from "node:assert/strict";
-import { readdirSync, readlinkSync, realpathSync } from "node:fs";
+import { Buffer } from "node:buffer";
+import { createHash } from "node:crypto";
+import { lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
 import { PreparationFailed } from "../../lib/errors/errors.ts";
 
 /**
@@ -100,4 +102,67 @@ export function openFds(root: string): number {
     } catch { /* closed meanwhile */ }
   }
   return n;
+}
+
+/**
+ * The seed's directory digest, computed the slow obvious way (lstat, Buffer sort).
+ *
+ * @example
+ * ```ts
+ * referenceDigest("/tmp/x/t");
+ * ```
+ */
+export function referenceDigest(dir: string): string {
+  const lines: { key: Buffer; tail: string }[] = [];
+  const walk = (abs: string, rel: string) => {
+    for (const name of readdirSync(abs)) {
+      const childAbs = `${abs}/${name}`;
+      const childRel = rel === "" ? name : `${rel}/${name}`;
+      const st = lstatSync(childAbs);
+      const sha = (b: Uint8Array) => createHash("sha256").update(b).digest("hex");
+      if (st.isDirectory()) walk(childAbs, childRel);
+      else if (st.isSymbolicLink()) {
+        lines.push({
+          key: Buffer.from(childRel),
+          tail: `\0l\0${sha(readlinkSync(childAbs, { encoding: "buffer" }))}\n`,
+        });
+      } else {lines.push({
+          key: Buffer.from(childRel),
+          tail: `\0f\0${sha(readFileSync(childAbs))}\n`,
+        });}
+    }
+  };
+  walk(dir, "");
+  lines.sort((a, b) => Buffer.compare(a.key, b.key));
+  const h = createHash("sha256");
+  for (const l of lines) h.update(l.key).update(l.tail);
+  return h.digest("hex");
+}
+
+/**
+ * Write `t/`, a tree with every shape the format has to order and cover, under `root`.
+ *
+ * @example
+ * ```ts
+ * fixtureTree("/tmp/x");
+ * ```
+ */
+export function fixtureTree(root: string): void {
+  const big = "0123456789abcdef".repeat(20_000); // 320,000 bytes: the large-file path
+  writeTree(root, {
+    "t/a.txt": "abc",
+    "t/b-x": "x",
+    "t/b/c.txt": "",
+    "t/b/sub/é.txt": "café",
+    "t/b/sub/deeper/still/leaf": "leaf\n",
+    "t/\u{1F600}smile": "astral", // a surrogate pair in UTF-16 ...
+    "t/\uFF21wide": "bmp above the surrogates", // ... sorts before this in UTF-16, after in UTF-8
+    "t/big.bin": big,
+    "t/mode/exec": "#!/bin/sh\n",
+  });
+  Deno.chmodSync(`${root}/t/mode/exec`, 0o755); // modes are not part of the format
+  Deno.symlinkSync("../a.txt", `${root}/t/b/link`);
+  Deno.symlinkSync("nowhere/at/all", `${root}/t/dangling`);
+  Deno.mkdirSync(`${root}/t/b/empty/deeper`, { recursive: true });
+  Deno.mkdirSync(`${root}/t/z-empty`);
 }

@@ -7,7 +7,6 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
-import { lstatSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { resolveDeclaredPath } from "../../lib/pins/declared_path.ts";
 import { directoryDigest } from "../../lib/pins/dir_digest.ts";
 import { resolvePinOptions } from "../../lib/pins/options.ts";
@@ -15,56 +14,14 @@ import { pinPath } from "../../lib/pins/mod.ts";
 import { procfsAvailable } from "../../lib/pins/proc_fd.ts";
 import { treeDigestLines } from "../../lib/pins/tree_pin.ts";
 import { sortByUtf8 } from "../../lib/pins/utf8_order.ts";
-import { openFds, rejectsPin, withWorkspace, writeTree } from "./_helpers.ts";
-
-/** The seed's directory digest, computed the slow obvious way (lstat, Buffer sort). */
-function referenceDigest(dir: string): string {
-  const lines: { key: Buffer; tail: string }[] = [];
-  const walk = (abs: string, rel: string) => {
-    for (const name of readdirSync(abs)) {
-      const childAbs = `${abs}/${name}`;
-      const childRel = rel === "" ? name : `${rel}/${name}`;
-      const st = lstatSync(childAbs);
-      const sha = (b: Uint8Array) => createHash("sha256").update(b).digest("hex");
-      if (st.isDirectory()) walk(childAbs, childRel);
-      else if (st.isSymbolicLink()) {
-        lines.push({
-          key: Buffer.from(childRel),
-          tail: `\0l\0${sha(readlinkSync(childAbs, { encoding: "buffer" }))}\n`,
-        });
-      } else {lines.push({
-          key: Buffer.from(childRel),
-          tail: `\0f\0${sha(readFileSync(childAbs))}\n`,
-        });}
-    }
-  };
-  walk(dir, "");
-  lines.sort((a, b) => Buffer.compare(a.key, b.key));
-  const h = createHash("sha256");
-  for (const l of lines) h.update(l.key).update(l.tail);
-  return h.digest("hex");
-}
-
-/** A tree with every shape the format has to order and cover. */
-function fixtureTree(root: string): void {
-  const big = "0123456789abcdef".repeat(20_000); // 320,000 bytes: the large-file path
-  writeTree(root, {
-    "t/a.txt": "abc",
-    "t/b-x": "x",
-    "t/b/c.txt": "",
-    "t/b/sub/é.txt": "café",
-    "t/b/sub/deeper/still/leaf": "leaf\n",
-    "t/\u{1F600}smile": "astral", // a surrogate pair in UTF-16 ...
-    "t/\uFF21wide": "bmp above the surrogates", // ... sorts before this in UTF-16, after in UTF-8
-    "t/big.bin": big,
-    "t/mode/exec": "#!/bin/sh\n",
-  });
-  Deno.chmodSync(`${root}/t/mode/exec`, 0o755); // modes are not part of the format
-  Deno.symlinkSync("../a.txt", `${root}/t/b/link`);
-  Deno.symlinkSync("nowhere/at/all", `${root}/t/dangling`);
-  Deno.mkdirSync(`${root}/t/b/empty/deeper`, { recursive: true });
-  Deno.mkdirSync(`${root}/t/z-empty`);
-}
+import {
+  fixtureTree,
+  openFds,
+  referenceDigest,
+  rejectsPin,
+  withWorkspace,
+  writeTree,
+} from "./_helpers.ts";
 
 Deno.test("tree pin: same digest as the reference on empty, nested, unicode, large and linked entries", async () => {
   await withWorkspace(async (root) => {
