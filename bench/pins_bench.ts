@@ -11,6 +11,7 @@
 import { createHash } from "node:crypto";
 import { open } from "node:fs/promises";
 import { createSHA256 } from "hash-wasm";
+import { installDenoHost } from "../deno_host.ts";
 import { pinPath } from "../lib/pins/mod.ts";
 import { reportGoal } from "./goals.ts";
 
@@ -34,6 +35,7 @@ interface Measure {
  * ```
  */
 export async function benchPins(): Promise<string[]> {
+  installDenoHost(); // as cli.ts does: pins size files with Deno's own stat
   const quick = Deno.env.get("BENCH_QUICK") === "1";
   const size = quick ? 256 * MIB : 1024 * MIB;
   const runs = Number(Deno.env.get("BENCH_RUNS") ?? (quick ? "3" : "2"));

@@ -66,6 +66,85 @@ export function descriptorPath(fd: number): string | undefined {
  */
 const STAT_BY_PROC_PATH = typeof process.versions.deno === "string";
 
+/** What a directory pin needs of a `stat` that follows symlinks: the kind and size found. */
+export interface FollowedStat {
+  /** Whether it is a regular file (`S_ISREG`). */
+  readonly isFile: boolean;
+  /** Its size in bytes. */
+  readonly size: number;
+}
+
+/** A synchronous `stat` of a path that follows symlinks, as a host offers it. */
+export type HostStat = (path: string) => FollowedStat;
+
+let hostStat: HostStat | undefined;
+
+/**
+ * Size descriptors with the host's own `stat` (following symlinks) of `/proc/self/fd/<fd>`
+ * instead of `node:fs`, where procfs shows descriptors; undefined restores `node:fs`. Under
+ * Deno, whose `node:fs` builds a `Stats` object per call (four `Date`s and six closures,
+ * ~8–15 us of CPU a call, more than the rest of a small file's pinning), the CLI and the
+ * bench pass `Deno.statSync` (~2 us, `S_ISREG` and `st_size` from the same `stat(2)`): lib/
+ * never names the `Deno` global, and Node keeps its own cheap `fstatSync`. The magic link
+ * resolves to the very file open on the descriptor (never a path looked up again), so the
+ * answer is the `fstat`'s.
+ *
+ * @example
+ * ```ts
+ * import { statSync } from "node:fs";
+ * import { useHostStat } from "./proc_fd.ts";
+ * useHostStat((p) => {
+ *   const st = statSync(p);
+ *   return { isFile: st.isFile(), size: st.size };
+ * });
+ * useHostStat(undefined);
+ * ```
+ */
+export function useHostStat(stat: HostStat | undefined): void {
+  hostStat = stat;
+}
+
+/**
+ * Whether a host's `stat` is set (see {@linkcode useHostStat}): then a descriptor's size
+ * costs this thread less than handing it to the stat thread would.
+ *
+ * @example
+ * ```ts
+ * import { hostStatInUse } from "./proc_fd.ts";
+ * console.log(typeof hostStatInUse()); // "boolean"
+ * ```
+ */
+export function hostStatInUse(): boolean {
+  return hostStat !== undefined;
+}
+
+/**
+ * The size of the regular file open on `fd`, or -1 when what is open there is not a regular
+ * file: the host's `stat` (see {@linkcode useHostStat}) when one is set and procfs works,
+ * else {@linkcode statOpen}. Throws what the `stat` throws.
+ *
+ * @example
+ * ```ts
+ * import { closeSync, openSync } from "node:fs";
+ * import { openFileSize } from "./proc_fd.ts";
+ * const fd = openSync("deno.json", "r");
+ * console.log(openFileSize(fd) > 0); // true
+ * closeSync(fd);
+ * ```
+ */
+export function openFileSize(fd: number): number {
+  if (hostStat !== undefined && procfsAvailable()) {
+    const st = hostStat(`/proc/self/fd/${fd}`);
+    if (!st.isFile) return -1;
+    if (!Number.isSafeInteger(st.size) || st.size < 0) {
+      throw new RangeError("the host's stat gave no exact size");
+    }
+    return st.size;
+  }
+  const st = statOpen(fd);
+  return st.isFile() ? Number(st.size) : -1;
+}
+
 /**
  * `fstat` of the descriptor `fd`. Under Deno with procfs this is a `stat` of
  * `/proc/self/fd/<fd>`, whose magic link the kernel resolves to the very file open on `fd`

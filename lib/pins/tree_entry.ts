@@ -2,8 +2,8 @@
  * One entry of a directory pin's walk (`tree_pin.ts`), as `readdir`'s entry type says it is,
  * each checked after it is opened:
  * - a file is opened with `O_NOFOLLOW | O_NONBLOCK` and must `fstat` as a regular file (under
- *   Deno a `stat` of `/proc/self/fd/N`: the same answer for less per-call cost, see
- *   `statOpen`); its size is the one charged to the byte budget before a byte of it is read,
+ *   Deno a `stat` of `/proc/self/fd/N`, by the host's own `stat` where the entry set one: the
+ *   same answer for less per-call cost, see `openFileSize`); its size is the one charged to the byte budget before a byte of it is read,
  *   and exactly that many bytes must be read. Past `THREAD_AFTER_ENTRIES` entries, with a core
  *   idle and the stat thread online, it is queued (`file_queue.ts`) to be finished in walk
  *   order with the thread's answer; a file over `SMALL_FILE_BYTES` is hashed after the walk;
@@ -21,7 +21,7 @@ import { type DigestLine, symlinkDigest } from "./dir_digest.ts";
 import { pinFailure } from "./failure.ts";
 import { enqueueFile, newFileQueue, type OpenFile, STAT_HERE, threadWanted } from "./file_queue.ts";
 import { FileChanged, hashOpenSmallFile, hashRegularFile, SMALL_FILE_BYTES } from "./hash_file.ts";
-import { statOpen } from "./proc_fd.ts";
+import { openFileSize } from "./proc_fd.ts";
 import { statWorkerReady } from "./stat_worker.ts";
 import { type Frame, openDirFrame } from "./tree_dir_frame.ts";
 import {
@@ -101,7 +101,7 @@ export function visitEntry(walk: TreeWalk, frame: Frame, entry: Dirent): Frame |
  */
 export function finishFile(walk: TreeWalk, file: OpenFile, answer: number): void {
   try {
-    const size = answer === STAT_HERE ? sizeHere(file.fd) : answer;
+    const size = answer === STAT_HERE ? openFileSize(file.fd) : answer;
     if (size < 0) {
       throw pinFailure(walk.declared, `${entryName(walk, file.rel)} is no longer a regular file`);
     }
@@ -183,12 +183,6 @@ function openFile(walk: TreeWalk, path: string, rel: string): number {
   } catch (e) {
     throw entryFailure(walk, rel, e);
   }
-}
-
-/** The size of the regular file open on `fd`, or -1 when it is not a regular file. */
-function sizeHere(fd: number): number {
-  const st = statOpen(fd);
-  return st.isFile() ? Number(st.size) : -1;
 }
 
 function linkLine(walk: TreeWalk, path: string, rel: string): void {

@@ -14,8 +14,12 @@
  * regular file's `fstat` size charged before it is read, exactly that many bytes read; a
  * symlink's target, never what it leads to). The walk's shared state is `tree_walk.ts`'s.
  *
- * Cost: four syscalls per small file (open, stat, read, close), the floor with these checks;
- * under Deno the stat alone is ~10–13 µs of a small file's ~25–30 µs. So past
+ * Cost: four syscalls per small file (open, stat, read, close), the floor with these checks.
+ * Under Deno `node:fs`'s stat alone is ~10–15 µs of CPU (a `Stats` object per call) of a
+ * small file's ~22–28 µs; the CLI and the bench hand lib/ `Deno.statSync` instead
+ * (`useHostStat` of `proc_fd.ts`, ~2 µs), which brings a small file to ~13 µs (10,000 files:
+ * 213 → 133 ms of CPU per pin, load ~12 on 2 cores) and leaves the stat thread unused. Without
+ * it (Node keeps its own `fstatSync`, ~1–3 µs), past
  * `THREAD_AFTER_ENTRIES` entries (`tree_entry.ts`), with a core idle and the stat thread
  * (`stat_worker.ts`) online, this thread walks and opens while the other stats batches of
  * descriptors (`file_queue.ts`); each file is still finished here in walk order (stat

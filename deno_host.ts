@@ -1,0 +1,26 @@
+/**
+ * What only Deno offers cheaply, handed to lib/ by the Deno entries (cli.ts, the bench):
+ * lib/ never names the `Deno` global, so the npm build runs on Node unchanged and keeps
+ * `node:fs`, which is cheap there.
+ *
+ * - Directory pins size each opened file with `Deno.statSync` of `/proc/self/fd/<fd>`
+ *   (`useHostStat` of lib/pins/proc_fd.ts): ~2 us of CPU against ~8–15 us for Deno's
+ *   `node:fs` stat, which builds a `Stats` object (four `Date`s, six closures) per call.
+ *
+ * @module
+ */
+
+import { useHostStat } from "./lib/pins/proc_fd.ts";
+
+/**
+ * Install Deno's fast paths into lib/ (idempotent; call once at start).
+ *
+ * @example
+ * ```ts
+ * import { installDenoHost } from "./deno_host.ts";
+ * installDenoHost();
+ * ```
+ */
+export function installDenoHost(): void {
+  useHostStat(Deno.statSync);
+}
