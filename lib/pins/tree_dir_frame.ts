@@ -8,9 +8,10 @@
  * @module
  */
 
-import type { BigIntStats, Dirent } from "node:fs";
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync } from "node:fs";
+import type { BigIntStats } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync } from "node:fs";
 import type { DeclaredTarget } from "./declared_path.ts";
+import { listDirectory, type ListedEntry } from "./dir_listing.ts";
 import { describeFsError, isPinFailure, pinFailure } from "./failure.ts";
 import { descriptorPath } from "./proc_fd.ts";
 import { freeingQueued, type TreeWalk } from "./tree_walk.ts";
@@ -37,7 +38,7 @@ export interface Frame {
   /** POSIX path relative to the pinned directory ("" for the pinned directory itself). */
   rel: string;
   /** Its entries in UTF-8 byte order of their names. */
-  entries: Dirent[];
+  entries: ListedEntry[];
   /** The index of the next entry to visit. */
   next: number;
 }
@@ -97,10 +98,10 @@ export function openDirFrame(
     throw pinFailure(walk.declared, notADirectory(path, what) ?? describeFsError(e, what));
   }
   const base = descriptorPath(fd);
-  let entries: Dirent[];
+  let entries: ListedEntry[];
   try {
     if (expected !== undefined) sameDirectory(walk, fd, expected, what);
-    entries = freeingQueued(walk, () => readdirSync(base ?? abs, { withFileTypes: true }));
+    entries = freeingQueued(walk, () => listDirectory(base ?? abs));
   } catch (e) {
     closeSync(fd);
     throw isPinFailure(e) ? e : pinFailure(walk.declared, describeFsError(e, what));

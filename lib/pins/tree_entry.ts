@@ -14,10 +14,11 @@
  * @module
  */
 
-import type { BigIntStats, Dirent } from "node:fs";
+import type { BigIntStats } from "node:fs";
 import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync } from "node:fs";
 import { specialKind } from "./declared_path.ts";
 import { type DigestLine, symlinkDigest } from "./dir_digest.ts";
+import type { ListedEntry } from "./dir_listing.ts";
 import { pinFailure } from "./failure.ts";
 import { enqueueFile, newFileQueue, type OpenFile, STAT_HERE, threadWanted } from "./file_queue.ts";
 import { FileChanged, hashOpenSmallFile, hashRegularFile, SMALL_FILE_BYTES } from "./hash_file.ts";
@@ -60,7 +61,7 @@ const THREAD_AFTER_ENTRIES = 512;
  * console.log(walk.lines[0].digest.length); // 64
  * ```
  */
-export function visitEntry(walk: TreeWalk, frame: Frame, entry: Dirent): Frame | undefined {
+export function visitEntry(walk: TreeWalk, frame: Frame, entry: ListedEntry): Frame | undefined {
   if (walk.lines.length >= walk.opts.maxEntries) {
     throw pinFailure(
       walk.declared,
@@ -72,9 +73,9 @@ export function visitEntry(walk: TreeWalk, frame: Frame, entry: Dirent): Frame |
   const rel = frame.rel === "" ? name : `${frame.rel}/${name}`;
   const path = `${frame.base}/${name}`;
   const abs = `${frame.abs}/${name}`;
-  if (entry.isDirectory()) return openDirFrame(walk, path, abs, rel, entryName(walk, rel));
-  if (entry.isFile()) fileLine(walk, path, abs, rel);
-  else if (entry.isSymbolicLink()) linkLine(walk, path, rel);
+  if (entry.isDirectory) return openDirFrame(walk, path, abs, rel, entryName(walk, rel));
+  if (entry.isFile) fileLine(walk, path, abs, rel);
+  else if (entry.isSymlink) linkLine(walk, path, rel);
   else throw special(walk, path, rel);
   return undefined;
 }

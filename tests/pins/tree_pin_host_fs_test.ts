@@ -1,12 +1,14 @@
 /**
- * Directory pins sizing files with the host's `stat` (`useHostStat`, which the CLI sets to
- * `Deno.statSync`): the same digests as `node:fs` and an independent reference, its answers
- * the ones checked, and every after-open check, budget and cleanup unchanged.
+ * Directory pins with the host's own `stat` and listing (`useHostStat`, `useHostReadDir`,
+ * which the CLI sets to `Deno.statSync` and `Deno.readDirSync`): the same digests as
+ * `node:fs` and an independent reference, the host's answers the ones checked, a listing's
+ * kinds only a hint checked after open, and every budget and cleanup unchanged.
  */
 
 import assert from "node:assert/strict";
 import { installDenoHost } from "../../deno_host.ts";
 import { resolveDeclaredPath } from "../../lib/pins/declared_path.ts";
+import { type HostReadDir, type ListedEntry, useHostReadDir } from "../../lib/pins/dir_listing.ts";
 import { threadWanted } from "../../lib/pins/file_queue.ts";
 import { resolvePinOptions } from "../../lib/pins/options.ts";
 import { pinPath } from "../../lib/pins/mod.ts";
@@ -57,6 +59,7 @@ Deno.test("host stat: installDenoHost sets it (as cli.ts does); the stat thread 
     assert.equal(threadWanted(), false, "a stat here costs less than queueing it");
   } finally {
     useHostStat(undefined);
+    useHostReadDir(undefined);
   }
   assert.ok(!hostStatInUse());
 });
@@ -155,5 +158,90 @@ Deno.test("host stat: budgets, special files and symlinks to devices as with nod
       await rejectsPin(pinPath(root, "d"), { root, reason: /is a special file \(FIFO\)/ });
     });
     assert.equal(openFds(root), before);
+  });
+});
+
+/** Run `fn` with `readDir` as the host's listing, restoring `node:fs` afterwards. */
+async function withHostReadDir(readDir: HostReadDir, fn: () => Promise<unknown>): Promise<void> {
+  useHostReadDir(readDir);
+  try {
+    await fn();
+  } finally {
+    useHostReadDir(undefined);
+  }
+}
+
+Deno.test("host listing: same digests as node:fs and the reference, one listing per folder", async () => {
+  await withWorkspace(async (root) => {
+    fixtureTree(root);
+    const plain = await pinPath(root, "t");
+    let listings = 0;
+    const counting: HostReadDir = (p) => {
+      listings++;
+      return Deno.readDirSync(p);
+    };
+    await withHostReadDir(counting, async () => {
+      assert.equal(await pinPath(root, "t"), plain);
+      await withHostStat(Deno.statSync, async () => assert.equal(await pinPath(root, "t"), plain));
+    });
+    assert.equal(plain, referenceDigest(`${root}/t`));
+    assert.equal(listings, 2 * 9, "t and its 8 folders, twice"); // t, b, b/sub, ..., z-empty
+  });
+});
+
+Deno.test("host listing: its kinds are a hint, each checked after open", async () => {
+  await withWorkspace(async (root) => {
+    writeTree(root, { "d/file": "x", "d/sub/x": "y" });
+    Deno.symlinkSync("file", `${root}/d/link`);
+    await mkfifo(`${root}/d/zpipe`); // last in walk order
+    /** The real listing, with `name`'s kind replaced by `kind`. */
+    const lying = (name: string, kind: Partial<ListedEntry>): HostReadDir => (p) =>
+      Array.from(Deno.readDirSync(p), (e) => (e.name === name ? { ...e, ...kind } : e));
+    const asFile = { isFile: true, isDirectory: false, isSymlink: false };
+    const cases: [string, Partial<ListedEntry>, RegExp][] = [
+      ["zpipe", asFile, /entry "d\/zpipe" is no longer a regular file/],
+      ["link", asFile, /entry "d\/link" is a symlink/],
+      ["sub", asFile, /entry "d\/sub" is no longer a regular file/],
+      ["file", { isFile: false, isDirectory: true }, /entry "d\/file" is no longer a directory/],
+      [
+        "link",
+        { isFile: false, isDirectory: true, isSymlink: false },
+        /entry "d\/link" is a symlink/,
+      ],
+    ];
+    const before = openFds(root);
+    for (const stat of [undefined, Deno.statSync]) {
+      for (const [name, kind, reason] of cases) {
+        useHostStat(stat);
+        try {
+          await withHostReadDir(
+            lying(name, kind),
+            () => rejectsPin(pinPath(root, "d"), { root, declared: "d", reason }),
+          );
+        } finally {
+          useHostStat(undefined);
+        }
+      }
+    }
+    assert.equal(openFds(root), before);
+  });
+});
+
+Deno.test("host listing: its errors are described by code, never by path", async () => {
+  await withWorkspace(async (root) => {
+    writeTree(root, { "d/sub/x": "y" });
+    const subIno = Deno.statSync(`${root}/d/sub`).ino;
+    const denied: HostReadDir = (p) => {
+      if (p.endsWith("/sub") || /\/fd\/\d+$/.test(p) && Deno.statSync(p).ino === subIno) {
+        throw Object.assign(new Error(`permission denied: ${p}`), { code: "EACCES" });
+      }
+      return Deno.readDirSync(p);
+    };
+    await withHostReadDir(denied, () =>
+      rejectsPin(pinPath(root, "d"), {
+        root,
+        declared: "d",
+        reason: /entry "d\/sub" is not readable \(permission denied\)/,
+      }));
   });
 });
