@@ -3,17 +3,19 @@
  * lib/ never names the `Deno` global, so the npm build runs on Node unchanged and keeps
  * `node:fs`, which is cheap there.
  *
- * - Directory pins size each opened file with `Deno.statSync` of `/proc/self/fd/<fd>`
- *   (`useHostStat` of lib/pins/proc_fd.ts): ~2 us of CPU against ~8–15 us for Deno's
+ * - Directory pins size each opened file with `Deno.statSync` of `/proc/<pid>/fd/<fd>`
+ *   (`useHostStat` of lib/pins/host_fs.ts): ~2 us of CPU against ~8–15 us for Deno's
  *   `node:fs` stat, which builds a `Stats` object (four `Date`s, six closures) per call;
- *   they list folders with `Deno.readDirSync` (`useHostReadDir` of lib/pins/dir_listing.ts):
+ *   they list folders with `Deno.readDirSync` (`useHostReadDir` of lib/pins/host_fs.ts):
  *   ~0.6–1 us an entry against ~1.6 us for `node:fs`'s `readdirSync` with file types.
+ *
+ * It imports only lib/pins/host_fs.ts, which imports nothing: installing loads no `node:*`
+ * module before the CLI knows its command (start-up is paid per command).
  *
  * @module
  */
 
-import { useHostReadDir } from "./lib/pins/dir_listing.ts";
-import { useHostStat } from "./lib/pins/proc_fd.ts";
+import { useHostReadDir, useHostStat } from "./lib/pins/host_fs.ts";
 
 /**
  * Install Deno's fast paths into lib/ (idempotent; call once at start).

@@ -14,7 +14,7 @@
 
 import { closeSync } from "node:fs";
 import type { DigestLine } from "./dir_digest.ts";
-import { hostStatInUse } from "./proc_fd.ts";
+import { hostStatInUse } from "./host_fs.ts";
 import type { StatRequest } from "./stat_worker.ts";
 import {
   awaitStatAnswer,
@@ -67,7 +67,7 @@ let patienceMs = 0;
 
 /**
  * Whether a walk that has grown large should use the stat thread: when a core looks idle
- * (`coreToSpare`) and no host `stat` is set (`useHostStat` of `proc_fd.ts`: with one, a
+ * (`coreToSpare`) and no host `stat` is set (`useHostStat` of `host_fs.ts`: with one, a
  * stat costs this thread ~2–3 us, less than queueing it, while the thread's `node:fs` stat
  * costs ~8–15 us), or always in tests that wait for it.
  *

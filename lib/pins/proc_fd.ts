@@ -9,6 +9,7 @@
 import type { Stats } from "node:fs";
 import process from "node:process";
 import { closeSync, constants, fstatSync, openSync, readlinkSync, statSync } from "node:fs";
+import { hostFs } from "./host_fs.ts";
 
 let procfsState: boolean | undefined;
 /** `/proc/<pid>/fd`, this process's descriptors (set once probed). */
@@ -74,61 +75,9 @@ export function descriptorPath(fd: number): string | undefined {
  */
 const STAT_BY_PROC_PATH = typeof process.versions.deno === "string";
 
-/** What a directory pin needs of a `stat` that follows symlinks: the kind and size found. */
-export interface FollowedStat {
-  /** Whether it is a regular file (`S_ISREG`). */
-  readonly isFile: boolean;
-  /** Its size in bytes. */
-  readonly size: number;
-}
-
-/** A synchronous `stat` of a path that follows symlinks, as a host offers it. */
-export type HostStat = (path: string) => FollowedStat;
-
-let hostStat: HostStat | undefined;
-
-/**
- * Size descriptors with the host's own `stat` (following symlinks) of `/proc/self/fd/<fd>`
- * instead of `node:fs`, where procfs shows descriptors; undefined restores `node:fs`. Under
- * Deno, whose `node:fs` builds a `Stats` object per call (four `Date`s and six closures,
- * ~8–15 us of CPU a call, more than the rest of a small file's pinning), the CLI and the
- * bench pass `Deno.statSync` (~2 us, `S_ISREG` and `st_size` from the same `stat(2)`): lib/
- * never names the `Deno` global, and Node keeps its own cheap `fstatSync`. The magic link
- * resolves to the very file open on the descriptor (never a path looked up again), so the
- * answer is the `fstat`'s.
- *
- * @example
- * ```ts
- * import { statSync } from "node:fs";
- * import { useHostStat } from "./proc_fd.ts";
- * useHostStat((p) => {
- *   const st = statSync(p);
- *   return { isFile: st.isFile(), size: st.size };
- * });
- * useHostStat(undefined);
- * ```
- */
-export function useHostStat(stat: HostStat | undefined): void {
-  hostStat = stat;
-}
-
-/**
- * Whether a host's `stat` is set (see {@linkcode useHostStat}): then a descriptor's size
- * costs this thread less than handing it to the stat thread would.
- *
- * @example
- * ```ts
- * import { hostStatInUse } from "./proc_fd.ts";
- * console.log(typeof hostStatInUse()); // "boolean"
- * ```
- */
-export function hostStatInUse(): boolean {
-  return hostStat !== undefined;
-}
-
 /**
  * The size of the regular file open on `fd`, or -1 when what is open there is not a regular
- * file: the host's `stat` (see {@linkcode useHostStat}) when one is set and procfs works,
+ * file: the host's `stat` (`useHostStat` of `host_fs.ts`) when one is set and procfs works,
  * else {@linkcode statOpen}. Throws what the `stat` throws.
  *
  * @example
@@ -141,6 +90,7 @@ export function hostStatInUse(): boolean {
  * ```
  */
 export function openFileSize(fd: number): number {
+  const hostStat = hostFs.stat;
   if (hostStat !== undefined && procfsAvailable()) {
     const st = hostStat(`${fdDir}/${fd}`);
     if (!st.isFile) return -1;

@@ -11,7 +11,8 @@
 import type { BigIntStats } from "node:fs";
 import { closeSync, constants, fstatSync, lstatSync, openSync } from "node:fs";
 import type { DeclaredTarget } from "./declared_path.ts";
-import { listDirectory, type ListedEntry } from "./dir_listing.ts";
+import { listDirectory } from "./dir_listing.ts";
+import type { ListedEntry } from "./host_fs.ts";
 import { describeFsError, isPinFailure, pinFailure } from "./failure.ts";
 import { descriptorPath } from "./proc_fd.ts";
 import { freeingQueued, type TreeWalk } from "./tree_walk.ts";

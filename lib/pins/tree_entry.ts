@@ -18,7 +18,7 @@ import type { BigIntStats } from "node:fs";
 import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync } from "node:fs";
 import { specialKind } from "./declared_path.ts";
 import { type DigestLine, symlinkDigest } from "./dir_digest.ts";
-import type { ListedEntry } from "./dir_listing.ts";
+import type { ListedEntry } from "./host_fs.ts";
 import { pinFailure } from "./failure.ts";
 import { enqueueFile, newFileQueue, type OpenFile, STAT_HERE, threadWanted } from "./file_queue.ts";
 import { FileChanged, hashOpenSmallFile, hashRegularFile, SMALL_FILE_BYTES } from "./hash_file.ts";

@@ -74,3 +74,9 @@ Deno.test("`serve` on stdio statically loads no Streamable HTTP stack and no MCP
   assert.deepEqual(heavy(closure, ["@modelcontextprotocol", "/mcp/server.ts"]), []);
   assert.ok([...closure].some((s) => s.includes("/mcp/stdio.ts")), "the graph was not read");
 });
+
+Deno.test("cli.ts loads no node:* module before it knows the command (Deno's fast paths included)", async () => {
+  const closure = await staticClosure("cli.ts");
+  assert.deepEqual([...closure].filter((s) => s.startsWith("node:")), []);
+  assert.ok([...closure].some((s) => s.endsWith("/deno_host.ts")), "the graph was not read");
+});

@@ -8,7 +8,7 @@
 
 import assert from "node:assert/strict";
 import { installDenoHost } from "../../deno_host.ts";
-import { hostStatInUse } from "../../lib/pins/proc_fd.ts";
+import { hostStatInUse } from "../../lib/pins/host_fs.ts";
 import "./pin_budget_test.ts";
 import "./pin_dir_test.ts";
 import "./pin_path_test.ts";

@@ -8,17 +8,19 @@
 import assert from "node:assert/strict";
 import { installDenoHost } from "../../deno_host.ts";
 import { resolveDeclaredPath } from "../../lib/pins/declared_path.ts";
-import { type HostReadDir, type ListedEntry, useHostReadDir } from "../../lib/pins/dir_listing.ts";
 import { threadWanted } from "../../lib/pins/file_queue.ts";
 import { resolvePinOptions } from "../../lib/pins/options.ts";
 import { pinPath } from "../../lib/pins/mod.ts";
 import {
   type FollowedStat,
+  type HostReadDir,
   type HostStat,
   hostStatInUse,
-  procfsAvailable,
+  type ListedEntry,
+  useHostReadDir,
   useHostStat,
-} from "../../lib/pins/proc_fd.ts";
+} from "../../lib/pins/host_fs.ts";
+import { procfsAvailable } from "../../lib/pins/proc_fd.ts";
 import { treeDigestLines } from "../../lib/pins/tree_pin.ts";
 import {
   fixtureTree,
