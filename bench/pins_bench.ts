@@ -11,7 +11,7 @@
 import { createHash } from "node:crypto";
 import { open } from "node:fs/promises";
 import { createSHA256 } from "hash-wasm";
-import { installDenoHost } from "../deno_host.ts";
+import { installDenoHost } from "../cli.ts";
 import { pinPath } from "../lib/pins/mod.ts";
 import { reportGoal } from "./goals.ts";
 

@@ -2,7 +2,7 @@
  * What a host offers a directory pin in place of `node:fs` where its own calls cost less: a
  * `stat` that follows symlinks (sizing opened files through `/proc/<pid>/fd/<fd>`, see
  * `proc_fd.ts`) and a directory listing with entry kinds (`dir_listing.ts`). The Deno
- * entries set them (`deno_host.ts`); lib/ never names the `Deno` global, and without them
+ * entries set them (`installDenoHost` of cli.ts); lib/ never names the `Deno` global, and without them
  * `node:fs` is used. This module imports nothing, so setting them at start-up loads nothing.
  *
  * @module

@@ -1,13 +1,13 @@
 /**
  * Every pin test again with Deno's fast paths installed, as cli.ts installs them
- * (`deno_host.ts`: `Deno.statSync` sizes opened files, `Deno.readDirSync` lists folders):
+ * (`installDenoHost` of cli.ts: `Deno.statSync` sizes opened files, `Deno.readDirSync` lists folders):
  * the same digests, and every security case (swaps mid-walk, FIFOs, budgets, descriptors)
  * failing or passing as with `node:fs`. Each test file has its own module instances, so this
  * changes nothing for the files it imports when they run on their own.
  */
 
 import assert from "node:assert/strict";
-import { installDenoHost } from "../../deno_host.ts";
+import { installDenoHost } from "../../cli.ts";
 import { hostStatInUse } from "../../lib/pins/host_fs.ts";
 import "./pin_budget_test.ts";
 import "./pin_dir_test.ts";

@@ -6,7 +6,7 @@
  */
 
 import assert from "node:assert/strict";
-import { installDenoHost } from "../../deno_host.ts";
+import { installDenoHost } from "../../cli.ts";
 import { resolveDeclaredPath } from "../../lib/pins/declared_path.ts";
 import { threadWanted } from "../../lib/pins/file_queue.ts";
 import { resolvePinOptions } from "../../lib/pins/options.ts";
