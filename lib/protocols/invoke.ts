@@ -153,7 +153,9 @@ async function withCallDirs(
     return r;
   };
   try {
-    const dirs = spare?.dirs ?? await createCallDirs(call.stateDir);
+    // Made ahead while an earlier call's tool ran (ready_dirs.ts), or now.
+    const dirs = spare?.dirs ?? warm?.takeDirs(call.stateDir) ??
+      await createCallDirs(call.stateDir);
     return await inCallDirs(dirs, spare, (d, s) => body(d, s, onSpawn));
   } finally {
     if (req !== undefined) warm!.replenish(req, started);

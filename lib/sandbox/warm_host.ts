@@ -148,8 +148,9 @@ function executable(command: string): boolean {
 
 /**
  * A call takes the waiting spare `handle`: its call directories are made under
- * `stateDir` and the spare's group journaled in them. Undefined (the spare ended, the
- * call runs cold and makes its own) when either fails.
+ * `stateDir` (or are `made`, made ahead there: ready_dirs.ts) and the spare's group
+ * journaled in them. Undefined (the spare ended and the directories removed; the call
+ * runs cold and makes its own) when either fails.
  *
  * @example
  * ```ts
@@ -166,10 +167,11 @@ export async function takeHostSpare(
   stateDir: string,
   cwd: string,
   base: Readonly<Record<string, string>> = {},
+  made?: CallDirs,
 ): Promise<TakenSpare | undefined> {
-  let dirs: CallDirs | undefined;
+  let dirs: CallDirs | undefined = made;
   try {
-    dirs = await createCallDirs(stateDir);
+    dirs ??= await createCallDirs(stateDir);
     dirs.admit(handle.record);
   } catch {
     await endHostSpare(handle, dirs);

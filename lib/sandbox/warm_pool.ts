@@ -29,6 +29,11 @@
  * cold, without a spawn contending with each call), and a call waits for one still
  * being spawned.
  *
+ * Call directories are made ahead too (lib/process/ready_dirs.ts): once a call's tool
+ * has its input, the next call's directories under its state directory are made while
+ * it runs, so a call that follows — one of a burst, which runs cold — takes them instead
+ * of making its own before its spawn ({@linkcode WarmPool.takeDirs}).
+ *
  * No spare's spawn begins while any call of the pool's owner is starting — also one that
  * never runs warm (`enter`: resource limits, a joined network), whose own spawn it would
  * slow; a call is starting from its `take` (or `enter`) until its tool runs (`started`).
@@ -44,6 +49,7 @@
 
 import process from "node:process";
 import { type CallDirs, createCallDirs } from "../process/call_dirs.ts";
+import { ReadyDirs } from "../process/ready_dirs.ts";
 import type { Confine } from "../process/sandbox_init.ts";
 import { abandonGroup, type GroupHandle, spawnGroup } from "../process/spawn_group.ts";
 import { runtimeSafeArgv } from "../process/runtime_argv.ts";
@@ -156,11 +162,14 @@ export class WarmPool {
   #starting = 0;
   #closed = false;
   readonly #stats = { spawned: 0, taken: 0 };
+  /** The next calls' directories, made while a call's tool runs (ready_dirs.ts). */
+  readonly #ready: ReadyDirs;
 
   /** A pool with the given bounds. */
   constructor(options: WarmPoolOptions = {}) {
     this.#max = options.maxSpares ?? 4;
     this.#idleMs = options.idleMs ?? 10_000;
+    this.#ready = new ReadyDirs({ max: this.#max, idleMs: this.#idleMs });
   }
 
   /** How many spares are waiting or being spawned. */
@@ -168,14 +177,29 @@ export class WarmPool {
     return this.#entries.size;
   }
 
-  /** Spares spawned and spares taken by a call, so far. */
-  get stats(): { spawned: number; taken: number } {
-    return { ...this.#stats };
+  /**
+   * Spares spawned and spares taken by a call, so far; `dirsTaken`: calls that took
+   * call directories made ahead ({@linkcode WarmPool.takeDirs}); `dirsReady`: sets made
+   * ahead and not taken yet.
+   */
+  get stats(): { spawned: number; taken: number; dirsTaken: number; dirsReady: number } {
+    return { ...this.#stats, dirsTaken: this.#ready.taken, dirsReady: this.#ready.size };
   }
 
-  /** Resolves once every spare being spawned has been spawned (or has failed). */
+  /** Resolves once every spare being spawned (and call directory set being made ahead)
+   * has been (or has failed). */
   async settled(): Promise<void> {
     await Promise.allSettled([...this.#entries.values()].map((e) => e.ready));
+    await this.#ready.settled();
+  }
+
+  /**
+   * Call directories under `stateDir` made ahead for the next call (ready_dirs.ts; made
+   * after a call of this pool had its tool started), or undefined: the call makes its own.
+   * The caller owns (and removes) what it gets.
+   */
+  takeDirs(stateDir: string): CallDirs | undefined {
+    return this.#closed ? undefined : this.#ready.take(stateDir);
   }
 
   /**
@@ -210,7 +234,13 @@ export class WarmPool {
       return undefined;
     }
     const spare = host
-      ? await takeHostSpare(ready.handle, req.stateDir, req.cwd, ready.base)
+      ? await takeHostSpare(
+        ready.handle,
+        req.stateDir,
+        req.cwd,
+        ready.base,
+        this.takeDirs(req.stateDir),
+      )
       : taken(ready);
     if (spare !== undefined) this.#stats.taken++;
     return spare;
@@ -227,10 +257,13 @@ export class WarmPool {
 
   /**
    * A call `take` (or `enter`, with no `req`) was asked for has its tool running (handed
-   * to its spare, or spawned cold). Call at most once per call.
+   * to its spare, or spawned cold). Call at most once per call. Once its input is handed
+   * over (a moment later), the directories of the next call under its state directory
+   * are made, while this call's tool runs.
    */
   started(req?: WarmRequest): void {
     if (req === undefined || keyOf(req) !== undefined) this.#starting--;
+    if (req !== undefined && !this.#closed) this.#ready.prepare(req.stateDir);
   }
 
   /** A call {@linkcode WarmPool.enter} was called for has ended. */
@@ -288,7 +321,9 @@ export class WarmPool {
   async close(): Promise<void> {
     this.#closed = true;
     for (const [key, e] of [...this.#entries]) this.#drop(key, e);
+    const dirs = this.#ready.close();
     while (this.#ending.size > 0) await Promise.allSettled([...this.#ending]);
+    await dirs;
   }
 
   #remove(key: string): void {

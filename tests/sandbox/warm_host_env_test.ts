@@ -66,7 +66,8 @@ Deno.test("warm host spare: a call line too long for a waiter's byte-wise read r
     const c = await cold.call("probe_app", args);
     await warm.call("probe_app", args);
     const w = await warm.call("probe_app", args);
-    assert.deepEqual(warm.warm!.stats, { spawned: 0, taken: 0 }, "no spare for it");
+    const { spawned, taken } = warm.warm!.stats;
+    assert.deepEqual({ spawned, taken }, { spawned: 0, taken: 0 }, "no spare for it");
     assert.equal(normalize(text(w)), normalize(text(c)));
   } finally {
     await cold.close();

@@ -11,8 +11,15 @@
 
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import {
+  existsSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  writeFileSync,
+} from "node:fs";
+import { dirname, join } from "node:path";
 import { Buffer } from "node:buffer";
 import { loadWorkspace } from "../../lib/workspace/load_workspace.ts";
 import { Registry } from "../../lib/registry/registry.ts";
@@ -22,6 +29,7 @@ import { sweepSessions } from "../../lib/sessions/sweep.ts";
 import { REPO_ROOT } from "../helpers/cli.ts";
 import { tempWorkspace } from "../helpers/workspace.ts";
 import { printSkip, processExists } from "./_corpus.ts";
+import { callDirKinds } from "./_made_ahead.ts";
 import {
   FILES,
   gone,
@@ -58,23 +66,28 @@ Deno.test("warm host spare: one call per spare, a burst runs cold, idle and clos
   const pool = new WarmPool({ idleMs: 200 });
   const pids = new Set<string>();
   const call = async () => {
-    const r = await shCall(ws.root, "echo $$", pool);
+    const r = await shCall(ws.root, "echo $$ $TMPDIR", pool);
     assert.equal(r.isError, false);
+    const [pid, tmp] = text(r).trim().split(" ");
     // Removed before the result (the seed: a cleanup failure replaces the result).
-    assert.deepEqual(readdirSync(callsRoot(stateDir)), [], "the call's dirs outlived it");
-    pids.add(text(r));
+    assert.equal(existsSync(dirname(tmp)), false, "the call's dirs outlived it");
+    assert.deepEqual(callDirKinds(stateDir).journaled, [], "a call's record outlived it");
+    pids.add(pid);
   };
+  const spares = () => ({ spawned: pool.stats.spawned, taken: pool.stats.taken });
   for (let i = 0; i < 4; i++) {
     await call();
     await pool.settled(); // a pause, as between an agent's calls
   }
-  assert.deepEqual(pool.stats, { spawned: 4, taken: 3 }, "each call after the first took one");
+  assert.deepEqual(spares(), { spawned: 4, taken: 3 }, "each call after the first took one");
   for (let i = 0; i < 3; i++) await call(); // back to back: no spawn contends with them
-  assert.deepEqual(pool.stats, { spawned: 4, taken: 4 }, "only the first of the burst");
+  assert.deepEqual(spares(), { spawned: 4, taken: 4 }, "only the first of the burst");
   assert.equal(pids.size, 7, "a spare serves one call");
   await pool.settled();
   assert.equal(pool.size, 1);
-  assert.deepEqual(readdirSync(callsRoot(stateDir)), [], "a waiting spare owns no call dir");
+  const kinds = callDirKinds(stateDir);
+  assert.deepEqual(kinds.journaled, [], "a waiting spare owns no call dir");
+  assert.equal(kinds.madeAhead.length, 1, "one set made ahead for the next call");
   assert.deepEqual(processesIn(ws.root), [], "a waiting spare is not in the workspace");
   while (pool.size > 0) await new Promise((r) => setTimeout(r, 50));
   await pool.close();
@@ -90,6 +103,33 @@ Deno.test("warm host spare: one call per spare, a burst runs cold, idle and clos
   assert.deepEqual(readdirSync(callsRoot(stateDir)), []);
 });
 
+Deno.test("warm pool: back-to-back calls take directories made while the one before ran", async () => {
+  if (skip) return printSkip("warm host dirs made ahead", skip);
+  await using ws = await tempWorkspace(TOML, FILES);
+  const stateDir = join(ws.root, ".toolhost", "state");
+  const pool = new WarmPool();
+  const tmpOf = async () => text(await shCall(ws.root, "echo $TMPDIR", pool)).trim();
+  const tmps = new Set<string>();
+  try {
+    tmps.add(await tmpOf());
+    await pool.settled();
+    const [ahead] = callDirKinds(stateDir).madeAhead;
+    assert.ok(ahead !== undefined, "a set was made while the call ran");
+    const second = await tmpOf(); // takes the spare, and the set made ahead
+    assert.equal(dirname(second), join(realpathSync(callsRoot(stateDir)), ahead));
+    tmps.add(second);
+    for (let i = 0; i < 5; i++) tmps.add(await tmpOf()); // back to back
+    assert.equal(tmps.size, 7, "each set serves one call");
+    assert.ok(pool.stats.dirsTaken >= 2, JSON.stringify(pool.stats));
+    for (const t of tmps) assert.equal(existsSync(dirname(t)), false, "a call's dirs outlived it");
+    assert.deepEqual(callDirKinds(stateDir).journaled, []);
+  } finally {
+    await pool.close();
+  }
+  assert.deepEqual(readdirSync(callsRoot(stateDir)), [], "close removes the set made ahead");
+  assert.deepEqual(await gone(ws.root), []);
+});
+
 Deno.test("warm host spare: none is spawned while another call starts", async () => {
   if (skip) return printSkip("warm host starting call", skip);
   await using ws = await tempWorkspace(TOML, FILES);
@@ -102,12 +142,12 @@ Deno.test("warm host spare: none is spawned while another call starts", async ()
     assert.equal((await shCall(ws.root, "true", pool)).isError, false);
     await pool.settled();
     assert.equal(pool.size, 0, "no spawn contends with the starting call");
-    assert.deepEqual(pool.stats, { spawned: 1, taken: 1 });
+    assert.deepEqual([pool.stats.spawned, pool.stats.taken], [1, 1]);
     pool.started(); // its tool runs
     pool.leave(true);
     await shCall(ws.root, "true", pool);
     await pool.settled();
-    assert.deepEqual(pool.stats, { spawned: 2, taken: 1 });
+    assert.deepEqual([pool.stats.spawned, pool.stats.taken], [2, 1]);
   } finally {
     await pool.close();
   }
@@ -173,10 +213,12 @@ Deno.test("warm host spare: kill -9 of toolhost mid-call: the sweep ends the too
   await new Promise((r) => child.once("exit", r));
   const stateDir = join(ws.root, ".toolhost", "state");
   assert.ok(processExists(tool), "the journaled tool outlived toolhost until the sweep");
-  assert.equal(readdirSync(callsRoot(stateDir)).length, 1, "the call's journal stays");
+  const kinds = callDirKinds(stateDir);
+  assert.equal(kinds.journaled.length, 1, "the call's journal stays");
   const report = await sweepSessions(stateDir);
   assert.equal(report.failed, 0, report.problems.join("\n"));
-  assert.equal(report.calls, 1);
+  // Its call, and the next call's directories made ahead (nothing ran in them).
+  assert.equal(report.calls, 1 + kinds.madeAhead.length);
   assert.deepEqual(await gone(ws.root), []);
   assert.equal(processExists(tool), false);
   assert.equal(existsSync(callsRoot(stateDir)) ? readdirSync(callsRoot(stateDir)).length : 0, 0);

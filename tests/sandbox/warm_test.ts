@@ -25,6 +25,7 @@ import { REPO_ROOT } from "../helpers/cli.ts";
 import { tempWorkspace } from "../helpers/workspace.ts";
 import { markerGone, printSkip, processExists, skipReason } from "./_corpus.ts";
 import { JSON_PROBE, normalize, PROBE, TRICKY } from "./_warm.ts";
+import { callDirKinds } from "./_made_ahead.ts";
 
 const TOML = `[artifacts.app]
 path = "app"
@@ -213,7 +214,7 @@ Deno.test("warm sandbox: one call per spare, idle spares end, close ends the res
   await call();
   await pool.settled();
   assert.equal(pool.size, 1);
-  assert.equal(readdirSync(callsRoot(stateDir)).length, 1, "the spare owns a call directory");
+  assert.equal(callDirKinds(stateDir).journaled.length, 1, "the spare owns a call directory");
   const r = await call(); // takes it; the next one is spawned after
   assert.equal(pool.stats.taken, 1);
   assert.equal(r.isError, false);
@@ -266,7 +267,7 @@ Deno.test("warm sandbox: kill -9 of toolhost with a spare waiting leaves nothing
   child.kill("SIGKILL");
   await new Promise((r) => child.once("exit", r));
   assert.deepEqual(await gone(ws.root), []);
-  assert.equal(readdirSync(callsRoot(stateDir)).length, 1, "the spare's directory stays");
+  assert.equal(callDirKinds(stateDir).journaled.length, 1, "the spare's directory stays");
   const report = await sweepSessions(stateDir);
   assert.equal(report.failed, 0, report.problems.join("\n"));
   assert.equal(existsSync(callsRoot(stateDir)) ? readdirSync(callsRoot(stateDir)).length : 0, 0);
