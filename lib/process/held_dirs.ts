@@ -9,10 +9,15 @@
  * entry is gone when `rmdir` returns, nothing can be created in a removed directory, and a
  * failure is reported as before — and moves the reclaim to the last `close`. The closes
  * are issued after the call's result — while the next call's tool runs
- * ({@linkcode releaseHeldDirs}, from `runBounded`), or from a timer: under Deno, whose
- * closes all run on the main thread, the reclaim then waits where that thread would
- * wait anyway; on Node `close` runs on the thread pool. At most {@link MAX_PENDING} are
- * held at once. Linux only; elsewhere nothing is held.
+ * ({@linkcode releaseHeldDirs}, from `runBounded`), or from a timer. On Node `close` runs
+ * on the thread pool. Under Deno, whose closes all run on the main thread, the last
+ * reference goes to a helper thread (dir_closer.ts) once closes here were seen to wait
+ * ({@link SLOW_CLOSES_BEFORE_HELPER}) and it is online, so the reclaim waits there (a
+ * quick tool's exit was otherwise handled only after up to three discards, 1–2 ms each
+ * under I/O load); before that, or without it, the main thread closes them while the
+ * next call's tool runs. At most {@link MAX_PENDING} are held at once by this
+ * thread, besides those the helper has copied ({@link RING_SLOTS} at most). Linux only;
+ * elsewhere nothing is held.
  *
  * @module
  */
@@ -20,6 +25,7 @@
 import { close, closeSync, constants, openSync } from "node:fs";
 import process from "node:process";
 import { setTimeout } from "node:timers";
+import { closedUpTo, copiedCount, dirCloserReady, handToCloser, RING_SLOTS } from "./dir_closer.ts";
 
 /** Read-only, a directory only (never a FIFO that could block, never via a symlink). */
 const HOLD_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW |
@@ -32,17 +38,63 @@ const MAX_PENDING = 64;
 
 let pending: number[] = [];
 let scheduled = false;
+/** Handed to the helper thread, in order, until it has copied them (then closed here). */
+let handed: number[] = [];
+/** How many handed-over descriptors this thread has closed. */
+let handedClosed = 0;
+/** Looks in a row that found nothing new copied (the next look waits longer). */
+let copyWaits = 0;
 
 /** Deno's `close` with a callback still closes on this thread, at a time of its own. */
 const DENO = process.versions.deno !== undefined;
 
 function ignore(): void {}
 
-function closeHeld(fd: number): void {
+/**
+ * A close on this thread slower than this waited for a reclaim (a discard; a plain close
+ * takes microseconds).
+ */
+const SLOW_CLOSE_MS = 0.1;
+/**
+ * Slow closes on this thread (a reclaim waited for each) before the helper thread is
+ * started: it costs its start (tens of ms of CPU, a pause of the main thread that grows
+ * with the machine's load) and about 17 MiB, worth it only to a process that makes many
+ * calls on a filesystem whose reclaim waits. A one-shot call never starts it.
+ */
+const SLOW_CLOSES_BEFORE_HELPER = 24;
+let slowCloses = 0;
+
+function closeHeld(fd: number, last = true): void {
   if (!DENO) return close(fd, ignore);
+  const t0 = last ? performance.now() : 0;
   try {
     closeSync(fd);
   } catch { /* already closed */ }
+  if (last && performance.now() - t0 > SLOW_CLOSE_MS) slowCloses++;
+}
+
+let preferred = false;
+
+/** Whether this process hands its held directories to the helper thread (starting it). */
+function helperWanted(): boolean {
+  if (!DENO || !LINUX) return false;
+  return (preferred || slowCloses >= SLOW_CLOSES_BEFORE_HELPER) && dirCloserReady();
+}
+
+/**
+ * Hand held directories to the helper thread from now on (starting it), whatever closes
+ * here cost — for tests, and for a process that knows its closes wait. Under Deno on
+ * Linux only; elsewhere nothing changes.
+ *
+ * @example
+ * ```ts
+ * import { preferDirCloser } from "./held_dirs.ts";
+ * preferDirCloser();
+ * ```
+ */
+export function preferDirCloser(): void {
+  preferred = true;
+  helperWanted();
 }
 
 function flush(): void {
@@ -50,6 +102,39 @@ function flush(): void {
   const fds = pending;
   pending = [];
   for (const fd of fds) closeHeld(fd);
+  reap();
+}
+
+/**
+ * Close this thread's descriptor of each handed-over directory the helper holds a copy
+ * of (not the last reference: no reclaim waited for here), and tell it to close its own.
+ * Those it has not copied yet stay open (a descriptor number closed before it is copied
+ * could name another directory by then) and are looked at again, each time a little
+ * later; once the helper has died, this thread closes them all.
+ */
+function reap(): void {
+  if (handed.length === 0) return;
+  const copied = copiedCount();
+  if (copied < 0) {
+    const fds = handed;
+    handed = [];
+    for (const fd of fds) closeHeld(fd);
+    return;
+  }
+  const n = Math.min(copied - handedClosed, handed.length);
+  if (n > 0) {
+    for (const fd of handed.splice(0, n)) closeHeld(fd, false);
+    handedClosed += n;
+    closedUpTo(handedClosed);
+    copyWaits = 0;
+  } else copyWaits++;
+  if (handed.length > 0) schedule(Math.min(2 ** copyWaits, 100));
+}
+
+function schedule(ms: number): void {
+  if (scheduled) return;
+  scheduled = true;
+  setTimeout(flush, ms).unref();
 }
 
 /**
@@ -63,7 +148,7 @@ function flush(): void {
  * ```
  */
 export function releaseHeldDirs(): void {
-  if (pending.length > 0) flush();
+  if (pending.length > 0 || handed.length > 0) flush();
 }
 
 /**
@@ -100,9 +185,12 @@ export function holdDir(path: string): number | undefined {
  * ```
  */
 export function releaseDirs(fds: readonly (number | undefined)[]): void {
-  for (const fd of fds) if (fd !== undefined) pending.push(fd);
+  const helper = helperWanted();
+  for (const fd of fds) {
+    if (fd === undefined) continue;
+    if (helper && handed.length < RING_SLOTS && handToCloser(fd)) handed.push(fd);
+    else pending.push(fd);
+  }
   if (pending.length > MAX_PENDING) return flush();
-  if (scheduled || pending.length === 0) return;
-  scheduled = true;
-  setTimeout(flush, 0).unref();
+  if (pending.length > 0 || handed.length > 0) schedule(0);
 }
