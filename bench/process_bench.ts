@@ -182,6 +182,10 @@ async function overheadLines(
       ? `${"runBounded+normalize vs raw setsid".padEnd(38)} ${vs(ms.bounded, ms.rawSetsid)}`
       : `${"runBounded+normalize vs raw detached".padEnd(38)} ${vs(ms.bounded, ms.rawGroup)}`,
   ];
+  lines.push(
+    `  (spare: ${warm.stats.taken} calls ran in a spare, ${warm.stats.dirsTaken} took ` +
+      `directories made while the call before ran)`,
+  );
   lines.push("CPU per call, toolhost's own + its children's (all 200 calls of each method):");
   for (const [name, c] of Object.entries(cpu)) {
     lines.push(
