@@ -29,7 +29,7 @@ import { sweepSessions } from "../../lib/sessions/sweep.ts";
 import { REPO_ROOT } from "../helpers/cli.ts";
 import { tempWorkspace } from "../helpers/workspace.ts";
 import { printSkip, processExists } from "./_corpus.ts";
-import { callDirKinds } from "./_made_ahead.ts";
+import { callDirKinds } from "../helpers/made_ahead.ts";
 import {
   FILES,
   gone,

@@ -25,7 +25,7 @@ import { REPO_ROOT } from "../helpers/cli.ts";
 import { tempWorkspace } from "../helpers/workspace.ts";
 import { markerGone, printSkip, processExists, skipReason } from "./_corpus.ts";
 import { JSON_PROBE, normalize, PROBE, TRICKY } from "./_warm.ts";
-import { callDirKinds } from "./_made_ahead.ts";
+import { callDirKinds } from "../helpers/made_ahead.ts";
 
 const TOML = `[artifacts.app]
 path = "app"

@@ -34,6 +34,7 @@ import {
   spawnVictim,
   withState,
 } from "./_forge.ts";
+import { callDirKinds } from "../helpers/made_ahead.ts";
 
 const CALL = "0123456789abcdef01234567";
 
@@ -98,7 +99,9 @@ Deno.test("a command call journals its owner and its process group in its call d
   try {
     const call = reg.call("hang_app", {}, { signal: ctl.signal });
     await waitFor(() => pidIn(join(app, "child.pid")) > 0, 120_000, "the tool to start");
-    const [name] = callDirs(state);
+    // Its own directory, not the next call's made ahead while it runs (no journal).
+    const [name, ...more] = callDirKinds(state).journaled;
+    assert.deepEqual(more, []);
     const dir = join(callsRoot(state), name);
     const owner = JSON.parse(readFileSync(join(dir, "owner.json"), "utf8"));
     const me = readProcStat(process.pid)!;
@@ -126,12 +129,13 @@ Deno.test("a command call journals its owner and its process group in its call d
     assert.ok(running(leader) && existsSync(dir));
     ctl.abort();
     assert.equal((await call).isError, true);
-    assert.deepEqual(callDirs(state), []);
+    assert.deepEqual(callDirKinds(state).journaled, []);
   } finally {
     ctl.abort();
     killHang(app);
     await reg.close();
   }
+  assert.deepEqual(callDirs(state), [], "close removes the directories made ahead");
 });
 
 // SIGHUP, SIGINT and SIGTERM are cleaned up by `tools call` itself (tests/cli/
