@@ -75,10 +75,18 @@ function closeHeld(fd: number, last = true): void {
 
 let preferred = false;
 
-/** Whether this process hands its held directories to the helper thread (starting it). */
+let startScheduled = false;
+
+/**
+ * Whether this process hands its held directories to the helper thread. Its start (a
+ * pause of this thread) is left to a timer, after the call whose cleanup asked for it.
+ */
 function helperWanted(): boolean {
-  if (!DENO || !LINUX) return false;
-  return (preferred || slowCloses >= SLOW_CLOSES_BEFORE_HELPER) && dirCloserReady();
+  if (!DENO || !LINUX || !(preferred || slowCloses >= SLOW_CLOSES_BEFORE_HELPER)) return false;
+  if (startScheduled) return dirCloserReady();
+  startScheduled = true;
+  setTimeout(dirCloserReady, 0).unref();
+  return false;
 }
 
 /**
@@ -94,7 +102,8 @@ function helperWanted(): boolean {
  */
 export function preferDirCloser(): void {
   preferred = true;
-  helperWanted();
+  startScheduled = true;
+  dirCloserReady();
 }
 
 function flush(): void {
