@@ -29,13 +29,9 @@ import type { Readable, Writable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import {
-  frameBytes,
-  serializeMessage,
-  stopReading,
-  writeOrDrain,
-} from "../extensions/line_framing.ts";
+import { serializeMessage, stopReading } from "../extensions/line_framing.ts";
 import { earlyMessage } from "./early_answers.ts";
+import { FrameWriter } from "./frame_writer.ts";
 import { LineBuffer, STDIO_MAX_BUFFER_BYTES } from "./line_buffer.ts";
 import { strayLine } from "./stray_lines.ts";
 
@@ -95,7 +91,7 @@ export class StdioFront implements Transport {
   /** Set by the protocol layer. */
   onmessage?: (message: JSONRPCMessage) => void;
   #input: Readable;
-  #output: Writable;
+  #frames: FrameWriter;
   #lines: LineBuffer;
   #opts: StdioFrontOptions;
   #early?: EarlyAnswers;
@@ -117,7 +113,7 @@ export class StdioFront implements Transport {
   /** Read `input`, write `output`; neither is closed by the front. */
   constructor(input: Readable, output: Writable, opts: StdioFrontOptions) {
     this.#input = input;
-    this.#output = output;
+    this.#frames = new FrameWriter(output);
     this.#opts = opts;
     this.#early = opts.early;
     this.#lines = new LineBuffer({ maxBufferSize: opts.maxBufferBytes });
@@ -255,7 +251,7 @@ export class StdioFront implements Transport {
   /** Write one message (the front's own early answers come here directly: an early
    * `tools/list` answer is never taken for the replayed `initialize`'s, whatever its id). */
   #write(message: JSONRPCMessage): Promise<void> {
-    return writeOrDrain(this.#output, frameBytes(message, this.#serialize));
+    return this.#frames.write(this.#serialize(message));
   }
 
   /** Stop reading and report the close. Idempotent. */

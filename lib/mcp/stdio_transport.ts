@@ -3,9 +3,10 @@
  * a writable stream, framed by line_framing.ts (message_buffer.ts: the SDK's `ReadBuffer`
  * behaviour, with plain requests checked by hand, plain_request.ts).
  * What differs from the SDK's `StdioServerTransport` is the write: each message goes out
- * as bytes (`frameBytes`), since handing the stream a string made Deno's socket re-encode
- * it on a slow path — for a 12 KB `read` result about a tenth of the server's time per
- * call — and the serializer can be the server's (json_mirrors.ts).
+ * as bytes (frame_writer.ts: encoded into a reused buffer), since handing the stream a
+ * string made Deno's socket re-encode it on a slow path — for a 12 KB `read` result about
+ * a tenth of the server's time per call — and the serializer can be the server's
+ * (json_mirrors.ts).
  *
  * Incoming data is bounded: unread input may be at most `maxBufferBytes` (default the
  * SDK's 10 MiB); more is an error and ends the connection.
@@ -17,7 +18,8 @@ import type { Buffer } from "node:buffer";
 import type { Readable, Writable } from "node:stream";
 // @ts-types="@modelcontextprotocol/sdk/shared/transport"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { feedLines, frameBytes, stopReading, writeOrDrain } from "../extensions/line_framing.ts";
+import { feedLines, serializeMessage, stopReading } from "../extensions/line_framing.ts";
+import { FrameWriter } from "./frame_writer.ts";
 import { MessageLineBuffer } from "./message_buffer.ts";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
@@ -49,7 +51,7 @@ export class StdioServerStreamTransport implements Transport {
   /** Set by the protocol layer. */
   onmessage?: (message: JSONRPCMessage) => void;
   #input: Readable;
-  #output: Writable;
+  #frames: FrameWriter;
   #buffer: MessageLineBuffer;
   #serialize?: (message: JSONRPCMessage) => string;
   #started = false;
@@ -58,7 +60,7 @@ export class StdioServerStreamTransport implements Transport {
   /** Use `input` and `output`; neither is closed by the transport. */
   constructor(input: Readable, output: Writable, opts: StdioTransportOptions = {}) {
     this.#input = input;
-    this.#output = output;
+    this.#frames = new FrameWriter(output);
     this.#buffer = new MessageLineBuffer({ maxBufferSize: opts.maxBufferBytes });
     this.#serialize = opts.serialize;
   }
@@ -80,7 +82,7 @@ export class StdioServerStreamTransport implements Transport {
 
   /** Send one message; resolves once the stream took it (or drained). */
   send(message: JSONRPCMessage): Promise<void> {
-    return writeOrDrain(this.#output, frameBytes(message, this.#serialize));
+    return this.#frames.write((this.#serialize ?? serializeMessage)(message));
   }
 
   /** Stop reading and report the close. Idempotent. */
