@@ -86,7 +86,9 @@ export function callSignals(b: AbortSignal): (a: AbortSignal) => CallSignal {
       dispose();
       ctl.abort(reason);
     }
-    a.addEventListener("abort", fromA, { once: true });
+    // No `{ once: true }`: `dispose` removes the listener, and Deno converts an options
+    // object on every call.
+    a.addEventListener("abort", fromA);
     live.add(fromB);
     return { signal: ctl.signal, dispose };
   };

@@ -8,7 +8,7 @@
  * about a twentieth of `serve`'s CPU per 4 KiB `read`. Here:
  * - {@link parseMessageLine} takes a line as `deserializeMessage` does; a request of the
  *   plain shape (below) becomes the object zod would have made (same keys in the same
- *   order, same prototypes, same values) and is remembered as checked; anything else —
+ *   order, same prototypes, same values) and the latest is remembered as checked; anything else —
  *   notifications, responses, `_meta`, odd ids, invalid input — goes to the SDK's parse as
  *   before, with its errors;
  * - {@link isPlainRequest} says a message came from that fast path (request_route.ts then
@@ -31,7 +31,13 @@ import { deserializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { CallToolRequest, JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { hasOwn, isRecord, plainRequestOf } from "./plain_shape.ts";
 
-const checked = new WeakSet<object>();
+/**
+ * The latest message the fast path made. The route asks about a message right after its
+ * line was parsed (stdio_front.ts parses and delivers in one step), so one slot answers it;
+ * an older message is then simply not known as checked and takes the SDK's check. A
+ * `WeakSet` entry per request cost more (its add, and its ephemeron at every collection).
+ */
+let latest: object | undefined;
 
 /**
  * One JSON-RPC message from one line (without its newline), exactly as the SDK's
@@ -48,13 +54,14 @@ export function parseMessageLine(line: string): JSONRPCMessage {
   const value: unknown = JSON.parse(line);
   const plain = plainRequestOf(value);
   if (plain === undefined) return deserializeMessage(line);
-  checked.add(plain);
+  latest = plain;
   return plain as JSONRPCMessage;
 }
 
 /**
- * Whether `message` came out of {@link parseMessageLine}'s fast path (so it is a valid
- * JSON-RPC request).
+ * Whether `message` is the latest message that came out of {@link parseMessageLine}'s fast
+ * path (so it is a valid JSON-RPC request); false for anything else, which the caller
+ * then checks itself.
  *
  * @example
  * ```ts
@@ -63,7 +70,7 @@ export function parseMessageLine(line: string): JSONRPCMessage {
  * ```
  */
 export function isPlainRequest(message: object): boolean {
-  return checked.has(message);
+  return message === latest;
 }
 
 /**

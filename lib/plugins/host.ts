@@ -52,16 +52,20 @@ export interface CallGrant {
 
 /**
  * The grant of a call no hook saw: no environment, and an id made only if something asks
- * (a plugin tool, a built-in-like tool); a plain built-in never does.
+ * (a plugin tool, a built-in-like tool); a plain built-in never does. A class: an object
+ * literal with a getter is built in dictionary mode, about a microsecond per call.
  */
+class QuietGrant implements CallGrant {
+  readonly env: Record<string, string> = {};
+  #id: string | undefined;
+
+  get callId(): string {
+    return this.#id ??= randomBytes(8).toString("hex");
+  }
+}
+
 function quietGrant(): CallGrant {
-  let id: string | undefined;
-  return {
-    env: {},
-    get callId(): string {
-      return id ??= randomBytes(8).toString("hex");
-    },
-  };
+  return new QuietGrant();
 }
 
 /** A call as the host sees it: who is called, with which admitted arguments. */

@@ -336,7 +336,7 @@ export class Registry implements CallHost {
     const ctl = new AbortController();
     const caller = opts.signal;
     const onAbort = () => ctl.abort(caller?.reason);
-    caller?.addEventListener("abort", onAbort, { once: true });
+    caller?.addEventListener("abort", onAbort); // removed when settled (no options to convert)
     if (caller?.aborted) onAbort();
     let p: Promise<ToolResult>;
     try {
