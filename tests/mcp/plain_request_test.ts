@@ -117,3 +117,16 @@ Deno.test("plainCallRequest gives what CallToolRequestSchema.parse gives, when i
   assert.equal(plainCallRequest({ method: "ping", params: { name: "t" } }), undefined);
   assert.equal(plainCallRequest(null), undefined);
 });
+
+Deno.test("isPlainRequest knows the latest fast-path message only, never a look-alike", () => {
+  const a = parseMessageLine('{"jsonrpc":"2.0","id":1,"method":"ping"}');
+  assert.equal(isPlainRequest(a), true);
+  const b = parseMessageLine('{"jsonrpc":"2.0","id":2,"method":"ping"}');
+  assert.equal(isPlainRequest(b), true);
+  assert.equal(isPlainRequest(a), false, "an older message takes the SDK's own check");
+  assert.equal(isPlainRequest({ ...b }), false, "a copy was never checked");
+  // A line the fast path leaves to the SDK is not taken for the latest plain one.
+  const n = parseMessageLine('{"jsonrpc":"2.0","method":"notifications/initialized"}');
+  assert.equal(isPlainRequest(n), false);
+  assert.equal(isPlainRequest(b), true);
+});
