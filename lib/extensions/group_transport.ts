@@ -2,9 +2,9 @@
  * An MCP client transport over the stdio of a server started as the leader of its own
  * session and process group (`setsid`), so that closing it ends the whole group with the
  * same identity-checked cleanup as tool sessions (SIGTERM, grace, SIGKILL, confirmation
- * via `/proc`). Framing is line_framing.ts (the SDK's `ReadBuffer`); the SDK's
- * `StdioClientTransport` is not used because it neither starts a process group nor
- * confirms that descendants are gone.
+ * via `/proc`). Framing is line_framing.ts with the SDK's `ReadBuffer` in linear time
+ * (json_rpc_lines.ts); the SDK's `StdioClientTransport` is not used because it neither
+ * starts a process group nor confirms that descendants are gone.
  *
  * @module
  */
@@ -12,9 +12,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import type { Buffer } from "node:buffer";
 import process from "node:process";
-// @ts-types="@modelcontextprotocol/sdk/shared/stdio"
-import { ReadBuffer } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import { feedLines, frameBytes } from "./line_framing.ts";
+import { JsonRpcLineBuffer } from "./json_rpc_lines.ts";
 // @ts-types="@modelcontextprotocol/sdk/shared/transport"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
@@ -110,7 +109,7 @@ export class ProcessGroupTransport implements Transport {
   /** The outcome of group cleanup, once `close()` finished. */
   cleanup?: TerminateReport;
   readonly #opts: GroupTransportOptions;
-  readonly #buffer: ReadBuffer;
+  readonly #buffer: JsonRpcLineBuffer;
   #child?: ChildProcess;
   #exited?: Promise<void>;
   #closing?: Promise<void>;
@@ -124,7 +123,9 @@ export class ProcessGroupTransport implements Transport {
   /** Create a transport; nothing runs until `start()`. */
   constructor(opts: GroupTransportOptions) {
     this.#opts = opts;
-    this.#buffer = new ReadBuffer({ maxBufferSize: opts.maxBufferBytes ?? DEFAULT_BUFFER_BYTES });
+    this.#buffer = new JsonRpcLineBuffer({
+      maxBufferSize: opts.maxBufferBytes ?? DEFAULT_BUFFER_BYTES,
+    });
   }
 
   /** Spawn the server. Rejects with {@link SpawnError} (generic reason, no paths). */

@@ -4,6 +4,7 @@
  * of its other tools.
  */
 import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
 import { dirname } from "node:path";
 import { ExtensionConnection } from "../../lib/extensions/connection.ts";
 import type { ProcessGroupTransport } from "../../lib/extensions/group_transport.ts";
@@ -120,5 +121,33 @@ Deno.test("a server that floods requests and never reads its answers is disconne
     assert.ok(transport.pendingBytes <= 16 * 1024 * 1024 + 4096, String(transport.pendingBytes));
   } finally {
     assert.equal(await conn.close(), true);
+  }
+});
+
+Deno.test("a long line from an extension server is framed in linear time", async () => {
+  // 8 MiB without a newline arrives in pipe-sized chunks (64 KiB at most): copying what was
+  // buffered on every chunk, as the SDK's ReadBuffer does, copies at least 512 MiB.
+  const line = 8 * 1024 * 1024;
+  await using tmp = await scriptedWorkspace({
+    tools: [{ name: "t", inputSchema: { type: "object" } }],
+    result: { content: [{ type: "text", text: "after" }] },
+    junkLineBytes: line,
+  });
+  const host = ExtensionHost.forEval(await loadWorkspace(tmp.root), "app/review");
+  const concat = Buffer.concat;
+  let copied = 0;
+  Buffer.concat = (list: readonly Uint8Array[], total?: number) => {
+    const out = concat(list, total);
+    copied += out.byteLength;
+    return out;
+  };
+  try {
+    await host.list();
+    const r = await host.call("t_ev", {});
+    assert.equal(text(r), "after");
+    assert.ok(copied <= 8 * line, `${copied} bytes copied for a line of ${line}`);
+  } finally {
+    Buffer.concat = concat;
+    await host.close();
   }
 });
