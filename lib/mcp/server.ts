@@ -40,6 +40,7 @@ import { callSignals } from "./call_signal.ts";
 import { setCallToolHandler } from "./call_tool_handler.ts";
 import { JsonMirrors } from "./json_mirrors.ts";
 import { lazyJsonSchemaValidator } from "./lazy_validator.ts";
+import { coalescedNotice } from "./list_changed_notice.ts";
 import { toMcpResult } from "./result_mapping.ts";
 import { requestRoute } from "./request_route.ts";
 import { watchBacklog } from "./resource_gate.ts";
@@ -121,10 +122,9 @@ export function createMcpServer(
       jsonSchemaValidator: lazyJsonSchemaValidator(),
     },
   );
-  // Extension servers can change their tools (their own notice, a restart): tell the client.
-  source.onToolsChanged?.(() => {
-    server.sendToolListChanged().catch(() => {}); // not connected (yet or any more)
-  });
+  // Extension servers can change their tools (their own notice, a restart): tell the client,
+  // one notice at a time (list_changed_notice.ts). A failure: not connected (yet or any more).
+  source.onToolsChanged?.(coalescedNotice(() => server.sendToolListChanged()));
   const stop = new AbortController();
   const inflight = new Set<Promise<unknown>>();
   const mirrors = new JsonMirrors();
