@@ -12,6 +12,8 @@ import { checkImage, decodeBase64Strict } from "../images/detect.ts";
 import { capText, cleanText } from "../protocols/text_clean.ts";
 import { type Block, errorResult, LIMITS, type ToolResult } from "../results/types.ts";
 import { jsonText, resultBytes } from "../results/json_text.ts";
+import { nestingWithin } from "../results/json_depth.ts";
+import { MAX_JSON_DEPTH } from "../protocols/json_precheck.ts";
 import { blockNote, inboundAudio, inboundLink, inboundResource } from "./rich_blocks.ts";
 
 function isJsonObject(v: unknown): v is Record<string, unknown> {
@@ -38,7 +40,8 @@ export interface InboundOptions {
 
 /**
  * Normalize an extension server's `CallToolResult` into a ToolResult with toolhost's
- * limits: at most 32 blocks; text cleaned of control characters and capped at 64 KiB;
+ * limits: at most 1024 levels of nesting (as a json-protocol result); at most 32 blocks;
+ * text cleaned of control characters and capped at 64 KiB;
  * images must be PNG/JPEG/WebP matching their bytes (≤ 4 MiB); audio, embedded resources
  * (text ≤ 64 KiB, blobs ≤ 4 MiB) and resource links are kept, checked as in
  * rich_blocks.ts; a result with
@@ -59,6 +62,12 @@ export async function fromMcpResult(
   opts: InboundOptions = {},
 ): Promise<ToolResult> {
   if (!isJsonObject(raw)) return errorResult("The extension server returned an invalid result.");
+  // As a json-protocol result: the walks after the call (redaction) recurse.
+  if (!nestingWithin(raw, MAX_JSON_DEPTH)) {
+    return errorResult(
+      `The extension server's result nests deeper than ${MAX_JSON_DEPTH} levels.`,
+    );
+  }
   const isError = raw.isError === true;
   const items = Array.isArray(raw.content) ? raw.content : [];
   if (items.length > LIMITS.maxBlocks) {
