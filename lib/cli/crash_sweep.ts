@@ -23,13 +23,15 @@ import type { ToolSource } from "../mcp/tool_source.ts";
 function reportLines(r: {
   swept: number;
   calls: number;
+  artifacts: number;
   refused: number;
   failed: number;
   problems: string[];
 }): string[] {
-  if (r.swept + r.calls + r.refused + r.failed === 0) return [];
+  if (r.swept + r.calls + r.artifacts + r.refused + r.failed === 0) return [];
   return [
-    `swept ${r.swept} stale session(s) and ${r.calls} stale call(s) left by an ended toolhost; ` +
+    `swept ${r.swept} stale session(s), ${r.calls} stale call(s) and ${r.artifacts} stale ` +
+    `artifact store(s) left by an ended toolhost; ` +
     `${r.refused} refused (identity not verifiable, nothing signalled); ${r.failed} failed`,
     ...r.problems.map((p) => `  ${p}`),
   ];

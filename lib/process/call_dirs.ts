@@ -92,6 +92,31 @@ function ownerRecordLine(): string {
 }
 
 /**
+ * Record this process as the owner of `dir` (`owner.json`, the call directory's record),
+ * unless a record is there already: a registry's artifact store (`<state>/artifacts/<id>`)
+ * is claimed so that `toolhost sweep` can remove it once its owner is gone (killed with
+ * the registry still open). Never follows a link; a record that exists is left as it is.
+ *
+ * @example
+ * ```ts
+ * import { mkdtempSync, readFileSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
+ * import { claimOwnedDir } from "./call_dirs.ts";
+ * const dir = mkdtempSync(join(tmpdir(), "toolhost-claim-"));
+ * claimOwnedDir(dir);
+ * JSON.parse(readFileSync(join(dir, "owner.json"), "utf8")).pid; // this process's pid
+ * ```
+ */
+export function claimOwnedDir(dir: string): void {
+  try {
+    writeRecordSync(join(dir, CALL_RECORD_FILES.owner), ownerRecordLine(), "wx");
+  } catch (e) {
+    if ((e as { code?: unknown }).code !== "EEXIST") throw e;
+  }
+}
+
+/**
  * The folder holding every call's directories under a state dir.
  *
  * @example

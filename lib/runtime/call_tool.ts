@@ -32,6 +32,7 @@ import { join } from "node:path";
 import { confinementOf } from "../sandbox/confinement_of.ts";
 import { openConfine, unconfinableMessage } from "../sandbox/confine.ts";
 import type { Confine } from "../process/sandbox_init.ts";
+import { claimOwnedDir } from "../process/call_dirs.ts";
 
 const HELP_TIMEOUT_MS = 30_000;
 
@@ -264,6 +265,7 @@ async function callCommand(
   const refused = decl.session !== undefined ? preflightCommand(spec) : undefined;
   if (refused) return refused;
   await makeUnlinkedDirs(home.artifactDir, 3, 0o700); // `artifacts/<id>/<tool>`: never links
+  claimOwnedDir(reg.artifactDir); // so that a sweep removes it should this process be killed
   // As late as possible before the process starts: what runs is still what was pinned.
   const changed = await reg.verifyBeforeRun(publishedName(decl.name, artifact.id));
   if (changed) return changed;

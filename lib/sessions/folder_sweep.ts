@@ -182,7 +182,7 @@ async function sweepEntry(
 }
 
 /** Which folder of the state directory a listing is for. */
-export type StateFolder = "sessions" | "calls";
+export type StateFolder = "sessions" | "calls" | "artifacts";
 
 /** Options of {@linkcode listStateFolder}. */
 export interface ListOptions {

@@ -35,6 +35,7 @@ import {
 } from "./session_dir.ts";
 import { ageOf } from "./stale_folder.ts";
 import { type FolderSweep, sweepFolder } from "./folder_sweep.ts";
+import { sweepArtifactStores } from "./artifact_sweep.ts";
 import { Deadline } from "../process/proc_budget.ts";
 import {
   DEFAULT_SWEEP_MS,
@@ -102,7 +103,8 @@ async function sweepRoots(
 }
 
 /**
- * Sweep `<stateDir>/sessions` and `<stateDir>/calls`: clean every stale folder, leave
+ * Sweep `<stateDir>/sessions`, `<stateDir>/calls` and `<stateDir>/artifacts`
+ * (artifact_sweep.ts): clean every stale folder, leave
  * active ones alone. Creates nothing; missing folders make an empty sweep. Concurrent
  * sweeps in one process share the work on a folder; sweeps in different processes are
  * idempotent. Never rejects.
@@ -122,6 +124,7 @@ export async function sweepSessions(
     swept: 0,
     active: 0,
     calls: 0,
+    artifacts: 0,
     refused: 0,
     failed: 0,
     problems: [],
@@ -130,6 +133,7 @@ export async function sweepSessions(
   await Promise.all([
     sweepRoots(stateDir, opts, report, deadline),
     sweepCalls(stateDir, opts, report, deadline),
+    sweepArtifactStores(stateDir, opts, report, deadline),
   ]);
   report.problems.sort();
   return report;

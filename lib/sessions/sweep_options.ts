@@ -73,6 +73,8 @@ export interface SweepReport {
   active: number;
   /** Stale call directories (of a toolhost that exited mid-call) cleaned and removed. */
   calls: number;
+  /** Stale artifact stores (of a registry whose process was killed) removed. */
+  artifacts: number;
   /**
    * Journal entries never signalled because their identity was incomplete, malformed or
    * could not be verified (a forged or foreign record); the processes they name were

@@ -195,10 +195,12 @@ export function filler(n: number, seed = 1): string {
   return out;
 }
 
-/** The spill files of a registry's artifact directory (its per-tool folders), read whole. */
+/** The spill files of a registry's artifact directory (its per-tool folders), read whole;
+ * not its owner record (`owner.json`, what a sweep reads). */
 export function spillContents(reg: Registry): string[] {
   try {
-    return fs.readdirSync(reg.artifactDir).flatMap((tool) => {
+    const names = fs.readdirSync(reg.artifactDir).filter((n) => n !== "owner.json");
+    return names.flatMap((tool) => {
       const dir = path.join(reg.artifactDir, tool);
       if (!fs.statSync(dir).isDirectory()) return [fs.readFileSync(dir, "latin1")];
       return fs.readdirSync(dir).map((n) => fs.readFileSync(path.join(dir, n), "latin1"));

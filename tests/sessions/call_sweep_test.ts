@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import {
   existsSync,
+  lstatSync,
   mkdirSync,
   readdirSync,
   readFileSync,
@@ -17,7 +18,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
-import { callsRoot, createCallDirs } from "../../lib/process/call_dirs.ts";
+import { callsRoot, claimOwnedDir, createCallDirs } from "../../lib/process/call_dirs.ts";
 import { readProcStat } from "../../lib/process/proc_identity.ts";
 import { sweepSessions } from "../../lib/sessions/sweep.ts";
 import { loadWorkspace } from "../../lib/workspace/load_workspace.ts";
@@ -141,7 +142,7 @@ Deno.test("a command call journals its owner and its process group in its call d
 // SIGHUP, SIGINT and SIGTERM are cleaned up by `tools call` itself (tests/cli/
 // tools_call_signals_test.ts); only a kill that runs no handler leaves work for sweep.
 for (const signal of ["SIGKILL"] as const) {
-  Deno.test(`after ${signal} of \`toolhost tools call\`, \`toolhost sweep\` ends its group and removes its call directory`, async () => {
+  Deno.test(`after ${signal} of \`toolhost tools call\`, \`toolhost sweep\` ends its group and removes its call directory and artifact store`, async () => {
     await using ws = await hangWorkspace();
     const state = join(ws.root, ".state");
     const app = join(ws.root, "app");
@@ -166,6 +167,8 @@ for (const signal of ["SIGKILL"] as const) {
       // While the toolhost process lives, its call is left alone.
       const before = await sweepSessions(state, { graceMs: 100, ownerlessAgeMs: 0 });
       assert.equal(before.calls, 0);
+      assert.equal(before.artifacts, 0, "a live registry's artifact store was swept");
+      assert.equal(readdirSync(join(state, "artifacts")).length, 1);
       assert.ok(running(leader));
       child.kill(signal);
       await child.status;
@@ -176,9 +179,11 @@ for (const signal of ["SIGKILL"] as const) {
       assert.equal(r.code, 0, r.err);
       const report = JSON.parse(r.out);
       assert.equal(report.calls, 1);
+      assert.equal(report.artifacts, 1, "the killed registry's artifact store was left");
       assert.equal(report.refused, 0);
       await waitFor(() => !running(leader) && !running(grandchild), 120_000, "the group to end");
       assert.deepEqual(callDirs(state), []);
+      assert.deepEqual(readdirSync(join(state, "artifacts")), []);
     } finally {
       try {
         child.kill("SIGKILL");
@@ -289,4 +294,26 @@ Deno.test("the sweep before a session start ends a stale call's verified group",
   } finally {
     await orphan.terminate({ graceMs: 0 });
   }
+});
+
+Deno.test("artifact stores: a dead owner's is removed; a live or unrecorded one is kept", async () => {
+  await withState(async (state) => {
+    const root = join(state, "artifacts");
+    const dead = join(root, "aaaaaaaaaaaaaaaaaaaaaaaa");
+    const live = join(root, "bbbbbbbbbbbbbbbbbbbbbbbb");
+    const bare = join(root, "cccccccccccccccccccccccc");
+    for (const d of [dead, live, bare]) mkdirSync(join(d, "read_app"), { recursive: true });
+    writeFileSync(join(dead, "owner.json"), JSON.stringify(DEAD_OWNER));
+    writeFileSync(join(dead, "read_app", "out.txt"), "spilled\n");
+    claimOwnedDir(live);
+    claimOwnedDir(live); // a second claim keeps the first record
+    const link = join(root, "dddddddddddddddddddddddd");
+    symlinkSync(dead, link); // never followed, never removed
+    const report = await sweepSessions(state, { graceMs: 100 });
+    assert.equal(report.artifacts, 1, JSON.stringify(report));
+    assert.equal(existsSync(dead), false);
+    assert.ok(existsSync(join(live, "read_app")) && existsSync(join(bare, "read_app")));
+    assert.equal(JSON.parse(readFileSync(join(live, "owner.json"), "utf8")).pid, process.pid);
+    assert.ok(lstatSync(link).isSymbolicLink());
+  });
 });

@@ -94,6 +94,7 @@ Deno.test("after kill -9 of toolhost, sweepSessions ends the old session and rem
       swept: 1,
       active: 0,
       calls: 0,
+      artifacts: 1, // the killed registry's artifact store
       refused: 0,
       failed: 0,
       problems: [],

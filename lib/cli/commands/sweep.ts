@@ -29,7 +29,7 @@ import { withProgress } from "../progress.ts";
 export function sweepCommand(io: CliIo, done: (code: number) => void): Command {
   const cmd = new Command("sweep")
     .description(
-      "Clean stale tool-session and call directories left by a toolhost that was killed or crashed. " +
+      "Clean stale tool-session, call and artifact directories left by a toolhost that was killed or crashed. " +
         "Kills their recorded process groups (only while pid, start time and boot id still match).",
     )
     .option("--json", "print the report as JSON")
@@ -48,7 +48,8 @@ export function sweepCommand(io: CliIo, done: (code: number) => void): Command {
     if (o.json) io.out(`${JSON.stringify(report, null, 2)}\n`);
     else {
       io.out(
-        `swept ${report.swept} stale session(s) and ${report.calls} stale call(s); ` +
+        `swept ${report.swept} stale session(s), ${report.calls} stale call(s) and ` +
+          `${report.artifacts} stale artifact store(s); ` +
           `${report.active} active left alone; ${report.refused} refused (identity not ` +
           `verifiable, nothing signalled); ${report.failed} failed\n`,
       );

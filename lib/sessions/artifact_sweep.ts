@@ -1,0 +1,78 @@
+/**
+ * Sweeping `<stateDir>/artifacts`: each registry's artifact store (`artifacts/<id>`, spilled
+ * output and the per-tool folders its calls write artifacts into). A registry removes its
+ * own store when it closes; one whose process was killed (`kill -9`, a lost replica) left
+ * it behind. The store is claimed by its owning process on first use (`owner.json`, the
+ * call directory's record: lib/process call_dirs.ts `claimOwnedDir`), so:
+ *
+ * - a store whose owner is alive is never touched, whatever its age;
+ * - a store whose owner exited is stale and removed (stale_folder.ts rules: confined to the
+ *   state directory, no symlink followed; it holds no journal, so nothing is signalled);
+ * - a store without a readable owner record (written before stores were claimed, or being
+ *   claimed right now) is left alone: nothing tells whose it is.
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import { CALL_DIR_NAME, CALL_RECORD_FILES, removeTree } from "../process/call_dirs.ts";
+import { Deadline } from "../process/proc_budget.ts";
+import { type FolderSweep, sweepFolder } from "./folder_sweep.ts";
+import { ownerIsAlive, readOwner } from "./session_dir.ts";
+import {
+  DEFAULT_SWEEP_MS,
+  folderOptions,
+  type SweepOptions,
+  type SweepReport,
+} from "./sweep_options.ts";
+
+/**
+ * The folder holding every registry's artifact store under a state dir.
+ *
+ * @example
+ * ```ts
+ * import { artifactsRoot } from "./artifact_sweep.ts";
+ * artifactsRoot("/tmp/state"); // "/tmp/state/artifacts"
+ * ```
+ */
+export function artifactsRoot(stateDir: string): string {
+  return join(stateDir, "artifacts");
+}
+
+/** Stale only when its owner record names a process that is gone. */
+async function classify(path: string): Promise<"ignore" | "stale"> {
+  const owner = await readOwner(path);
+  return owner !== null && !ownerIsAlive(owner) ? "stale" : "ignore";
+}
+
+/**
+ * Remove every artifact store of an exited owner into `report` (`artifacts`, `failed`,
+ * `problems`). Creates nothing; never rejects.
+ *
+ * @example
+ * ```ts
+ * import { sweepArtifactStores } from "./artifact_sweep.ts";
+ * const report = {
+ *   swept: 0, active: 0, calls: 0, artifacts: 0, refused: 0, failed: 0, problems: [],
+ * };
+ * await sweepArtifactStores("/tmp/toolhost-state", {}, report);
+ * console.log(report.artifacts);
+ * ```
+ */
+export async function sweepArtifactStores(
+  stateDir: string,
+  opts: SweepOptions,
+  report: SweepReport,
+  deadline: Deadline = new Deadline(opts.maxMs ?? DEFAULT_SWEEP_MS),
+): Promise<void> {
+  const sweep: FolderSweep = {
+    root: artifactsRoot(stateDir),
+    kind: "artifacts",
+    names: CALL_DIR_NAME, // a registry id: 24 lowercase hex digits, as a call directory's
+    label: "artifact store",
+    journal: CALL_RECORD_FILES.journal, // never written here: an empty journal
+    remove: removeTree,
+    classify,
+  };
+  report.artifacts += await sweepFolder(sweep, folderOptions(opts, deadline), report);
+}
