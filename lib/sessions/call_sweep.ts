@@ -42,7 +42,7 @@ async function isStale(path: string, ownerlessAgeMs: number): Promise<boolean> {
  * @example
  * ```ts
  * import { sweepCalls } from "./call_sweep.ts";
- * const report = { swept: 0, active: 0, calls: 0, refused: 0, failed: 0, problems: [] };
+ * const report = { swept: 0, active: 0, calls: 0, artifacts: 0, refused: 0, failed: 0, problems: [] };
  * await sweepCalls("/tmp/toolhost-state", {}, report);
  * console.log(report.calls);
  * ```
