@@ -34,11 +34,12 @@ import {
   unlinkSync,
   writeSync,
 } from "node:fs";
-import { chmod, lstat, readdir, rm } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import process from "node:process";
 import { CleanupFailed } from "../errors/errors.ts";
 import { makeDirsSync } from "../paths/make_dirs.ts";
+import { unlockTree } from "../paths/unlock_tree.ts";
 import { holdDir, releaseDirs } from "./held_dirs.ts";
 import { inspectGroup, isGroupGone } from "./kill_group.ts";
 import { currentBootId, type ProcessRecord, readProcStat } from "./proc_identity.ts";
@@ -277,36 +278,6 @@ function memo(f: () => Promise<void>): () => Promise<void> {
   return () => (p ??= f());
 }
 
-/** Most entries {@link unlockTree} visits: a tool's tree past it is not unlocked further
- * (the removal then fails and is reported, the records kept for `toolhost sweep`). */
-const MAX_UNLOCK_ENTRIES = 100_000;
-
-/** Make every directory below `path` (not following symlinks) writable and searchable,
- * visiting at most `budget.left` entries, breadth first (no recursion depth to exhaust). */
-async function unlockTree(
-  path: string,
-  budget = { left: MAX_UNLOCK_ENTRIES },
-): Promise<void> {
-  const queue = [path];
-  for (let i = 0; i < queue.length && budget.left > 0; i++) {
-    const dir = queue[i];
-    queue[i] = "";
-    budget.left--;
-    let st;
-    try {
-      st = await lstat(dir);
-    } catch {
-      continue;
-    }
-    if (!st.isDirectory()) continue;
-    await chmod(dir, PRIVATE).catch(() => {});
-    const names = await readdir(dir).catch(() => [] as string[]);
-    for (const name of names.slice(0, Math.max(0, MAX_UNLOCK_ENTRIES - queue.length))) {
-      queue.push(join(dir, name));
-    }
-  }
-}
-
 /**
  * Remove a directory tree without following symlinks; on a permission error, restore
  * owner permissions on its directories and retry once.
@@ -324,7 +295,7 @@ export async function removeTree(path: string): Promise<void> {
   } catch {
     // fall through: fix permissions and retry
   }
-  await unlockTree(path);
+  await unlockTree(path, { mode: PRIVATE });
   try {
     await rm(path, { recursive: true, force: true, maxRetries: 2 });
   } catch (e) {
