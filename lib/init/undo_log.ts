@@ -6,7 +6,16 @@
  * @module
  */
 
-import { chmodSync, existsSync, mkdirSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  fchmodSync,
+  mkdirSync,
+  openSync,
+  rmdirSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname, join, posix } from "node:path";
 import { PathError } from "../errors/errors.ts";
 import type { ManifestEdit } from "./manifest_edit.ts";
@@ -57,14 +66,24 @@ export class UndoLog {
   writeFile(rel: string, text: string, mode: number): void {
     this.makeDirs(posix.dirname(rel));
     const abs = join(this.root, rel);
+    let fd: number;
     try {
-      writeFileSync(abs, text, { flag: "wx", mode });
+      fd = openSync(abs, "wx", mode); // O_EXCL: never through a symlink, never replacing
     } catch (e) {
       if ((errnoOf(e) ?? "error") === "EEXIST") throw existsError(rel);
       throw new PathError(`could not create \`${rel}\` (${(errnoOf(e) ?? "error")})`);
     }
     this.#files.push(abs);
-    chmodSync(abs, mode); // exactly this mode, whatever the umask
+    try {
+      // Exactly this mode whatever the umask, on the file just made (not on what its name
+      // may lead to by now).
+      fchmodSync(fd, mode);
+      writeFileSync(fd, text);
+    } catch (e) {
+      throw new PathError(`could not write \`${rel}\` (${(errnoOf(e) ?? "error")})`);
+    } finally {
+      closeSync(fd);
+    }
   }
 
   /** Remember a manifest edit (undone first on rollback). */
