@@ -3,7 +3,9 @@
  * inherited in turn by every tool, harness and extension server it starts — bubblewrap
  * passes them into a sandbox unchanged, and a directory descriptor from outside reaches
  * outside the sandbox's mounts with `openat(fd, "..")` (the class of runc's
- * CVE-2024-21626). The Node CLI entries (npm bin, single executable) close them before anything runs.
+ * CVE-2024-21626). The Node CLI entries (npm bin, single executable) close them before anything runs;
+ * the Deno entry (cli.ts) does the same through libc's `close` (Deno's `node:fs` cannot close a
+ * descriptor Deno did not open).
  *
  * Which descriptors: every one from 3 up whose `/proc/self/fdinfo` flags lack
  * `O_CLOEXEC`, except `/dev/null` (the runtime keeps one open for its own spawns) and

@@ -3,8 +3,8 @@
  * the tools it starts: bubblewrap passes descriptors into a sandbox unchanged, and a
  * directory descriptor from outside reaches outside the sandbox's mounts. The Node
  * entries (the npm package, the single executable) call `closeInheritedFds()` first;
- * Deno's `node:fs` cannot close a descriptor it did not open, so `cli.ts` does not call
- * it and such descriptors stay open there (docs/trust.md says so).
+ * Deno's `node:fs` cannot close a descriptor it did not open, so `cli.ts` closes them
+ * through FFI (deno_leaked_fds_test.ts).
  */
 
 import assert from "node:assert/strict";
