@@ -57,7 +57,7 @@ export interface TreeRoot {
 
 /** The sums of one round (so far, or complete). */
 export interface TreeSample {
-  /** Running (non-zombie) members. */
+  /** Tasks of the running (non-zombie) members: each process with all its threads. */
   processes: number;
   /** Sum of resident memory of running members, bytes. */
   rssBytes: number;
@@ -304,7 +304,9 @@ export class DescendantTracker {
     m.ticks = counted ? st!.ticks : 0;
     r.ticks += m.ticks;
     if (zombie || !counted) return;
-    r.sample.processes++;
+    // Every thread is a task, as the kernel's pids controller counts them (cgroup mode):
+    // one process with thousands of threads takes as many pids as a fork bomb.
+    r.sample.processes += st!.threads;
     const page = systemPageSize();
     const mem = readStatm(pid);
     r.sample.rssBytes += mem.rss * page;

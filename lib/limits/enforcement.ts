@@ -135,7 +135,7 @@ export function enforcementGuarantees(mode: Enforcement["mode"]): string[] {
     return [
       `memory: the resident memory of every descendant of the tool (${TREE}) is summed every watchdog tick; over max_memory_mb, all of them are killed; the kernel caps each process's data segment at max(2 × limit, limit + 1 GiB) (RLIMIT_DATA)`,
       `cpu: the CPU time of every descendant (${TREE}), ended ones included, is summed every watchdog tick; the kernel stops each process one second past the limit (RLIMIT_CPU)`,
-      `processes: every running descendant (${TREE}) is counted every watchdog tick; over the limit, all of them are killed (RLIMIT_NPROC is per user and not used); more than 8192 cannot be measured and are stopped too. Not found: a process that leaves the tree within one tick (a double fork), starts a new session and clears its environment — use cgroup mode or confinement to bound it`,
+      `processes: every running descendant (${TREE}) is counted with its threads every watchdog tick; over the limit, all of them are killed (RLIMIT_NPROC is per user and not used); more than 8192 cannot be measured and are stopped too. Not found: a process that leaves the tree within one tick (a double fork), starts a new session and clears its environment — use cgroup mode or confinement to bound it`,
     ];
   }
   return ["nothing is enforced: tools that declare limits are refused"];

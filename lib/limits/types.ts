@@ -12,7 +12,10 @@ export interface ResourceLimits {
   maxMemoryMb?: number;
   /** Most CPU time of everything the tool started, in seconds (`max_cpu_seconds`). */
   maxCpuSeconds?: number;
-  /** Most simultaneously running processes the tool started (`max_processes`). */
+  /**
+   * Most simultaneously running processes the tool started, each counted with its threads
+   * as the kernel's pids controller counts tasks (`max_processes`).
+   */
   maxProcesses?: number;
 }
 

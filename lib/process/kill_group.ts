@@ -122,7 +122,7 @@ export function isSignallable(record: ProcessRecord): boolean {
 function inspectWithoutProc(record: ProcessRecord): GroupInspection {
   if (groupIsAbsent(record.pgid)) return { ours: false, live: [], complete: true };
   const unknown = { pid: record.pgid, state: "?", ppid: 0, pgrp: record.pgid, sid: record.pgid };
-  return { ours: true, live: [{ ...unknown, startTime: 0, ticks: 0 }], complete: true };
+  return { ours: true, live: [{ ...unknown, startTime: 0, ticks: 0, threads: 1 }], complete: true };
 }
 
 /** Leader present: ours only if it is the recorded process, still leading its own

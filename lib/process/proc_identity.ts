@@ -26,6 +26,8 @@ export interface ProcStat {
   startTime: number;
   /** CPU time so far in clock ticks: utime + stime + cutime + cstime (fields 14–17). */
   ticks: number;
+  /** Threads (tasks) of the process (field 20); at least 1. */
+  threads: number;
 }
 
 /**
@@ -129,6 +131,7 @@ export function parseProcStat(text: string): ProcStat | null {
     sid: Number(f[3]),
     startTime: Number(f[19]),
     ticks: Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]),
+    threads: Math.max(1, Number(f[17]) || 1),
   };
   return Number.isFinite(stat.startTime) ? stat : null;
 }

@@ -23,6 +23,7 @@ Deno.test("parseProcStat counts fields from the last parenthesis", () => {
     sid: 42,
     startTime: 98765,
     ticks: 26,
+    threads: 1, // field 20
   });
   assert.equal(parseProcStat("garbage"), null);
   assert.equal(parseProcStat("1 (x) S 1 2"), null);
