@@ -26,6 +26,8 @@ export interface SandboxPlan {
   readable: string[];
   /** Bound writable. */
   writable: string[];
+  /** The program's `#!` interpreter outside the system folders, when one is bound. */
+  interpreter?: string;
   /** Hidden: folders get an empty tmpfs (read-only once the run's paths inside are bound), files `/dev/null`. */
   hidden: { path: string; folder: boolean }[];
   /**

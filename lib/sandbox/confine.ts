@@ -7,9 +7,11 @@
  */
 
 import { readlinkSync } from "node:fs";
+import { ToolhostError } from "../errors/errors.ts";
 import type { Confine } from "../process/sandbox_init.ts";
 import { createdAnchorsMessage, settleAnchors } from "./anchor_watch.ts";
-import { sandboxCommand, type SandboxRun } from "./bwrap_argv.ts";
+import { sandboxCommand, type SandboxPlan, type SandboxRun } from "./bwrap_argv.ts";
+import { symlinkedPath } from "./bind_sources.ts";
 import { sandboxSupport } from "./detect.ts";
 import { type PlanContext, sandboxPlan } from "./plan.ts";
 import type { SandboxPolicy } from "./policy.ts";
@@ -84,6 +86,7 @@ export function openConfine(
     ok: true,
     confine: {
       wrap(command, args, cwd, writable) {
+        refuseSymlinkedBinds(plan, ctx, [...extra, ...writable]);
         return sandboxCommand(support.bwrap, plan, {
           command,
           args,
@@ -98,6 +101,31 @@ export function openConfine(
       },
     },
   };
+}
+
+/**
+ * Throw when a path this run binds or hides runs through a symlink below the workspace or
+ * a writable path (bind_sources.ts); the program and its interpreter were resolved by
+ * their lookup and are pinned, so they are not looked at here.
+ */
+function refuseSymlinkedBinds(
+  plan: SandboxPlan,
+  ctx: Omit<PlanContext, "stateDir">,
+  runWritable: readonly string[],
+): void {
+  const writable = [...plan.writable, ...runWritable];
+  const exempt = new Set([ctx.program, plan.interpreter]);
+  const paths = [
+    ...plan.readable.filter((p) => !exempt.has(p)),
+    ...writable,
+    ...plan.hidden.map((h) => h.path),
+  ];
+  if (symlinkedPath(paths, [ctx.ws.root, ...writable]) !== undefined) {
+    throw new ToolhostError(
+      "TOOL_ERROR",
+      "The tool was refused: a path its sandbox binds runs through a symlink inside the workspace or a writable folder (a run may have left it there).",
+    );
+  }
 }
 
 /**

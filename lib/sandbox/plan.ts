@@ -117,5 +117,13 @@ export function sandboxPlan(policy: SandboxPolicy, ctx: PlanContext): SandboxPla
     }
   };
   for (const c of closed) hide(c);
-  return { policy, readable, writable, hidden, watch, path: ctx.path ?? process.env.PATH };
+  return {
+    policy,
+    readable,
+    writable,
+    hidden,
+    watch,
+    path: ctx.path ?? process.env.PATH,
+    ...(interpreter !== undefined && outside(interpreter) ? { interpreter } : {}),
+  };
 }
