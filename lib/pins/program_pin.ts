@@ -27,6 +27,7 @@ import {
 import type { BigIntStats } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { resolveProgram } from "../workspace/program_path.ts";
+import { envRun } from "./env_split.ts";
 import { hashRegularFile } from "./hash_file.ts";
 import { operandSteps } from "./operand_pin.ts";
 import { identityOf } from "./pin_snapshot.ts";
@@ -128,9 +129,23 @@ export async function programDigest(path: string): Promise<string | undefined> {
   }
 }
 
+/** A script's `#!` line as it runs: the interpreter and, for `env`, what it runs and how. */
+export interface Shebang {
+  /** The interpreter path, as written (a relative one is taken from the working directory). */
+  interpreter: string;
+  /** For `env`: the program it looks up (as `execvp` does). */
+  program?: string;
+  /** For `env`: the environment it gives the program, when it changes it (`PATH=…`, `-i`, `-u`). */
+  env?: Record<string, string | undefined>;
+  /** For `env`: the directory it changes to first (`-C DIR`). */
+  chdir?: string;
+}
+
 /**
  * The interpreter line of a script: the interpreter path and, for `env`, the program
- * name it looks up. Undefined for a file that does not start with `#!`.
+ * name it looks up (read as GNU env reads `-S`, with `${VAR}` taken from `env`), the
+ * environment it looks it up with and the directory it changes to. Undefined for a file
+ * that does not start with `#!`.
  *
  * @example
  * ```ts
@@ -140,7 +155,8 @@ export async function programDigest(path: string): Promise<string | undefined> {
  */
 export function parseShebang(
   head: string,
-): { interpreter: string; program?: string } | undefined {
+  env: Record<string, string | undefined> = {},
+): Shebang | undefined {
   if (!head.startsWith("#!")) return undefined;
   // As the kernel reads it (binfmt_script): the first line ends at a newline (a NUL ends
   // it too), only spaces and tabs are trimmed (a `\r` stays part of it), the interpreter
@@ -153,28 +169,13 @@ export function parseShebang(
   if (interpreter === "") return undefined;
   if (interpreter.split("/").pop() !== "env") return { interpreter };
   const arg = sep < 0 ? "" : trimSpaceTab(line.slice(sep));
-  // Without `-S`, env takes that one argument whole: a program named `node -u`, or (holding
-  // a `=`) an assignment and then no program at all.
-  if (!arg.startsWith("-")) {
-    return arg === "" || arg.includes("=") ? { interpreter } : { interpreter, program: arg };
-  }
-  // `-S` splits at spaces, tabs, and CR, LF, VT, FF.
-  const rest = arg.split(/[ \t\n\v\f\r]+/).filter((w) => w !== "");
-  // env's own options and NAME=VALUE assignments come before the program.
-  const words = rest.flatMap((w) => (w.startsWith("-S") && w.length > 2 ? [w.slice(2)] : [w]));
-  for (let i = 0; i < words.length; i++) {
-    const w = words[i];
-    if (w === "-S" || w === "--split-string" || w === "-i" || w === "--ignore-environment") {
-      continue;
-    }
-    if (w === "-u" || w === "--unset" || w === "-C" || w === "--chdir") {
-      i++;
-      continue;
-    }
-    if (w.startsWith("-") || /^[A-Za-z_][A-Za-z0-9_]*=/.test(w)) continue;
-    return { interpreter, program: w };
-  }
-  return { interpreter };
+  const run = envRun(arg === "" ? [] : [arg], env);
+  const out: Shebang = { interpreter };
+  if (run.program === undefined) return out;
+  out.program = run.program;
+  if (run.changedEnv) out.env = run.env;
+  if (run.chdir !== undefined) out.chdir = run.chdir;
+  return out;
 }
 
 /** `s` without leading and trailing spaces and tabs (no other whitespace, no regex). */
@@ -274,16 +275,23 @@ export function programSteps(
   // An interpreter (or what `env` runs) may be a script too: the kernel runs its `#!` in
   // turn, so every level is what runs.
   let file = path;
+  // Where the next level runs: `env` may change its directory and environment first.
+  let at: ProgramContext = ctx;
   for (let level = 1; level <= MAX_SHEBANG_LEVELS; level++) {
-    const bang = parseShebang(readHead(file));
+    const bang = parseShebang(readHead(file), at.env);
     if (bang === undefined) break;
     const role = level === 1 ? "interpreter" : `interpreter ${level}`;
     // The kernel opens a relative interpreter from the working directory, never PATH.
-    file = resolve(ctx.cwd, bang.interpreter);
+    file = resolve(at.cwd, bang.interpreter);
     out.push({ role, abs: file });
     deps?.push(file);
     if (bang.program === undefined) continue;
-    const target = execvpLookup(bang.program, ctx, deps);
+    at = {
+      ...at,
+      cwd: bang.chdir === undefined ? at.cwd : resolve(at.cwd, bang.chdir),
+      env: bang.env ?? at.env,
+    };
+    const target = execvpLookup(bang.program, at, deps);
     if (target === undefined) break;
     out.push({ role: `${role} program`, abs: target });
     deps?.push(target);
@@ -353,7 +361,9 @@ const traced = new Map<string, Traced>();
 export async function pinProgram(command: string, ctx: ProgramContext): Promise<ProgramPins> {
   // Unchanged dependencies (PATH folders searched, programs found): the same pins.
   const operands = JSON.stringify(ctx.operands ?? []);
-  const key = `${command}\0${ctx.root}\0${ctx.cwd}\0${ctx.env.PATH ?? ""}\0${operands}`;
+  // The whole environment: `env -S` expands any `${VAR}` of it, and its `PATH=` can build
+  // on them.
+  const key = `${command}\0${ctx.root}\0${ctx.cwd}\0${JSON.stringify(ctx.env)}\0${operands}`;
   const known = traced.get(key);
   if (known !== undefined && depsIdentity(known.deps) === known.ids) return { ...known.pins };
   const deps: string[] = [];

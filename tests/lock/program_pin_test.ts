@@ -131,9 +131,11 @@ Deno.test("shebang lines: env, env -S with options and assignments, direct inter
     interpreter: "/usr/bin/env",
     program: "node",
   });
+  // env's own assignments are the environment its program is looked up with.
   assert.deepEqual(parseShebang("#!/usr/bin/env -S -u HOME A=1 deno run -A\n"), {
     interpreter: "/usr/bin/env",
     program: "deno",
+    env: { A: "1" },
   });
   assert.deepEqual(parseShebang("#!/usr/bin/env -Spython3 -u\n"), {
     interpreter: "/usr/bin/env",
