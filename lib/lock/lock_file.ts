@@ -40,6 +40,7 @@ import type { ProgramPins } from "../pins/program_pin.ts";
 import { stableJson } from "./canonical.ts";
 import type { Declaration } from "./declaration.ts";
 import { readLockText } from "./read_lock_text.ts";
+import { duplicateKey } from "./duplicate_keys.ts";
 import { checkLockValue } from "./validate_lock.ts";
 import { LockMismatch } from "./errors.ts";
 import { MAX_LOCK_DEPTH, refuseUnreadableDepth, tooDeepAt } from "./lock_depth.ts";
@@ -171,6 +172,13 @@ export function parseLockFile(text: string): LockFile {
     throw new LockMismatch("toolhost.lock is not valid JSON; review it or run `toolhost lock`");
   }
   refuseDeepValue(v);
+  const twice = duplicateKey(text);
+  if (twice !== undefined) {
+    throw new LockMismatch(
+      `toolhost.lock: an object at depth ${twice.depth} holds one key twice (JSON would ` +
+        "keep only the last, a reader may take the first); review it or run `toolhost lock`",
+    );
+  }
   checkLockValue(v, LOCK_VERSION);
   return v as LockFile;
 }

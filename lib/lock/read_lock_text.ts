@@ -40,6 +40,20 @@ export function lockEntryExists(path: string): boolean {
 }
 
 /**
+ * The lock's bytes as text; bytes that are not UTF-8 are refused, never replaced (two
+ * different files would otherwise read as one lock).
+ */
+function decodeLock(bytes: Uint8Array): string {
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new LockMismatch(
+      "toolhost.lock is not UTF-8 text; review it or run `toolhost lock`",
+    );
+  }
+}
+
+/**
  * The lock file's text, or undefined when there is none. Throws {@link LockMismatch}
  * (naming `toolhost.lock`, never a physical path) when it cannot be used.
  *
@@ -81,7 +95,7 @@ export async function readLockText(path: string): Promise<string | undefined> {
       if (bytesRead === 0) break;
       off += bytesRead;
     }
-    return new TextDecoder("utf-8").decode(buf.subarray(0, off));
+    return decodeLock(buf.subarray(0, off));
   } catch (e) {
     if (e instanceof LockMismatch) throw e;
     throw new LockMismatch("toolhost.lock exists but cannot be read");
