@@ -45,10 +45,14 @@ function prefixed(prefix: string, pins: ProgramPins): ProgramPins {
   return out;
 }
 
-/** The command a tool runs (a command tool's, `help`'s target), if any. */
+/**
+ * The command a tool runs (a command tool's, `help`'s target, `git` for the native
+ * `git_*` tools, which find it on PATH: lib/native/git.ts), if any.
+ */
 function commandOf(decl: ToolDecl): string | undefined {
   if (decl.type === "command") return decl.command;
   if (decl.builtin === "help") return decl.args?.[0];
+  if (decl.plugin === undefined && decl.builtin.startsWith("git_")) return "git";
   return undefined;
 }
 

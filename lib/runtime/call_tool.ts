@@ -164,6 +164,9 @@ async function callNative(
   grant: CallGrant,
   name: string,
 ): Promise<ToolResult> {
+  // A native tool that runs a program (`git`) runs the one locked: checked like a command's.
+  const changed = await reg.verifyBeforeRun(name);
+  if (changed) return changed;
   const files = builtinEnv(reg, artifact, opts.signal);
   const confined = nativeConfine(reg, artifact, decl);
   if (typeof confined === "string") return errorResult(confined);
