@@ -91,6 +91,30 @@ export function splitEnvString(
 /** Options taking a value: short letter → long name. */
 const VALUED: Record<string, string> = { a: "argv0", C: "chdir", S: "split-string", u: "unset" };
 
+/** GNU env's long options (getopt_long takes any unambiguous prefix of one). */
+const LONG = [
+  "argv0",
+  "block-signal",
+  "chdir",
+  "debug",
+  "default-signal",
+  "help",
+  "ignore-environment",
+  "ignore-signal",
+  "list-signal-handling",
+  "null",
+  "split-string",
+  "unset",
+  "version",
+];
+
+/** The long option `name` stands for, or undefined when env refuses it (unknown, ambiguous). */
+function longOption(name: string): string | undefined {
+  if (LONG.includes(name)) return name;
+  const matches = LONG.filter((n) => n.startsWith(name));
+  return name !== "" && matches.length === 1 ? matches[0] : undefined;
+}
+
 /**
  * env's arguments (already one word each, as the kernel or a split gave them) → what it
  * runs. Options end at the first word that is not one (or `--`); words holding `=` are then
@@ -123,7 +147,8 @@ export function envRun(args: readonly string[], given: Record<string, string | u
     if (w === "--") break;
     if (w.startsWith("--")) {
       const eq = w.indexOf("=");
-      const name = w.slice(2, eq < 0 ? undefined : eq);
+      const name = longOption(w.slice(2, eq < 0 ? undefined : eq));
+      if (name === undefined) return none; // env refuses it: runs nothing
       if (name === "ignore-environment") clear = true;
       if (!Object.values(VALUED).includes(name)) continue;
       const value = eq < 0 ? words.shift() : w.slice(eq + 1);

@@ -67,6 +67,10 @@ Deno.test("env -C DIR moves where a relative PATH entry is searched", async () =
   await attack("#!/usr/bin/env -S -C sub PATH=bin:${PATH} helperprog", "app/sub/bin/helperprog");
 });
 
+Deno.test("a long env option abbreviated is the option (--split-str=)", async () => {
+  await attack("#!/usr/bin/env --split-str=PATH=bin:${PATH} helperprog", "app/bin/helperprog");
+});
+
 Deno.test("parseShebang: env -S as GNU env splits it", () => {
   const env = { PATH: "/usr/bin", HOME: "/h" };
   assert.deepEqual(parseShebang("#!/usr/bin/env -S PATH=bin:${PATH} x\n", env), {
@@ -107,7 +111,22 @@ Deno.test("parseShebang: env -S as GNU env splits it", () => {
     program: "-x",
     env: { PATH: "/usr/bin", HOME: "/h", A: "1" },
   });
-  // What env refuses runs nothing.
+  // getopt_long takes an unambiguous prefix of a long option.
+  assert.deepEqual(parseShebang("#!/usr/bin/env --split-str=PATH=bin x\n", env), {
+    interpreter: "/usr/bin/env",
+    program: "x",
+    env: { PATH: "bin", HOME: "/h" },
+  });
+  assert.deepEqual(parseShebang("#!/usr/bin/env -S --ch /d --ignore-e x\n", env), {
+    interpreter: "/usr/bin/env",
+    program: "x",
+    env: {},
+    chdir: "/d",
+  });
+  // What env refuses runs nothing: an ambiguous option too.
+  assert.deepEqual(parseShebang("#!/usr/bin/env -S --i x\n", env), {
+    interpreter: "/usr/bin/env",
+  });
   assert.deepEqual(parseShebang("#!/usr/bin/env -S $HOME/x\n", env), {
     interpreter: "/usr/bin/env",
   });
