@@ -132,3 +132,30 @@ Deno.test("parseShebang: env -S as GNU env splits it", () => {
   });
   assert.deepEqual(parseShebang("#!/usr/bin/env -S 'x\n", env), { interpreter: "/usr/bin/env" });
 });
+
+Deno.test("a #! line past the kernel's 255 bytes is cut where the kernel cuts it", async () => {
+  // The kernel reads 256 bytes and ends an unterminated line at byte 255: env is given
+  // `… helperprog`, not `… helperprogXYZ` as the file reads.
+  const prefix = "#!/usr/bin/env -S A=";
+  const line = `${prefix}${"x".repeat(255 - prefix.length - " helperprog".length)} helperprog`;
+  assert.equal(line.length, 255);
+  const tmp = await tempWorkspace(TOML, {
+    "app/tools/run": { text: `${line}XYZ\n`, mode: 0o755 },
+    "bin0/.keep": "",
+  });
+  await using _ = tmp;
+  const env = { PATH: `${tmp.root}/bin0:/usr/bin:/bin` };
+  const stateDir = `${tmp.root}/.state`;
+  const ws = await loadWorkspace(tmp.root);
+  await writeLockFile(ws, await buildLock(ws, { stateDir, env }));
+  const reg = await Registry.open(ws, "app/review", { stateDir, env });
+  try {
+    await Deno.writeTextFile(`${tmp.root}/bin0/helperprog`, PWNED, { mode: 0o755 });
+    await Deno.chmod(`${tmp.root}/bin0/helperprog`, 0o755);
+    const r = await reg.call("run_app", {});
+    assert.match(text(r), /LOCK_MISMATCH/);
+    assert.doesNotMatch(text(r), /pwned/);
+  } finally {
+    await reg.close();
+  }
+});
