@@ -41,6 +41,12 @@ export interface HookCommandEnv {
   redactor?: Redactor;
   /** The selection a confined hook may see (lib/sandbox). Default: no scope. */
   sandbox?: { ws: Workspace; scope: readonly string[]; owner?: string };
+  /**
+   * Checked right before every run of a hook command (the registry's lock check of the
+   * hook programs): a sentence when what would run is not what was locked, and the hook
+   * is then not run. An `after_call` hook runs after the tool, which may have changed it.
+   */
+  verify?: () => Promise<string | undefined>;
 }
 
 /** A hook command failed; `message` is for the operator log only. */
@@ -131,6 +137,8 @@ async function runHook(
   request: HookRequest,
   signal: AbortSignal,
 ): Promise<Record<string, unknown>> {
+  const changed = await henv.verify?.();
+  if (changed !== undefined) throw new HookCommandFailure(`was refused: ${changed}`);
   const program = resolveProgram(decl.command, henv.root, henv.root, henv.env);
   if (!program.ok) throw new HookCommandFailure(`cannot run: ${program.reason}`);
   const confine = hookConfine(decl, henv, program.path);

@@ -34,6 +34,8 @@ export interface OpenPluginHostOptions {
   env: Record<string, string>;
   /** Library plugins (TypeScript), after the manifest-enabled ones. */
   plugins?: readonly Plugin[];
+  /** Checked before every hook command runs (see `HookCommandEnv.verify`). */
+  verifyHooks?: () => Promise<string | undefined>;
 }
 
 /** Longest hook deadline a TypeScript hook may ask for, in ms. */
@@ -198,6 +200,7 @@ export async function openPluginHost(
     env: opts.env,
     redactor: parts.redactor,
     sandbox: { ws, scope: sel.scope, owner: ownerOf(ws, sel) },
+    ...(opts.verifyHooks ? { verify: opts.verifyHooks } : {}),
   };
   for (const h of cfg.hooks) {
     const entry = {

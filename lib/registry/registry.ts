@@ -208,7 +208,14 @@ export class Registry implements CallHost {
     const env = opts.env ? { ...opts.env } : processEnv(); // ours: plugins may withhold keys
     const guard = await PinGuard.open(ws, selection);
     const pins = guard.pins;
-    const plugins = await openPluginHost(ws, selection, { stateDir, env, plugins: opts.plugins });
+    // Hook programs again right before each hook runs (an after_call one runs after the tool).
+    const verifyHooks = () => guard.watchesHooks ? guard.check("") : Promise.resolve(undefined);
+    const plugins = await openPluginHost(ws, selection, {
+      stateDir,
+      env,
+      plugins: opts.plugins,
+      verifyHooks,
+    });
     const reg = new Registry(ws, selection, { stateDir, env }, guard, plugins);
     reg.stderr = opts.stderr;
     if (!(opts.warmSandboxes ?? warmSandboxesEnabled())) reg.#warm = null;
