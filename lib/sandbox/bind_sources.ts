@@ -5,7 +5,8 @@
  * path (a `sandbox_read` / `sandbox_write` entry, a hidden Artifact), the source resolves
  * to the host's `/tmp` (or `/etc`, `/proc`) and the destination to the sandbox's own, so
  * the host folder is mounted over it. So no path a sandbox binds or hides may run through
- * a symlink below the workspace or below a path some run may write; the run is refused
+ * a symlink below the workspace, below a path this run may write, or below any
+ * `sandbox_write` path another declaration of the workspace may write; the run is refused
  * instead (fail closed). Paths above those (an author's own `/home -> /usr/home`) are the
  * author's, not a tool's, and are left alone.
  *
@@ -13,7 +14,9 @@
  */
 
 import { lstatSync } from "node:fs";
-import { sep } from "node:path";
+import { isAbsolute, join, sep } from "node:path";
+import type { Workspace } from "../workspace/types.ts";
+import { confinableDecls } from "./decls.ts";
 
 function isBelow(child: string, parent: string): boolean {
   return child !== parent && child.startsWith(parent.endsWith(sep) ? parent : `${parent}${sep}`);
@@ -55,4 +58,31 @@ export function symlinkedPath(
     }
   }
   return undefined;
+}
+
+const declaredWritable = new WeakMap<Workspace, string[]>();
+
+/**
+ * Every path some declaration of `ws` may write besides its Artifact (which lies in the
+ * workspace): the `sandbox_write` entries of tools, sessions, extensions and hooks, as
+ * absolute paths. Computed once per workspace.
+ *
+ * @example
+ * ```ts
+ * import { loadWorkspaceSync } from "../workspace/load_workspace.ts";
+ * import { writablePaths } from "./bind_sources.ts";
+ * writablePaths(loadWorkspaceSync("examples")); // [] when no declaration has sandbox_write
+ * ```
+ */
+export function writablePaths(ws: Workspace): string[] {
+  let out = declaredWritable.get(ws);
+  if (out === undefined) {
+    const set = new Set<string>();
+    for (const d of confinableDecls(ws)) {
+      for (const p of d.sandbox?.write ?? []) set.add(isAbsolute(p) ? p : join(ws.root, p));
+    }
+    out = [...set];
+    declaredWritable.set(ws, out);
+  }
+  return out;
 }

@@ -11,7 +11,7 @@ import { ToolhostError } from "../errors/errors.ts";
 import type { Confine } from "../process/sandbox_init.ts";
 import { createdAnchorsMessage, settleAnchors } from "./anchor_watch.ts";
 import { sandboxCommand, type SandboxPlan, type SandboxRun } from "./bwrap_argv.ts";
-import { symlinkedPath } from "./bind_sources.ts";
+import { symlinkedPath, writablePaths } from "./bind_sources.ts";
 import { sandboxSupport } from "./detect.ts";
 import { type PlanContext, sandboxPlan } from "./plan.ts";
 import type { SandboxPolicy } from "./policy.ts";
@@ -104,8 +104,8 @@ export function openConfine(
 }
 
 /**
- * Throw when a path this run binds or hides runs through a symlink below the workspace or
- * a writable path (bind_sources.ts); the program and its interpreter were resolved by
+ * Throw when a path this run binds or hides runs through a symlink below the workspace, a
+ * path this run may write or one another declaration may write (bind_sources.ts); the program and its interpreter were resolved by
  * their lookup and are pinned, so they are not looked at here.
  */
 function refuseSymlinkedBinds(
@@ -120,7 +120,7 @@ function refuseSymlinkedBinds(
     ...writable,
     ...plan.hidden.map((h) => h.path),
   ];
-  if (symlinkedPath(paths, [ctx.ws.root, ...writable]) !== undefined) {
+  if (symlinkedPath(paths, [ctx.ws.root, ...writable, ...writablePaths(ctx.ws)]) !== undefined) {
     throw new ToolhostError(
       "TOOL_ERROR",
       "The tool was refused: a path its sandbox binds runs through a symlink inside the workspace or a writable folder (a run may have left it there).",

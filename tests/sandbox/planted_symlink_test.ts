@@ -19,7 +19,7 @@ if [ "$1" = plant ]; then
   up=$(printf '%s' "$PWD" | sed 's|/[^/]*|../|g')
   ln -s "\${up}tmp" data && echo planted
 else
-  cat "$SECRET/id_rsa" 2>/dev/null || echo "not seen"
+  cat "$SECRET/id_rsa" "$VIA/\${SECRET##*/}/id_rsa" 2>/dev/null || echo "not seen"
 fi
 `;
 
@@ -64,3 +64,42 @@ for (const reader of ["read_ro", "read_rw"]) {
     }
   });
 }
+
+Deno.test("a symlink planted in another declaration's sandbox_write folder is never followed", async (t) => {
+  const skip = skipReason();
+  if (skip !== undefined) return printSkip(t.name, skip);
+  const secret = Deno.makeTempDirSync({ prefix: "toolhost_secret_" });
+  const shared = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "toolhost_shared_" }));
+  const mark = `SECRET-${crypto.randomUUID()}`;
+  Deno.writeTextFileSync(`${secret}/id_rsa`, `${mark}\n`);
+  // plant: confined, may write only the shared folder outside the workspace; read: may
+  // only read a path inside it.
+  const toml =
+    `[artifacts.app]\npath = "app"\n\n[artifacts.app.evals.review]\naudience = "agent"\n` +
+    `\n[artifacts.app.views.agent_tools.plant]\ndescription = "plant"\nprotocol = "plain"\n` +
+    `command = "./plant.sh"\nargs = []\nsandbox = "none"\nsandbox_write = ["${shared}"]\n` +
+    `\n[artifacts.app.views.agent_tools.read]\ndescription = "read"\nprotocol = "plain"\n` +
+    `command = "./tool.sh"\nargs = ["read"]\nsandbox = "read"\nsandbox_read = ["${shared}/data"]\n`;
+  const plant = `#!/bin/sh\ncd "${shared}" && up=$(printf '%s' "$PWD" | sed 's|/[^/]*|../|g') && ` +
+    `ln -s "\${up}tmp" data && echo planted\n`;
+  await using ws = await tempWorkspace(toml, {
+    "app/tool.sh": { text: TOOL, mode: 0o755 },
+    "app/plant.sh": { text: plant, mode: 0o755 },
+  });
+  const reg = await Registry.open(await loadWorkspace(ws.root), "app/review", {
+    stateDir: `${ws.root}/.toolhost/state`,
+    // The host's /tmp, bound at the declared path, shows the secret below it.
+    env: { PATH: "/usr/bin:/bin", SECRET: secret, VIA: `${shared}/data` },
+  });
+  try {
+    const planted = await reg.call("plant_app", {});
+    assert.equal(text(planted).trim(), "planted", JSON.stringify(planted));
+    const seen = JSON.stringify(await reg.call("read_app", {}));
+    assert.ok(!seen.includes(mark), `the host's secret was read through the symlink: ${seen}`);
+    assert.match(seen, /refused: a path its sandbox binds runs through a symlink/);
+  } finally {
+    await reg.close();
+    Deno.removeSync(secret, { recursive: true });
+    Deno.removeSync(shared, { recursive: true });
+  }
+});
