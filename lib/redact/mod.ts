@@ -19,3 +19,4 @@ export { redactResult, WITHHELD_IMAGE, WITHHELD_RESULT } from "./result.ts";
 export { type Protector, REDACTED } from "./types.ts";
 export { protectedHead, protectedTextHead } from "./head.ts";
 export { StreamingRedactor } from "./stream.ts";
+export { type RedactedCopy, redactedCopy } from "./copy.ts";

@@ -31,6 +31,7 @@ import { lockInputs, watchLockedPrograms } from "./lock_state.ts";
 import type { RegistryLock } from "../lock/registry_lock.ts";
 import type { ExtensionHost } from "../extensions/host.ts";
 import { reportCallEvent } from "../events/call_events.ts";
+import { type RedactedCopy, redactedCopy } from "../redact/copy.ts";
 import { openRegistryExtensions, type RegistryExtensionOptions } from "./registry_extensions.ts";
 import {
   findTool,
@@ -155,6 +156,7 @@ export class Registry implements CallHost {
   #guard: PinGuard | undefined;
   #extensions: ExtensionHost | undefined;
   #warm: WarmPool | null | undefined; // created on first use; null when off
+  #stderrCopy: RedactedCopy | undefined; // behind `stderr` when a copy was asked for
 
   /** Use {@link Registry.open}. */
   constructor(
@@ -217,7 +219,12 @@ export class Registry implements CallHost {
       verifyHooks,
     });
     const reg = new Registry(ws, selection, { stateDir, env }, guard, plugins);
-    reg.stderr = opts.stderr;
+    if (opts.stderr) {
+      // Copies of stderr reach a terminal (and whoever drives the CLI): values redacted.
+      const copy = redactedCopy(opts.stderr, plugins.redactor);
+      reg.#stderrCopy = copy;
+      reg.stderr = copy.write;
+    }
     if (!(opts.warmSandboxes ?? warmSandboxesEnabled())) reg.#warm = null;
     try { // compare what this registry exposes and runs with toolhost.lock
       const source = { workspace: ws, selection, listing: reg.list(), pins, env };
@@ -353,6 +360,7 @@ export class Registry implements CallHost {
       throw e;
     }
     const settled = p.finally(() => {
+      this.#stderrCopy?.flush(); // what the redaction held back of the call's stderr
       this.#inflight.delete(ctl);
       caller?.removeEventListener("abort", onAbort);
     });
@@ -414,6 +422,7 @@ export class Registry implements CallHost {
       const failed = results.find((r) => r.status === "rejected");
       if (failed) throw (failed as PromiseRejectedResult).reason;
     } finally {
+      this.#stderrCopy?.flush();
       await removeSessionSubtree(join(this.stateDir, "artifacts"), this.id);
       await this.plugins.close();
     }

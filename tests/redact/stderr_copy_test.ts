@@ -1,0 +1,54 @@
+/**
+ * `tools call --stderr` copies what a tool prints to stderr to the terminal — where an
+ * agent driving the CLI reads it too: protected values are redacted there as in results,
+ * also when the value is split across two writes.
+ *
+ * @module
+ */
+
+import { runCapture } from "../helpers/cli.ts";
+import { tempWorkspace } from "../helpers/workspace.ts";
+import { assertTextHasNoPart, VALUE } from "./_helpers.ts";
+import assert from "node:assert/strict";
+
+const TOML = `[artifacts.app]\npath = "app"\n\n[artifacts.app.evals.review]\naudience = "agent"\n
+[artifacts.app.views.agent_tools.noisy]
+description = "Prints data/a.txt and data/b.txt to stderr, with a pause between them."
+protocol = "plain"
+command = "sh"
+args = ["-c", "cat data/a.txt >&2; sleep 0.05; cat data/b.txt >&2; echo done"]
+
+[plugins]
+enable = ["protected-values"]
+
+[plugins.protected-values]
+provider = "env"
+env = { deploy = "DEPLOY_TOKEN" }
+`;
+
+Deno.test("tools call --stderr never copies a protected value to the terminal", async () => {
+  await using tmp = await tempWorkspace(TOML, {
+    "app/README.md": "# app\n",
+    "app/data/a.txt": `whole ${VALUE}\nsplit ${VALUE.slice(0, 12)}`,
+    "app/data/b.txt": `${VALUE.slice(12)} end\n`,
+  });
+  Deno.env.set("DEPLOY_TOKEN", VALUE);
+  try {
+    const run = await runCapture([
+      "tools",
+      "call",
+      "noisy_app",
+      "--eval",
+      "app/review",
+      "--stderr",
+      "--no-lock",
+      "--repo",
+      tmp.root,
+    ]);
+    assert.equal(run.code, 0, run.err);
+    assertTextHasNoPart([run.out, run.err], VALUE, "tools call --stderr");
+    assert.match(run.err, /whole \[protected\]\nsplit \[protected\] end\n/);
+  } finally {
+    Deno.env.delete("DEPLOY_TOKEN");
+  }
+});
