@@ -7,6 +7,7 @@
  */
 
 import type { Protector } from "../redact/types.ts";
+import { redactAcross } from "../redact/pieces.ts";
 import { Buffer } from "node:buffer";
 import { checkImage, decodeBase64Strict } from "../images/detect.ts";
 import { capText, cleanText } from "../protocols/text_clean.ts";
@@ -69,12 +70,13 @@ export async function fromMcpResult(
     );
   }
   const isError = raw.isError === true;
-  const items = Array.isArray(raw.content) ? raw.content : [];
-  if (items.length > LIMITS.maxBlocks) {
+  const all = Array.isArray(raw.content) ? raw.content : [];
+  if (all.length > LIMITS.maxBlocks) {
     return errorResult(
       `The extension server returned more than ${LIMITS.maxBlocks} content blocks.`,
     );
   }
+  const items = acrossBlocks(all, opts.protect);
   const blocks: Block[] = [];
   const spill = isError ? undefined : opts.spillText;
   const whole = spill !== undefined || opts.mapText !== undefined;
@@ -113,6 +115,31 @@ export async function fromMcpResult(
     return errorResult(`The extension's result is ${bytes} bytes; the limit is 8 MiB.`);
   }
   return result;
+}
+
+/**
+ * `items` with each run of consecutive text items that holds a value across a boundary
+ * between two of them redacted as the one text a client shows (cleaned, as they will be):
+ * a cut, spill or join of one block later must never leave a part of it beside the other.
+ */
+function acrossBlocks(items: unknown[], protect: Protector | undefined): unknown[] {
+  if (!protect?.active) return items;
+  const isText = (x: unknown): x is { type: "text"; text: string } =>
+    isJsonObject(x) && x.type === "text" && typeof x.text === "string";
+  let out = items;
+  for (let i = 0; i < items.length;) {
+    let j = i;
+    while (j < items.length && isText(items[j])) j++;
+    const run = items.slice(i, j) as { type: "text"; text: string }[];
+    const clean = run.map((t) => cleanText(t.text));
+    const redacted = redactAcross(protect, clean);
+    if (redacted !== clean) {
+      if (out === items) out = [...items];
+      redacted.forEach((text, k) => (out[i + k] = { ...run[k], text }));
+    }
+    i = Math.max(j, i + 1);
+  }
+  return out;
 }
 
 /** A content-less result's `structuredContent`: an envelope is checked like text. */

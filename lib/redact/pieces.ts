@@ -58,3 +58,29 @@ export function redactPieces(
   }
   return out;
 }
+
+/**
+ * The pieces redacted as one text (see {@link redactPieces}) when an occurrence runs
+ * across a boundary between two of them; the same array when none does (occurrences
+ * inside one piece are left for whoever handles that piece whole).
+ *
+ * @example
+ * ```ts
+ * import { Redactor } from "./redactor.ts";
+ * import { redactAcross } from "./pieces.ts";
+ * const r = new Redactor();
+ * r.add("tok-123456");
+ * redactAcross(r, ["a tok-12", "3456 b"]); // ["a [protected]", " b"]
+ * redactAcross(r, ["a tok-123456", " b"]); // the same array: nothing crosses a boundary
+ * ```
+ */
+export function redactAcross(finder: RangeFinder, pieces: readonly string[]): string[] {
+  if (pieces.length < 2) return pieces as string[];
+  const ranges = finder.ranges(pieces.join(""));
+  let edge = 0;
+  for (const p of pieces.slice(0, -1)) {
+    edge += p.length;
+    if (ranges.some(([a, z]) => a < edge && z > edge)) return redactPieces(finder, pieces);
+  }
+  return pieces as string[];
+}
