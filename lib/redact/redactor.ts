@@ -31,6 +31,8 @@ export class Redactor implements Protector {
   #values = new Set<string>();
   #pending = new Set<string>(); // forms added since the last compile
   #compiled?: Compiled;
+  /** Results this redactor handed out: passing one through again costs nothing. */
+  #clean = new WeakSet<ToolResult>();
 
   /** Add a value (empty strings are ignored) and the forms it takes in handed-out text. */
   add(value: string): void {
@@ -38,6 +40,7 @@ export class Redactor implements Protector {
     this.#values.add(value);
     for (const f of valueForms(value)) this.#pending.add(f);
     this.#compiled = undefined; // compiled once, on first use: adding n values stays O(n)
+    this.#clean = new WeakSet(); // a result clean of the old values may hold the new one
   }
 
   get #c(): Compiled {
@@ -162,7 +165,19 @@ export class Redactor implements Protector {
    * serialized result checked last. The same object when nothing leaks.
    */
   result(r: ToolResult): ToolResult {
-    return redactResult(this, r);
+    if (!this.active || this.#clean.has(r)) return r;
+    const out = redactResult(this, r);
+    this.#clean.add(out);
+    return out;
+  }
+
+  /**
+   * `e` with its message redacted when it is an `Error` holding a value (a caller may put
+   * the message in a result, as MCP does for toolhost's typed errors); `e` itself.
+   */
+  error<T>(e: T): T {
+    if (e instanceof Error && this.leaks(e.message)) e.message = this.text(e.message);
+    return e;
   }
 }
 

@@ -303,6 +303,23 @@ export class Registry implements CallHost {
    * an error result and run nothing.
    */
   call(name: string, args: unknown, opts: CallOptions = {}): Promise<ToolResult> {
+    const red = this.plugins.redactor;
+    if (!red.active) return this.#call(name, args, opts);
+    // The one exit of every call's result and error, whatever made it (a refusal before
+    // the plugins' boundary, a thrown typed error): a result the boundary already
+    // redacted passes as it is.
+    let p: Promise<ToolResult>;
+    try {
+      p = this.#call(name, args, opts);
+    } catch (e) {
+      throw red.error(e);
+    }
+    return p.then((r) => red.result(r), (e) => {
+      throw red.error(e);
+    });
+  }
+
+  #call(name: string, args: unknown, opts: CallOptions): Promise<ToolResult> {
     if (this.#closing !== undefined) return Promise.resolve(errorResult(CLOSED));
     const refused = this.#lock?.refusal(name); // LOCK_MISMATCH
     if (refused) {
