@@ -88,6 +88,8 @@ export interface JsonCommandCall extends CommandCallBase {
   context: Omit<JsonContext, "outputDir" | "tmpDir">;
   /** Admitted tool arguments. */
   args: Record<string, unknown>;
+  /** Protected values: output holding one outside a JSON string is refused. Default none. */
+  protect?: Protector;
 }
 
 /** A plain-protocol call. */
@@ -237,7 +239,7 @@ export async function invokeJsonCommand(call: JsonCommandCall): Promise<ToolResu
     });
     settled(dirs, run);
     call.onSettled?.(run);
-    return await normalizeJsonOutput(run, dirs.outputDir);
+    return await normalizeJsonOutput(run, dirs.outputDir, call.protect);
   });
 }
 

@@ -14,6 +14,8 @@ import { admitImage } from "./image_block.ts";
 import { checkBlock, checkResultShape, isNonblank } from "./json_validate.ts";
 import { MAX_JSON_DEPTH, precheckJson } from "./json_precheck.ts";
 import { exitFailure, formatBytes, runFailure } from "./run_errors.ts";
+import { outsideStrings } from "../redact/json_source.ts";
+import type { Protector } from "../redact/types.ts";
 
 /**
  * The invalid-output error for a broken rule.
@@ -43,8 +45,15 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 export const NOT_JSON = "The tool's output was not valid JSON: a json tool must print exactly " +
   "one JSON result object on stdout (write logs to stderr).";
 
+/** The error for output holding a protected value outside a JSON string (value-free). */
+export const HELD_OUTSIDE_STRINGS = "The tool's output was withheld: it held a protected " +
+  "value outside a JSON string (a number, say), where it cannot be redacted.";
+
 /** Decode and parse stdout, or return the generic error. */
-function parseStdout(stdout: Uint8Array): { value: unknown } | { error: ToolResult } {
+function parseStdout(
+  stdout: Uint8Array,
+  protect?: Protector,
+): { value: unknown } | { error: ToolResult } {
   const pre = precheckJson(stdout, LIMITS.maxResultBytes);
   if (pre === "too-large") {
     return {
@@ -66,6 +75,11 @@ function parseStdout(stdout: Uint8Array): { value: unknown } | { error: ToolResu
     return {
       error: errorResult("The tool printed nothing; a json tool must print one JSON object."),
     };
+  }
+  // A value outside a string would come out of the parse rewritten (a long number rounded):
+  // the redaction of the parsed result could no longer find it, so the output is refused.
+  if (protect?.active && outsideStrings(text, protect.ranges(text))) {
+    return { error: errorResult(HELD_OUTSIDE_STRINGS) };
   }
   try {
     return { value: JSON.parse(text) };
@@ -135,14 +149,18 @@ export async function normalizeJsonValue(value: unknown, outputDir: string): Pro
  * console.log(result.content[0]); // { type: "text", text: "ok" }
  * ```
  */
-export async function normalizeJsonOutput(run: RunOutcome, outputDir: string): Promise<ToolResult> {
+export async function normalizeJsonOutput(
+  run: RunOutcome,
+  outputDir: string,
+  protect?: Protector,
+): Promise<ToolResult> {
   const failed = runFailure(run);
   if (failed !== null) return failed;
   if (run.exitCode !== 0) return exitFailure(run.exitCode ?? -1);
   if (run.stdout.byteLength < run.stdoutBytes) {
     return errorResult("The tool's output was not valid JSON: it was truncated.");
   }
-  const parsed = parseStdout(run.stdout);
+  const parsed = parseStdout(run.stdout, protect);
   if ("error" in parsed) return parsed.error;
   return await normalizeJsonValue(parsed.value, outputDir);
 }

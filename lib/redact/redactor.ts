@@ -14,6 +14,8 @@ import { type Protector, REDACTED } from "./types.ts";
 import type { ToolResult } from "../results/types.ts";
 
 const MARKER_BYTES = new TextEncoder().encode(REDACTED);
+/** A JSON number literal. */
+const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
 /**
  * A set of values to redact.
@@ -29,6 +31,8 @@ const MARKER_BYTES = new TextEncoder().encode(REDACTED);
  */
 export class Redactor implements Protector {
   #values = new Set<string>();
+  /** Values written as JSON numbers, as the doubles they parse to (rounding included). */
+  #numbers = new Set<number>();
   #pending = new Set<string>(); // forms added since the last compile
   #compiled?: Compiled;
   /** Results this redactor handed out: passing one through again costs nothing. */
@@ -38,6 +42,8 @@ export class Redactor implements Protector {
   add(value: string): void {
     if (typeof value !== "string" || value === "" || this.#values.has(value)) return;
     this.#values.add(value);
+    const trimmed = value.trim();
+    if (JSON_NUMBER.test(trimmed)) this.#numbers.add(Number(trimmed));
     for (const f of valueForms(value)) this.#pending.add(f);
     this.#compiled = undefined; // compiled once, on first use: adding n values stays O(n)
     this.#clean = new WeakSet(); // a result clean of the old values may hold the new one
@@ -114,9 +120,13 @@ export class Redactor implements Protector {
     return spliceBytes(b, ranges, start, end, MARKER_BYTES, keepLines);
   }
 
-  /** Whether a JSON number's decimal form is a registered value. */
+  /**
+   * Whether a JSON number is a registered value: its decimal form is one, or it is the
+   * double a value written as a number parses to (a long one is rounded: its shown form
+   * is another text, still most of the value).
+   */
   #number(v: unknown): boolean {
-    return typeof v === "number" && this.#values.has(String(v));
+    return typeof v === "number" && (this.#numbers.has(v) || this.#values.has(String(v)));
   }
 
   /**

@@ -202,6 +202,7 @@ async function runResolved(
         executionPaths: executionPathMap(spec.ws.root, spec.executionPaths),
       },
       args: spec.callArgs,
+      protect: spec.protect,
     });
   }
   try {
