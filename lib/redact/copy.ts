@@ -3,7 +3,9 @@
  * call --stderr`'s terminal — with protected values redacted as they pass: decoded as
  * UTF-8 across chunks, redacted by a {@link StreamingRedactor} (a value split across
  * chunks, or across two processes' interleaved output, goes whole), encoded again. What
- * is held back (one longest form) is released by `flush`, when a call ends.
+ * is held back (one longest form) is released by `flush`, when a call ends — all but a
+ * tail that begins a value without completing it: output still to come (another call's,
+ * a harness's between calls) may complete it, so it is never printed on its own.
  *
  * @module
  */
@@ -15,7 +17,7 @@ import type { Protector } from "./types.ts";
 export interface RedactedCopy {
   /** Copy one chunk (what cannot hold the start of a value yet is released at once). */
   write(chunk: Uint8Array): void;
-  /** Release what is held back (the end of the stream, or a pause in it). */
+  /** Release what is held back but a tail that may still become a value (a pause). */
   flush(): void;
 }
 
@@ -34,6 +36,8 @@ export interface RedactedCopy {
  * copy.write(new TextEncoder().encode("3456 b"));
  * copy.flush();
  * seen.join(""); // "a [protected] b"
+ * copy.write(new TextEncoder().encode("c tok-1"));
+ * copy.flush(); // "c ": "tok-1" may still become the value, so it is held
  * ```
  */
 export function redactedCopy(
@@ -55,7 +59,8 @@ export function redactedCopy(
       out(stream.push(decoder.decode(chunk, { stream: true })));
     },
     flush() {
-      if (stream !== undefined) out(stream.push(decoder.decode()) + stream.end());
+      // The decoder is not ended: a character split by the pause completes with what follows.
+      if (stream !== undefined) out(stream.pause());
     },
   };
 }

@@ -89,6 +89,21 @@ export class Redactor implements Protector {
     return this.active ? this.#c.bytes.ranges(byteString(b)) : [];
   }
 
+  /** Units at the end of `s` that begin a form without completing it (longest; 0: none). */
+  partialAtEnd(s: string): number {
+    if (!this.active) return 0;
+    let best = 0;
+    for (const f of this.#c.forms) {
+      for (let n = Math.min(f.length - 1, s.length); n > best; n--) {
+        if (s.endsWith(f.slice(0, n))) {
+          best = n;
+          break;
+        }
+      }
+    }
+    return best;
+  }
+
   /** Whether `s` contains any form of a registered value. */
   leaks(s: string): boolean {
     return this.active && this.#c.text.has(s);
@@ -193,6 +208,7 @@ export class Redactor implements Protector {
 
 /** The forms of every value, compiled for searching. */
 interface Compiled {
+  forms: string[]; // longest first
   text: Matcher;
   bytes: Matcher; // over byteString(bytes): UTF-8 bytes, one character per byte
   utf8: Uint8Array[];
@@ -206,6 +222,7 @@ function compile(forms: Set<string>): Compiled {
   const utf8 = sorted.map((f) => new TextEncoder().encode(f));
   const latin = utf8.map((b) => byteString(b));
   return {
+    forms: sorted,
     text: new Matcher(sorted),
     bytes: new Matcher(latin),
     utf8,

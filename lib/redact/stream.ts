@@ -65,6 +65,26 @@ export class StreamingRedactor {
     return out;
   }
 
+  /**
+   * Release what is held back, up to a tail that begins a value without completing it (the
+   * stream pauses: what follows may still complete it, so that tail stays held).
+   */
+  pause(): string {
+    const p = this.#protect;
+    if (!p) return "";
+    const all = this.#carry;
+    let keep = Math.max(this.#released, all.length - p.partialAtEnd(all));
+    const c = all.charCodeAt(keep);
+    if (keep > this.#released && keep < all.length && c >= 0xdc00 && c <= 0xdfff) keep--;
+    const ranges = p.ranges(all);
+    let end = keep;
+    for (const [a, z] of ranges) if (a < keep && z > end) end = z;
+    const out = this.#release(all, ranges, end);
+    this.#carry = all.slice(keep);
+    this.#released = end - keep;
+    return out;
+  }
+
   /** The rest, at the end of the text. */
   end(): string {
     const rest = this.#carry;

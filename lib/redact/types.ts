@@ -26,6 +26,11 @@ export interface Protector {
   ranges(s: string): Array<[number, number]>;
   /** A JSON value with every string (keys too) redacted; numbers that are values too. */
   json(v: unknown): unknown;
+  /**
+   * UTF-16 units at the end of `s` that begin a form of a value without completing it (the
+   * longest such tail; 0 when none): what a stream paused there may still turn into one.
+   */
+  partialAtEnd(s: string): number;
   /** Whether `s` holds any form of a value. */
   leaks(s: string): boolean;
   /** `s` with every form of every value replaced by {@link REDACTED}. */

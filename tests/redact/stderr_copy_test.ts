@@ -6,7 +6,10 @@
  * @module
  */
 
+import path from "node:path";
 import { runCapture } from "../helpers/cli.ts";
+import { Registry } from "../../lib/registry/registry.ts";
+import { loadWorkspace } from "../../lib/workspace/load_workspace.ts";
 import { tempWorkspace } from "../helpers/workspace.ts";
 import { assertTextHasNoPart, VALUE } from "./_helpers.ts";
 import assert from "node:assert/strict";
@@ -17,6 +20,13 @@ description = "Prints data/a.txt and data/b.txt to stderr, with a pause between 
 protocol = "plain"
 command = "sh"
 args = ["-c", "cat data/a.txt >&2; sleep 0.05; cat data/b.txt >&2; echo done"]
+
+[artifacts.app.views.agent_tools.err]
+description = "Prints data/<file> to stderr."
+protocol = "plain"
+command = "sh"
+args = ["-c", "cat data/$0 >&2; echo done", "{file}"]
+input_schema = { type = "object", properties = { file = { type = "string" } }, required = ["file"] }
 
 [plugins]
 enable = ["protected-values"]
@@ -51,4 +61,31 @@ Deno.test("tools call --stderr never copies a protected value to the terminal", 
   } finally {
     Deno.env.delete("DEPLOY_TOKEN");
   }
+});
+
+Deno.test("a value split across two calls' stderr is never copied in parts", async () => {
+  await using tmp = await tempWorkspace(TOML, {
+    "app/README.md": "# app\n",
+    "app/data/a.txt": `one ${VALUE.slice(0, 12)}`,
+    "app/data/b.txt": `${VALUE.slice(12)} two\n`,
+    "app/data/c.txt": `three ${VALUE.slice(0, 6)}`,
+  });
+  let seen = "";
+  const decoder = new TextDecoder();
+  const reg = await Registry.open(await loadWorkspace(tmp.root), "app/review", {
+    stateDir: path.join(tmp.root, ".state"),
+    lock: false,
+    env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", DEPLOY_TOKEN: VALUE },
+    stderr: (chunk) => void (seen += decoder.decode(chunk, { stream: true })),
+  });
+  try {
+    for (const file of ["a.txt", "b.txt", "c.txt"]) {
+      const r = await reg.call("err_app", { file });
+      assert.equal(r.isError, false, JSON.stringify(r));
+    }
+  } finally {
+    await reg.close();
+  }
+  assertTextHasNoPart([seen], VALUE, "stderr across calls");
+  assert.equal(seen, "one [protected] two\nthree ");
 });
