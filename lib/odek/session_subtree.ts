@@ -7,6 +7,7 @@
 import { promises as fsp } from "node:fs";
 import { join } from "node:path";
 import { CleanupFailed } from "../errors/errors.ts";
+import { removeTreeNoFollow } from "../paths/remove_tree.ts";
 
 /** Session ids accepted by {@link removeSessionSubtree}. `.` and `..` cannot match. */
 export const SESSION_ID_PATTERN: RegExp = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -42,7 +43,7 @@ export async function removeSessionSubtree(root: string, sessionId: string): Pro
     throw new CleanupFailed(`session artifact directory could not be inspected (${errno(e)})`);
   }
   try {
-    if (st.isDirectory()) await fsp.rm(target, { recursive: true, force: true });
+    if (st.isDirectory()) await removeTreeNoFollow(target); // any depth, no link followed
     else await fsp.unlink(target);
   } catch (e) {
     if (errno(e) === "ENOENT") return;

@@ -34,12 +34,11 @@ import {
   unlinkSync,
   writeSync,
 } from "node:fs";
-import { rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import process from "node:process";
 import { CleanupFailed } from "../errors/errors.ts";
 import { makeDirsSync } from "../paths/make_dirs.ts";
-import { unlockTree } from "../paths/unlock_tree.ts";
+import { removeTreeNoFollow } from "../paths/remove_tree.ts";
 import { holdDir, releaseDirs } from "./held_dirs.ts";
 import { inspectGroup, isGroupGone } from "./kill_group.ts";
 import { currentBootId, type ProcessRecord, readProcStat } from "./proc_identity.ts";
@@ -279,8 +278,8 @@ function memo(f: () => Promise<void>): () => Promise<void> {
 }
 
 /**
- * Remove a directory tree without following symlinks; on a permission error, restore
- * owner permissions on its directories and retry once.
+ * Remove a directory tree without following symlinks, whatever its depth, restoring owner
+ * permissions a tool may have removed on the way (lib/paths remove_tree.ts).
  *
  * @example
  * ```ts
@@ -290,17 +289,11 @@ function memo(f: () => Promise<void>): () => Promise<void> {
  */
 export async function removeTree(path: string): Promise<void> {
   try {
-    await rm(path, { recursive: true, force: true, maxRetries: 2 });
-    return;
-  } catch {
-    // fall through: fix permissions and retry
-  }
-  await unlockTree(path, { mode: PRIVATE });
-  try {
-    await rm(path, { recursive: true, force: true, maxRetries: 2 });
+    await removeTreeNoFollow(path);
   } catch (e) {
     // Another toolhost's sweep may have removed the same tree meanwhile.
-    if ((e as { code?: string }).code === "ENOENT" && isGoneSync(path)) return;
+    if (isGoneSync(path)) return;
+    if (e instanceof CleanupFailed) throw e;
     throw new CleanupFailed(
       "A tool call's private directory could not be removed; check its permissions.",
     );

@@ -11,11 +11,12 @@
  */
 
 import { onLastResort } from "../process/last_resort.ts";
-import { rmSync, unlinkSync } from "node:fs";
+import { unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { inspectGroup, isGroupGone, signalGroup } from "../process/kill_group.ts";
 import type { ProcessRecord } from "../process/proc_identity.ts";
 import { RECORD_FILES } from "./session_dir.ts";
+import { removeTreeNoFollowSync } from "../paths/remove_tree.ts";
 
 /** What the net needs from a live session. */
 export interface NetMember {
@@ -62,7 +63,7 @@ export function runSafetyNet(): number {
     if (root === undefined) continue;
     try {
       if (!allGone(m.liveGroups())) throw new Error("unconfirmed");
-      rmSync(root, { recursive: true, force: true });
+      removeTreeNoFollowSync(root); // any depth a harness nested its folders to
       removed++;
     } catch {
       try {
