@@ -8,7 +8,7 @@
  * toolhost is killed mid-call (`kill -9`, SIGHUP, a crash):
  *
  * ```
- * owner.json      the owning toolhost process: pid, start time, boot id (at creation)
+ * owner.json      the owning toolhost process: pid, start time, boot id, pid namespace
  * journal.jsonl   the call's process group, written by `admit` before the group is
  *                 admitted, in the session journal's line format
  * output/ tmp/    the tool's private directories
@@ -41,7 +41,7 @@ import { makeDirsSync } from "../paths/make_dirs.ts";
 import { removeTreeNoFollow } from "../paths/remove_tree.ts";
 import { holdDir, releaseDirs } from "./held_dirs.ts";
 import { inspectGroup, isGroupGone } from "./kill_group.ts";
-import { currentBootId, type ProcessRecord, readProcStat } from "./proc_identity.ts";
+import { currentBootId, currentPidNs, type ProcessRecord, readProcStat } from "./proc_identity.ts";
 
 /** The private directories of one call. */
 export interface CallDirs {
@@ -86,7 +86,8 @@ let ownerLine: string | undefined;
 function ownerRecordLine(): string {
   if (ownerLine === undefined) {
     const startTime = readProcStat(process.pid)?.startTime ?? null;
-    ownerLine = `${JSON.stringify({ pid: process.pid, startTime, bootId: currentBootId() })}\n`;
+    const owner = { pid: process.pid, startTime, bootId: currentBootId(), pidNs: currentPidNs() };
+    ownerLine = `${JSON.stringify(owner)}\n`;
   }
   return ownerLine;
 }

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, readlinkSync } from "node:fs";
 import { readProcLine } from "./proc_line.ts";
 import { type ScanBudget, scanPids } from "./proc_budget.ts";
 
@@ -179,6 +179,31 @@ export function currentBootId(): string | null {
     }
   }
   return cachedBootId;
+}
+
+let cachedPidNs: string | null | undefined;
+
+/**
+ * This process's pid namespace (`/proc/self/ns/pid`'s link text, e.g. `pid:[4026531836]`),
+ * cached; null where `/proc` does not provide it. A pid recorded by a process of another
+ * namespace (another container sharing the workspace) names nothing here, or someone
+ * else: it can be neither confirmed alive nor dead from this one.
+ *
+ * @example
+ * ```ts
+ * import { currentPidNs } from "./proc_identity.ts";
+ * console.log(currentPidNs()?.startsWith("pid:[")); // true on Linux
+ * ```
+ */
+export function currentPidNs(): string | null {
+  if (cachedPidNs === undefined) {
+    try {
+      cachedPidNs = readlinkSync("/proc/self/ns/pid");
+    } catch {
+      cachedPidNs = null;
+    }
+  }
+  return cachedPidNs;
 }
 
 /**

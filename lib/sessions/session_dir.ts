@@ -27,7 +27,7 @@ import process from "node:process";
 import { CleanupFailed } from "../errors/errors.ts";
 import { makeDirs } from "../paths/make_dirs.ts";
 import { removeTree } from "../process/call_dirs.ts";
-import { currentBootId, readProcStat } from "../process/proc_identity.ts";
+import { currentBootId, currentPidNs, readProcStat } from "../process/proc_identity.ts";
 import { readRecordFile } from "./record_file.ts";
 import { moveToTrash } from "./trash.ts";
 
@@ -39,6 +39,11 @@ export interface OwnerRecord {
   startTime: number | null;
   /** Kernel boot id, or null where unavailable. */
   bootId: string | null;
+  /**
+   * The owner's pid namespace (`currentPidNs`), or null where unavailable; absent in
+   * records written before it was recorded (they are judged as of this namespace).
+   */
+  pidNs?: string | null;
 }
 
 /** A created session root. */
@@ -92,12 +97,37 @@ export function sessionsRoot(stateDir: string): string {
  */
 export function currentOwner(): OwnerRecord {
   const stat = readProcStat(process.pid);
-  return { pid: process.pid, startTime: stat?.startTime ?? null, bootId: currentBootId() };
+  return {
+    pid: process.pid,
+    startTime: stat?.startTime ?? null,
+    bootId: currentBootId(),
+    pidNs: currentPidNs(),
+  };
+}
+
+/**
+ * Does the owner live in another pid namespace than this process (another container on
+ * the same workspace and kernel)? Its pid names nothing here, or another process, so
+ * whether it runs cannot be told from here: its folders are left to the toolhosts of its
+ * own namespace. A record without a namespace (written before it was recorded) and a
+ * process without one are judged as of this namespace.
+ *
+ * @example
+ * ```ts
+ * import { currentOwner, ownerElsewhere } from "./session_dir.ts";
+ * ownerElsewhere(currentOwner()); // false
+ * ```
+ */
+export function ownerElsewhere(owner: OwnerRecord): boolean {
+  const here = currentPidNs();
+  return owner.pidNs != null && here !== null && owner.pidNs !== here;
 }
 
 /**
  * Is the recorded owner still running? Same boot, same pid, same start time, and not a
- * zombie (an owner that exited but was never waited for counts as exited).
+ * zombie (an owner that exited but was never waited for counts as exited). An owner of
+ * another pid namespace ({@link ownerElsewhere}) cannot be told dead from here: it
+ * counts as running.
  *
  * @example
  * ```ts
@@ -107,6 +137,7 @@ export function currentOwner(): OwnerRecord {
  */
 export function ownerIsAlive(owner: OwnerRecord): boolean {
   if (!existsSync("/proc/self/stat")) return pidMayRun(owner.pid);
+  if (ownerElsewhere(owner)) return true;
   if (owner.bootId !== currentBootId()) return false;
   const stat = readProcStat(owner.pid);
   if (stat === null || owner.startTime === null) return false;
@@ -148,10 +179,13 @@ export function parseOwner(text: string): OwnerRecord | null {
     return null;
   }
   if (o.bootId !== null && typeof o.bootId !== "string") return null;
+  const pidNs = o.pidNs;
+  if (pidNs !== undefined && pidNs !== null && typeof pidNs !== "string") return null;
   return {
     pid: o.pid as number,
     startTime: o.startTime as number | null,
     bootId: o.bootId as string | null,
+    ...(pidNs === undefined ? {} : { pidNs }),
   };
 }
 

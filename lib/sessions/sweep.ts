@@ -26,6 +26,7 @@ import { lstat } from "node:fs/promises";
 import { sweepCalls } from "./call_sweep.ts";
 import {
   hasLease,
+  ownerElsewhere,
   ownerIsAlive,
   readOwner,
   RECORD_FILES,
@@ -70,6 +71,8 @@ async function classify(path: string, name: string, ownerlessAgeMs: number): Pro
     if (age === null) return "ignore";
     return age < ownerlessAgeMs ? "active" : "stale";
   }
+  // Another container's: whether it runs, or holds a lease, is its own toolhosts' business.
+  if (ownerElsewhere(owner)) return "active";
   const alive = ownerIsAlive(owner);
   if (name.endsWith(".tmp")) return alive ? "active" : "stale";
   return alive && lease ? "active" : "stale";
