@@ -162,7 +162,10 @@ export async function sweepFolder(
 }
 
 /** Classify and clean one listed entry; resolves to whether it was removed. A `.trash`
- * entry (trash.ts) is removed at once, without reading anything in it. */
+ * entry (trash.ts) is removed at once, without reading anything in it. An entry that is
+ * not a real folder (a symlink, a file: toolhost makes only folders there, so it was
+ * planted) is not toolhost's and is left alone — not a failure either, which would refuse
+ * every session start of the workspace. */
 async function sweepEntry(
   sweep: FolderSweep,
   parent: string,
@@ -170,6 +173,7 @@ async function sweepEntry(
   opts: StaleOptions,
   tally: SweepTally & { active: number },
 ): Promise<boolean> {
+  if (!(await isRealFolder(join(parent, name)))) return false;
   const folder = { parent, name, journal: sweep.journal, remove: sweep.remove };
   const what = `${sweep.label} ${name}`;
   if (isTrash(name, sweep.names)) {
@@ -179,6 +183,15 @@ async function sweepEntry(
   if (verdict === "active") tally.active++;
   if (verdict !== "stale") return false;
   return await cleanAndReport(tally, what, folder, opts);
+}
+
+/** `path` is a folder, not a symlink (nor gone). */
+async function isRealFolder(path: string): Promise<boolean> {
+  try {
+    return (await lstat(path)).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** Which folder of the state directory a listing is for. */
