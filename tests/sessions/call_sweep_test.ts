@@ -12,6 +12,7 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
   rmSync,
   symlinkSync,
   writeFileSync,
@@ -106,7 +107,12 @@ Deno.test("a command call journals its owner and its process group in its call d
     const dir = join(callsRoot(state), name);
     const owner = JSON.parse(readFileSync(join(dir, "owner.json"), "utf8"));
     const me = readProcStat(process.pid)!;
-    assert.deepEqual(owner, { pid: process.pid, startTime: me.startTime, bootId: owner.bootId });
+    assert.deepEqual(owner, {
+      pid: process.pid,
+      startTime: me.startTime,
+      bootId: owner.bootId,
+      pidNs: readlinkSync("/proc/self/ns/pid"),
+    });
     assert.equal(typeof owner.bootId, "string");
     const [line] = readFileSync(join(dir, "journal.jsonl"), "utf8").trim().split("\n");
     const admitted = JSON.parse(line);
