@@ -28,17 +28,21 @@ const STEP = 1_500;
  * longer than PATH_MAX: each round makes a new chain of `STEP` folders and moves the
  * tree so far to its bottom.
  */
-const NEST = `p=$(printf 'a/%.0s' $(seq ${STEP}))
+const nestRounds = (rounds: number) =>
+  `p=$(printf 'a/%.0s' $(seq ${STEP}))
 mkdir d || exit 1
 i=0
-while [ $i -lt ${DEPTH / STEP} ]; do
+while [ $i -lt ${rounds} ]; do
   mkdir -p "n/$p" && mv d "n/$p" && mv n d || exit 1
   i=$((i+1))
 done
 `;
 
-async function nest(dir: string): Promise<void> {
-  const out = await new Deno.Command("sh", { args: ["-c", NEST], cwd: dir }).output();
+const NEST = nestRounds(DEPTH / STEP);
+
+async function nest(dir: string, rounds: number): Promise<void> {
+  const script = nestRounds(rounds);
+  const out = await new Deno.Command("sh", { args: ["-c", script], cwd: dir }).output();
   assert.equal(out.code, 0, "nesting failed");
 }
 
@@ -86,7 +90,7 @@ Deno.test({
 
 Deno.test({
   name:
-    "`toolhost sweep` removes dead owners' call, session and artifact folders nested 15,000 deep",
+    "`toolhost sweep` removes a dead owner's call folder nested 15,000 deep, and deep session and artifact folders",
   async fn() {
     const ws = await tempWorkspace(BASE_TOML, { "app/README.md": "# app\n" });
     const state = join(ws.root, ".toolhost/state");
@@ -100,7 +104,8 @@ Deno.test({
       for (const dir of planted) {
         mkdirSync(dir, { recursive: true });
         writeFileSync(join(dir, "owner.json"), dead);
-        await nest(dir);
+        // One past the depth that aborted; the others deep enough to be moved up.
+        await nest(dir, dir === planted[0] ? DEPTH / STEP : 1);
       }
       const r = await runProcess(["sweep", "--json", "--repo", ws.root]);
       assert.ok(!r.err.includes("overflowed its stack"), "toolhost sweep aborted");
