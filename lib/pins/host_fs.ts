@@ -27,7 +27,7 @@ export type HostStat = (path: string) => FollowedStat;
  * instead of `node:fs`, where procfs shows descriptors; undefined restores `node:fs`. Under
  * Deno, whose `node:fs` builds a `Stats` object per call (four `Date`s and six closures,
  * ~8–15 us of CPU a call, more than the rest of a small file's pinning), the CLI and the
- * bench pass `Deno.statSync` (~2 us, `S_ISREG` and `st_size` from the same `stat(2)`): lib/
+ * bench pass the Deno host's `statSync` (~2 us, `S_ISREG` and `st_size` from the same `stat(2)`): lib/
  * never names the `Deno` global, and Node keeps its own cheap `fstatSync`. The magic link
  * resolves to the very file open on the descriptor (never a path looked up again), so the
  * answer is the `fstat`'s.
@@ -73,12 +73,12 @@ export interface ListedEntry {
   readonly isSymlink: boolean;
 }
 
-/** A synchronous directory listing, as a host offers it (the shape of `Deno.readDirSync`). */
+/** A synchronous directory listing, as a host offers it (the shape of the Deno host's `readDirSync`). */
 export type HostReadDir = (path: string) => Iterable<ListedEntry>;
 
 /**
  * List directories with the host's own listing instead of `node:fs` (undefined restores
- * `node:fs`). Under Deno the CLI and the bench pass `Deno.readDirSync`: ~0.6–1 us an entry
+ * `node:fs`). Under Deno the CLI and the bench pass the Deno host's `readDirSync`: ~0.6–1 us an entry
  * against ~1.6 us for `readdirSync(path, { withFileTypes: true })`, which Deno builds on the
  * same listing. lib/ never names the `Deno` global.
  *

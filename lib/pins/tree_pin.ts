@@ -16,7 +16,7 @@
  *
  * Cost: four syscalls per small file (open, stat, read, close), the floor with these checks.
  * Under Deno `node:fs`'s stat alone is ~10–15 µs of CPU (a `Stats` object per call) of a
- * small file's ~22–28 µs; the CLI and the bench hand lib/ `Deno.statSync` instead
+ * small file's ~22–28 µs; the CLI and the bench hand lib/ the Deno host's `statSync` instead
  * (`useHostStat` of `host_fs.ts`, ~2 µs), which brings a small file to ~13 µs (10,000 files:
  * 213 → 133 ms of CPU per pin, load ~12 on 2 cores) and leaves the stat thread unused. Without
  * it (Node keeps its own `fstatSync`, ~1–3 µs), past
