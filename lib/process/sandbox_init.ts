@@ -61,13 +61,23 @@ export function childPidsBounded(
   budget: ScanBudget = {},
 ): { pids: number[]; complete: boolean } {
   const pids: number[] = [];
-  const { complete } = scanPids((tid) => {
+  const { complete, cut } = scanPids((tid) => {
     try {
       const text = readFileSync(`/proc/${pid}/task/${tid}/children`, "latin1").trim();
       if (text !== "") { for (const c of text.split(" ")) pids.push(Number(c)); }
     } catch { /* thread ended */ }
   }, { maxEntries: MAX_TASKS, ...budget, dir: `/proc/${pid}/task` });
+  // A listing that broke off without a budget running out lost its folder: the process
+  // ended under it (the kernel then hands its children to a reaper, where the tracker's
+  // scan finds them). Only a live process's listing cut short hides children.
+  if (!complete && cut === undefined && ended(pid)) return { pids, complete: true };
   return { pids, complete };
+}
+
+/** Whether `pid` is gone or a zombie (its threads, and so its children, are no more). */
+function ended(pid: number): boolean {
+  const st = readProcStat(pid);
+  return st === null || st.state === "Z" || st.state === "X";
 }
 
 /**
