@@ -184,14 +184,29 @@ function childrenOf(pid: number): number[] {
   });
 }
 
+/** The holder's children that run the spare's waiting shell. */
+function waitingSpares(pid: number): number[] {
+  return childrenOf(pid).filter((p) => {
+    try {
+      return readFileSync(`/proc/${p}/cmdline`, "latin1").includes("read -r _th_p");
+    } catch {
+      return false;
+    }
+  });
+}
+
 Deno.test("warm host spare: kill -9 of toolhost with a spare waiting leaves nothing", async () => {
   if (skip) return printSkip("warm host kill -9", skip);
   await using ws = await tempWorkspace(TOML, FILES);
   const { child, said } = await holder(ws.root, false);
   assert.equal(said, "ready");
-  const spares = childrenOf(child.pid!).filter((p) =>
-    readFileSync(`/proc/${p}/cmdline`, "latin1").includes("read -r _th_p")
-  );
+  // The spare is spawned when `ready` is printed, but may not have run its shell yet (its
+  // command line is still toolhost's until exec): wait for it (bounded), not for a clock.
+  let spares = waitingSpares(child.pid!);
+  for (let i = 0; i < 1200 && spares.length === 0; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    spares = waitingSpares(child.pid!);
+  }
   assert.equal(spares.length, 1, "a spare waits");
   child.kill("SIGKILL");
   await new Promise((r) => child.once("exit", r));

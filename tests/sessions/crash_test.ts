@@ -38,7 +38,13 @@ async function crashOwner(root: string, state: string): Promise<Crashed> {
     out += new TextDecoder().decode(value);
   }
   const dir = out.trim().split(" ")[1];
-  const groups = (await journalEntries(state)).map((e) => e.record);
+  // The call's record is appended once its process is known, which may be just after the
+  // tool announced itself: wait for both records (bounded), not for a clock.
+  let groups = (await journalEntries(state)).map((e) => e.record);
+  for (let i = 0; i < 1200 && groups.length < 2; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    groups = (await journalEntries(state)).map((e) => e.record);
+  }
   const pids = [...readPids(join(dir, "pids")), ...readPids(join(dir, "call_pids"))];
   child.kill("SIGKILL");
   await child.status;
