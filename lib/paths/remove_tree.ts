@@ -60,6 +60,21 @@ export const MAX_REMOVE_DEPTH = 64;
  */
 export const MAX_REMOVE_ENTRIES = 1_000_000;
 
+/**
+ * Default time budget of one removal, in milliseconds (a tree on a slow or hung disk must
+ * not hold a sweep, a call's end or an exit for ever).
+ *
+ * @example
+ * ```ts
+ * import { MAX_REMOVE_MS } from "./remove_tree.ts";
+ * MAX_REMOVE_MS; // 60000
+ * ```
+ */
+export const MAX_REMOVE_MS = 60_000;
+
+/** Steps between two looks at the clock. */
+const STEPS_PER_CLOCK = 64;
+
 /** Steps between two turns given back to the event loop. */
 const STEPS_PER_TURN = 256;
 
@@ -67,6 +82,8 @@ const STEPS_PER_TURN = 256;
 export interface RemoveOptions {
   /** Most entries removed. Default {@link MAX_REMOVE_ENTRIES}. */
   maxEntries?: number;
+  /** Longest the removal may take, ms (event-loop turns included). Default {@link MAX_REMOVE_MS}. */
+  maxMs?: number;
 }
 
 interface Frame {
@@ -78,13 +95,23 @@ interface Frame {
 /** Step and entry accounting of one removal. */
 class Budget {
   steps = 0;
-  constructor(public left: number) {}
-  /** Count one step; throws once the budget is spent. */
+  #counted = 0;
+  readonly #deadline: number;
+  constructor(public left: number, maxMs: number) {
+    this.#deadline = performance.now() + maxMs;
+  }
+  /** Count one step; throws once the entry or time budget is spent. */
   spend(): void {
     this.steps++;
     if (--this.left < 0) {
       throw new CleanupFailed(
         "A directory tree is too large to remove in one go; remove it by hand.",
+      );
+    }
+    if (this.#counted++ % STEPS_PER_CLOCK === 0 && performance.now() > this.#deadline) {
+      throw new CleanupFailed(
+        "A directory tree took too long to remove (the disk may be slow or hung); " +
+          "remove it by hand.",
       );
     }
   }
@@ -168,7 +195,8 @@ class Removal {
     const top = wrap(() => openRef(path));
     if (top === "gone") return undefined;
     if (top === "not-folder") return unlinkQuietly(path);
-    return new Removal(path, top, new Budget(opts.maxEntries ?? MAX_REMOVE_ENTRIES));
+    const budget = new Budget(opts.maxEntries ?? MAX_REMOVE_ENTRIES, opts.maxMs ?? MAX_REMOVE_MS);
+    return new Removal(path, top, budget);
   }
 
   /** One step; false once the tree is removed. Throws `CleanupFailed` (all closed then). */

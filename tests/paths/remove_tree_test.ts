@@ -85,6 +85,21 @@ Deno.test("removeTreeNoFollow: past its entry budget it rejects, typed and path-
   assert.ok(!existsSync(base));
 });
 
+Deno.test("removeTreeNoFollow: past its time budget it rejects, typed and path-free; sync too", async () => {
+  const base = scratch();
+  const tree = join(base, "t");
+  mkdirSync(tree);
+  for (let i = 0; i < 300; i++) writeFileSync(join(tree, `f${i}`), "x");
+  const e = await removeTreeNoFollow(tree, { maxMs: 0 }).catch((e) => e);
+  assert.ok(e instanceof CleanupFailed, String(e));
+  assert.match(e.message, /took too long/);
+  assert.ok(!String(e.message).includes(base));
+  assert.ok(existsSync(tree), "the walk stopped before the tree was gone");
+  assert.throws(() => removeTreeNoFollowSync(tree, { maxMs: 0 }), CleanupFailed);
+  await removeTreeNoFollow(base);
+  assert.ok(!existsSync(base));
+});
+
 Deno.test("removeTreeNoFollow: nothing there resolves", async () => {
   await removeTreeNoFollow(join(scratch(), "missing"));
 });
