@@ -31,6 +31,7 @@ import { VERSION } from "../version.ts";
 import { nestingWithin } from "../results/json_depth.ts";
 import { NotDeliveredError, ProcessGroupTransport } from "./group_transport.ts";
 import { UNCHECKED_OUTPUT } from "./output_schemas.ts";
+import type { Protector } from "../redact/types.ts";
 import {
   httpStatusOf,
   remoteHeaders,
@@ -125,6 +126,8 @@ export interface ConnectionOptions {
   onToolsChanged?: () => void;
   /** The eval the server serves, for its confinement (lib/sandbox). Default: no scope. */
   sandbox?: ExtensionSandboxContext;
+  /** The protected values now (json_rpc_lines.ts holds a message with one outside a string). */
+  protect?: () => Protector | undefined;
 }
 
 /** What a confined extension server's sandbox is built from. */
@@ -380,6 +383,7 @@ export class ExtensionConnection {
       graceMs: o.graceMs,
       guard,
       confine,
+      protect: o.protect,
     });
     const conn = ExtensionConnection.#client(decl, transport, o);
     if (confine?.settle) conn.settleAnchors = () => confine.settle?.();

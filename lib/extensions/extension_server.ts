@@ -33,6 +33,7 @@ import {
 } from "./connection.ts";
 import { type RestartOptions, RestartPolicy } from "./restart_policy.ts";
 import { toolFilter } from "./tool_filter.ts";
+import type { Protector } from "../redact/types.ts";
 
 export { ExtensionCallError, MAX_EXTENSION_TOOLS, MAX_LIST_PAGES } from "./connection.ts";
 
@@ -71,6 +72,8 @@ export interface ExtensionServerOptions {
   beforeStart?: () => Promise<string | undefined>;
   /** The eval the server serves, for its confinement (lib/sandbox). Default: no scope. */
   sandbox?: ExtensionSandboxContext;
+  /** The protected values now (json_rpc_lines.ts holds a message with one outside a string). */
+  protect?: () => Protector | undefined;
 }
 
 /**

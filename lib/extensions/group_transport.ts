@@ -34,6 +34,7 @@ import { endSandbox } from "../process/sandbox_end.ts";
 import { SANDBOX_INFO_FD } from "../process/sandbox_info.ts";
 import type { Readable } from "node:stream";
 import { armDeadMan, bindDeadMan, disarmDeadMan } from "../process/dead_man.ts";
+import type { Protector } from "../redact/types.ts";
 
 /** Options of {@link ProcessGroupTransport}. */
 export interface GroupTransportOptions {
@@ -58,6 +59,8 @@ export interface GroupTransportOptions {
   guard?: RunGuard;
   /** Confinement of the server (lib/sandbox). Default none. */
   confine?: Confine;
+  /** The protected values now: a message holding one outside a JSON string is held. Default none. */
+  protect?: () => Protector | undefined;
 }
 
 /**
@@ -125,6 +128,7 @@ export class ProcessGroupTransport implements Transport {
     this.#opts = opts;
     this.#buffer = new JsonRpcLineBuffer({
       maxBufferSize: opts.maxBufferBytes ?? DEFAULT_BUFFER_BYTES,
+      protect: opts.protect,
     });
   }
 

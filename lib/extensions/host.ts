@@ -106,6 +106,7 @@ export class ExtensionHost {
         // against the lock: a binary swapped while serving is never started.
         beforeStart: opts.lock ? () => startRefusal(opts.lock!, d) : undefined,
         sandbox: sandboxContext(ws, opts),
+        protect: () => opts.artifacts?.store.protector,
       });
       s.onToolsChanged = () => {
         this.#listing = undefined;
