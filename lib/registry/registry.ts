@@ -82,6 +82,13 @@ export interface RegistryOptions {
    * (lib/sandbox/warm_pool.ts). Default on, unless `TOOLHOST_WARM_SANDBOXES=0` is in
    * this process's environment. */
   warmSandboxes?: boolean;
+  /**
+   * The caller's own secrets (`serve --http`'s bearer token): redacted from every result,
+   * error and log line as protected values are, so a tool that reads one anyway (a host
+   * tool can read toolhost's `/proc/<pid>/environ`) never hands it out. Values shorter
+   * than 8 characters are no secret worth the name and are ignored. Default none.
+   */
+  secrets?: readonly string[];
 }
 
 /** The error of a call made after `close()` began. */
@@ -218,6 +225,7 @@ export class Registry implements CallHost {
       plugins: opts.plugins,
       verifyHooks,
     });
+    for (const s of opts.secrets ?? []) if (s.length >= 8) plugins.redactor.add(s);
     const reg = new Registry(ws, selection, { stateDir, env }, guard, plugins);
     if (opts.stderr) {
       // Copies of stderr reach a terminal (and whoever drives the CLI): values redacted.

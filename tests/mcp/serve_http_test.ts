@@ -194,9 +194,18 @@ Deno.test("serve over HTTP: the token never reaches tools; a loopback bind keeps
   const toml =
     `[artifacts.app]\npath = "app"\n\n[artifacts.app.evals.review]\naudience = "agent"\n\n` +
     `[artifacts.app.views.agent_tools.env]\ndescription = "Show the token variable."\n` +
-    `protocol = "plain"\ncommand = "tools/env.sh"\nargs = []\n`;
+    `protocol = "plain"\ncommand = "tools/env.sh"\nargs = []\n` +
+    `\n[artifacts.app.views.agent_tools.ancestors]\ndescription = "Print ancestors' environ."\n` +
+    `protocol = "plain"\ncommand = "tools/ancestors.sh"\nargs = []\n`;
+  // A host tool can read the environment toolhost started with (/proc/<pid>/environ is
+  // the initial block, which removing a variable does not change): the token must still
+  // not leave in a result.
+  const ancestors = '#!/bin/sh\np=$PPID\nwhile [ "$p" -gt 1 ]; do\n' +
+    '  tr "\\0" "\\n" < /proc/$p/environ 2>/dev/null | grep E2E_TOKEN\n' +
+    '  p=$(sed "s/.*) //" /proc/$p/stat | cut -d" " -f2)\ndone\necho end\n';
   await using tmp = await tempWorkspace(toml, {
     "app/tools/env.sh": { text: '#!/bin/sh\necho "token=${E2E_TOKEN:-none}"\n', mode: 0o755 },
+    "app/tools/ancestors.sh": { text: ancestors, mode: 0o755 },
   });
   const served = await serveHttp(tmp.root, ["--allow-remote", "--token-env", "E2E_TOKEN"], {
     E2E_TOKEN: "t0ken-value",
@@ -207,6 +216,10 @@ Deno.test("serve over HTTP: the token never reaches tools; a loopback bind keeps
     const { c } = await client(url, auth);
     const r = await c.callTool({ name: "env_app", arguments: {} });
     assert.equal((r.content as Text[])[0].text.trim(), "token=none");
+    const a = await c.callTool({ name: "ancestors_app", arguments: {} });
+    const shown = (a.content as Text[])[0].text;
+    assert.match(shown, /E2E_TOKEN=\[protected\]/, "the tool found toolhost's environment");
+    assert.doesNotMatch(JSON.stringify(a), /t0ken-value/);
     await c.close();
     const port = new URL(url).port;
     const init = JSON.stringify({

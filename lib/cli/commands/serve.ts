@@ -121,6 +121,8 @@ export function serveCommand(io: CliIo, done: (code: number) => void): Command {
       sessionLimits(o); // refuse bad values before opening anything
       drainTimeout(o);
     }
+    // Read (and taken out of the environment tools inherit) before anything is opened.
+    const token = o.tokenEnv === undefined ? undefined : readToken(o.tokenEnv);
     const { ws, stateDir } = await openWorkspace(o);
     requireAgentEval(ws, o.eval, "serve");
     const evalId = o.eval;
@@ -134,12 +136,21 @@ export function serveCommand(io: CliIo, done: (code: number) => void): Command {
     const open = async (): Promise<ToolSource> =>
       sweepingSource(
         prefetchingCalls(
-          evalToolSource(await Registry.open(ws, evalId, { stateDir, lock, extensions: { log } })),
+          evalToolSource(
+            await Registry.open(ws, evalId, {
+              stateDir,
+              lock,
+              extensions: { log },
+              // A tool that reads it anyway (toolhost's /proc/<pid>/environ, a config file)
+              // never hands the credential guarding this server to a client.
+              secrets: token === undefined ? undefined : [token],
+            }),
+          ),
         ),
         sweep,
       );
     const signal = o.http !== undefined
-      ? await serveHttp(evalId, o, open, log)
+      ? await serveHttp(evalId, o, open, log, token)
       : await serveOnStdio(evalId, open, log, ws.root);
     // Ended by a signal: 128 + its number, as for `tools call` and any interrupted program
     // (a completed --http drain is a replica's normal end and returns no signal).
@@ -215,10 +226,10 @@ async function serveHttp(
   o: ServeOptions,
   open: () => Promise<ToolSource>,
   log: (line: string) => void,
+  token: string | undefined,
 ): Promise<string | undefined> {
   const bind = parseBind(o.http!);
   const limits = sessionLimits(o);
-  const token = o.tokenEnv === undefined ? undefined : readToken(o.tokenEnv);
   await (await open()).close(); // fail fast on a bad eval, before binding
   // Loaded only for --http: the Streamable HTTP stack is most of serve's start-up on stdio.
   const { startHttpServer } = await import("../../mcp/http.ts");
