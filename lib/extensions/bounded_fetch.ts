@@ -10,6 +10,9 @@
  * @module
  */
 
+import type { Protector } from "../redact/types.ts";
+import { heldBody } from "./held_body.ts";
+
 /**
  * A response body, or an event of an event stream, is larger than the bound.
  *
@@ -88,7 +91,8 @@ export function boundedBody(
 }
 
 /**
- * A `fetch` whose response bodies are bounded (see the module doc).
+ * A `fetch` whose response bodies are bounded (see the module doc), and, with `protect`,
+ * whose messages holding a protected value outside their strings are held (held_body.ts).
  *
  * @example
  * ```ts
@@ -100,13 +104,18 @@ export function boundedBody(
 export function boundedFetch(
   maxBytes: number,
   base: typeof fetch = fetch,
+  protect?: () => Protector | undefined,
 ): (input: string | URL | Request, init?: RequestInit) => Promise<Response> {
   return async (input, init) => {
     const response = await base(input, init);
     if (response.body === null || NO_BODY.has(response.status)) return response;
     const type = response.headers.get("content-type") ?? "";
     const events = type.split(";")[0].trim().toLowerCase() === "text/event-stream";
-    return new Response(boundedBody(response.body, maxBytes, events), {
+    const bounded = boundedBody(response.body, maxBytes, events);
+    // Held after the bound: what is kept to check is one JSON body or one event.
+    const p = protect?.();
+    const body = p?.active ? heldBody(bounded, events, p) : bounded;
+    return new Response(body, {
       status: response.status,
       statusText: response.statusText,
       headers: response.headers,

@@ -313,7 +313,7 @@ export class ExtensionConnection {
     }
     let first: unknown;
     for (const kind of ["streamable-http", "sse"] as RemoteKind[]) {
-      const transport = new RemoteTransport(kind, remote.url, h.headers);
+      const transport = new RemoteTransport(kind, remote.url, h.headers, o.protect);
       const conn = ExtensionConnection.#client(decl, transport, o);
       try {
         await conn.client.connect(transport, { timeout: decl.connectTimeoutMs ?? decl.timeoutMs });

@@ -77,7 +77,7 @@ export class JsonRpcLineBuffer {
     if (line === null) return null;
     const message = deserializeMessage(line);
     const p = this.#protect?.();
-    if (p?.active && outsideStrings(line, p.ranges(line))) return held(message);
+    if (p?.active && outsideStrings(line, p.ranges(line))) return heldMessage(message);
     return message;
   }
 
@@ -87,8 +87,19 @@ export class JsonRpcLineBuffer {
   }
 }
 
-/** `m` with everything but its envelope (version, id, method) replaced or dropped. */
-function held(m: JSONRPCMessage): JSONRPCMessage {
+/**
+ * `m` held: everything but its envelope (version, id, method) replaced or dropped — a
+ * result becomes an error result saying why, an error loses its message and data, a
+ * request or notification its params.
+ *
+ * @example
+ * ```ts
+ * import { heldMessage } from "./json_rpc_lines.ts";
+ * heldMessage({ jsonrpc: "2.0", method: "notifications/progress", params: { progress: 1 } });
+ * // { jsonrpc: "2.0", method: "notifications/progress" }
+ * ```
+ */
+export function heldMessage(m: JSONRPCMessage): JSONRPCMessage {
   if ("result" in m) {
     const content = [{ type: "text" as const, text: HELD_EXTENSION_MESSAGE }];
     return { jsonrpc: m.jsonrpc, id: m.id, result: { content, isError: true } };

@@ -28,6 +28,7 @@ import type {
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { ExtensionDecl } from "../workspace/parse_extensions.ts";
 import { boundedFetch } from "./bounded_fetch.ts";
+import type { Protector } from "../redact/types.ts";
 
 /**
  * Longest wait for the server to end its session when a remote extension closes, ms.
@@ -148,12 +149,21 @@ export class RemoteTransport implements Transport {
   #closed = false;
   #inFlight = 0;
 
-  /** Create for `url` with `headers` (see {@link remoteHeaders}); nothing is sent yet. */
-  constructor(kind: RemoteKind, url: string, headers: Record<string, string>) {
+  /**
+   * Create for `url` with `headers` (see {@link remoteHeaders}) and the protected values
+   * now (`protect`, default none); nothing is sent yet.
+   */
+  constructor(
+    kind: RemoteKind,
+    url: string,
+    headers: Record<string, string>,
+    protect?: () => Protector | undefined,
+  ) {
     this.kind = kind;
     const requestInit = { headers };
-    // Every body the SDK reads is bounded (bounded_fetch.ts).
-    const fetch = boundedFetch(MAX_ANSWER_BYTES);
+    // Every body the SDK reads is bounded, and held when a protected value sits where
+    // parsing would rewrite it (bounded_fetch.ts, held_body.ts).
+    const fetch = boundedFetch(MAX_ANSWER_BYTES, globalThis.fetch, protect);
     this.#inner = kind === "sse"
       ? new SSEClientTransport(new URL(url), { requestInit, fetch })
       : new StreamableHTTPClientTransport(new URL(url), {
