@@ -10,7 +10,7 @@ import { checkStateDir } from "./state_dir_check.ts";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { ArtifactStore } from "../artifacts/store.ts";
-import { ARTIFACT_TOOL_SPECS, isArtifactToolName } from "../artifacts/specs.ts";
+import { isArtifactToolName } from "../artifacts/specs.ts";
 import { removeSessionSubtree } from "../odek/session_subtree.ts";
 import { callArtifactToolAdmitted } from "../runtime/artifact_tools.ts";
 import { InvocationError, ToolhostError } from "../errors/errors.ts";
@@ -23,7 +23,6 @@ import { WarmPool, warmSandboxesEnabled } from "../sandbox/warm_pool.ts";
 import { SessionSupervisor } from "../sessions/supervisor.ts";
 import { PinGuard } from "./pin_guard.ts";
 import { sessionPinKey } from "../workspace/names.ts";
-import type { Plugin } from "../plugins/api.ts";
 import { PluginHost } from "../plugins/host.ts";
 import { openPluginHost } from "../plugins/open_host.ts";
 import { openRegistryLock } from "../lock/open_lock.ts";
@@ -32,7 +31,9 @@ import type { RegistryLock } from "../lock/registry_lock.ts";
 import type { ExtensionHost } from "../extensions/host.ts";
 import { reportCallEvent } from "../events/call_events.ts";
 import { type RedactedCopy, redactedCopy } from "../redact/copy.ts";
-import { openRegistryExtensions, type RegistryExtensionOptions } from "./registry_extensions.ts";
+import { openRegistryExtensions } from "./registry_extensions.ts";
+import type { RegistryOptions } from "./registry_options.ts";
+import { listTools } from "./list_tools.ts";
 import {
   findTool,
   type RegisteredTool,
@@ -44,80 +45,11 @@ import {
 export type { ToolListing } from "../results/tool_listing.ts";
 export type { CallOptions } from "../runtime/call_host.ts";
 export type { RegistryExtensionOptions } from "./registry_extensions.ts";
-
-/** Options for {@link Registry.open}. */
-export interface RegistryOptions {
-  /** State directory. Default `<workspace>/.toolhost/state`. */
-  stateDir?: string;
-  /** Audience the caller serves. Default `"agent"`: human evals are refused. */
-  audience?: "agent" | "human";
-  /** The author's environment for commands. Default: this process's environment. */
-  env?: Record<string, string>;
-  /**
-   * TypeScript plugins (`definePlugin`), run after the manifest-enabled first-party ones.
-   * Pass the same list to `loadWorkspace` when the manifest declares their tools.
-   */
-  plugins?: readonly Plugin[];
-  /**
-   * Verify `toolhost.lock` when the workspace has one: tools that differ from
-   * it are listed neutrally and refused with `LOCK_MISMATCH`. Default true; `false` skips
-   * verification (development only) and warns on stderr; `"ignore"` skips it silently
-   * (for code that builds the lock itself).
-   */
-  lock?: boolean | "ignore";
-  /**
-   * Receives copies of what command tools and session harnesses print to stderr, for an
-   * author's terminal (`tools call --stderr`). stderr never goes into a result. Default:
-   * discarded.
-   */
-  stderr?: (chunk: Uint8Array) => void;
-  /**
-   * The eval's extensions (`[extensions.NAME]`): where to report skipped tools and failed
-   * starts (`log`, default: nowhere), the stop grace (`graceMs`, default 2000) and the
-   * restart backoff of dead servers (`restart`). Servers start on the first call to one
-   * of their tools (or a live listing), never at open.
-   */
-  extensions?: RegistryExtensionOptions;
-  /** Warm spares for command tools without limits, confined or not
-   * (lib/sandbox/warm_pool.ts). Default on, unless `TOOLHOST_WARM_SANDBOXES=0` is in
-   * this process's environment. */
-  warmSandboxes?: boolean;
-  /**
-   * The caller's own secrets (`serve --http`'s bearer token): redacted from every result,
-   * error and log line as protected values are, so a tool that reads one anyway (a host
-   * tool can read toolhost's `/proc/<pid>/environ`) never hands it out. Values shorter
-   * than 8 characters are no secret worth the name and are ignored. Default none.
-   */
-  secrets?: readonly string[];
-}
+export type { RegistryOptions } from "./registry_options.ts";
+export { listTools } from "./list_tools.ts";
 
 /** The error of a call made after `close()` began. */
 const CLOSED = "The tool call was refused: this registry is closed.";
-
-/**
- * The listing of a selection: its declared tools, then (agent audience) the two artifact
- * tools every agent eval has. Pure: creates nothing, runs nothing.
- *
- * @example
- * ```ts
- * import { listTools } from "./registry.ts";
- * // listTools(selectTools(ws, { eval: "app/review" })).map((t) => t.name)
- * ```
- */
-export function listTools(sel: Selection): ToolListing[] {
-  const declared = sel.tools.map((t) => ({
-    name: t.name,
-    description: t.description,
-    inputSchema: t.inputSchema,
-  }));
-  if (sel.audience !== "agent") return declared;
-  const extra = ARTIFACT_TOOL_SPECS.map(({ name, description, inputSchema }) => ({
-    name,
-    description,
-    inputSchema,
-  }));
-  return [...declared, ...extra];
-}
 
 /**
  * An open eval.
