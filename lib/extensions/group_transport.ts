@@ -32,6 +32,7 @@ import type { GuardLimit, RunGuard } from "../process/run_guard.ts";
 import type { Confine } from "../process/sandbox_init.ts";
 import { endSandbox } from "../process/sandbox_end.ts";
 import { SANDBOX_INFO_FD } from "../process/sandbox_info.ts";
+import { withBindFds } from "../process/bind_fds.ts";
 import type { Readable } from "node:stream";
 import { armDeadMan, bindDeadMan, disarmDeadMan } from "../process/dead_man.ts";
 import type { Protector } from "../redact/types.ts";
@@ -136,25 +137,35 @@ export class ProcessGroupTransport implements Transport {
   async start(): Promise<void> {
     if (this.#child) throw new Error("ProcessGroupTransport already started");
     const o = this.#opts;
-    const inner = o.confine?.wrap(o.command, o.args ?? [], o.cwd, []) ??
-      { command: o.command, args: o.args ?? [] };
-    const wrapped = o.guard?.wrap(inner.command, inner.args) ?? inner;
-    // Deno rewrites an argv naming its own binary (lib/process runtime_argv.ts).
-    const argv = runtimeSafeArgv(wrapped.command, wrapped.args);
-    // Every extension group is on the dead man's switch for its whole life: a server that
-    // keeps running after end-of-file (a call in flight, a grandchild) is not journaled for
-    // a sweep, and must not outlive a kill -9 of toolhost; bwrap's --die-with-parent has
-    // windows after clone, the switch has none.
-    const confined = o.confine !== undefined;
-    armDeadMan(this.#tag);
-    const child = spawn(argv.command, argv.args, {
-      cwd: this.#opts.cwd,
-      env: { ...this.#opts.env, [GROUP_TAG_VAR]: this.#tag },
-      detached: true,
-      // A sandbox's bwrap writes its init to fd 3 (`--info-fd`); read and dropped here.
-      stdio: ["pipe", "pipe", "pipe", ...(confined ? ["pipe" as const] : [])],
-      windowsHide: true,
-    });
+    const inner: ReturnType<Confine["wrap"]> =
+      o.confine?.wrap(o.command, o.args ?? [], o.cwd, []) ??
+        { command: o.command, args: o.args ?? [] };
+    let child: ChildProcess;
+    try {
+      const wrapped = o.guard?.wrap(inner.command, inner.args) ?? inner;
+      // Deno rewrites an argv naming its own binary (lib/process runtime_argv.ts).
+      const argv = runtimeSafeArgv(wrapped.command, wrapped.args);
+      // Every extension group is on the dead man's switch for its whole life: a server that
+      // keeps running after end-of-file (a call in flight, a grandchild) is not journaled for
+      // a sweep, and must not outlive a kill -9 of toolhost; bwrap's --die-with-parent has
+      // windows after clone, the switch has none.
+      const confined = o.confine !== undefined;
+      armDeadMan(this.#tag);
+      child = spawn(argv.command, argv.args, {
+        cwd: this.#opts.cwd,
+        env: { ...this.#opts.env, [GROUP_TAG_VAR]: this.#tag },
+        detached: true,
+        // A sandbox's bwrap writes its init to fd 3 (`--info-fd`); read and dropped here.
+        // Its bind sources follow from fd 5 (lib/process/bind_fds.ts).
+        stdio: withBindFds(
+          ["pipe", "pipe", "pipe", ...(confined ? ["pipe" as const] : [])],
+          inner.binds,
+        ),
+        windowsHide: true,
+      });
+    } finally {
+      inner.binds?.close();
+    }
     this.#child = child;
     (child.stdio[SANDBOX_INFO_FD] as Readable | null | undefined)?.resume();
     if (child.pid === undefined) {

@@ -110,15 +110,20 @@ export async function runCaptured(o: CaptureOptions): Promise<CaptureOutcome> {
   if (o.signal?.aborted) return { ...empty(started), cancelled: true };
   let h: GroupHandle;
   try {
-    const argv = o.confine?.wrap(o.command, o.args, o.cwd, o.sandboxWritable ?? []) ??
-      { command: o.command, args: o.args };
-    h = await spawnGroup({
-      ...argv,
-      sandboxed: o.confine !== undefined,
-      cwd: o.cwd,
-      env: o.env,
-      onSpawn: o.callDirs ? (record) => o.callDirs!.admit(record) : undefined,
-    });
+    const argv: ReturnType<Confine["wrap"]> =
+      o.confine?.wrap(o.command, o.args, o.cwd, o.sandboxWritable ?? []) ??
+        { command: o.command, args: [...o.args] };
+    try {
+      h = await spawnGroup({
+        ...argv,
+        sandboxed: o.confine !== undefined,
+        cwd: o.cwd,
+        env: o.env,
+        onSpawn: o.callDirs ? (record) => o.callDirs!.admit(record) : undefined,
+      });
+    } finally {
+      argv.binds?.close();
+    }
   } catch (e) {
     if (e instanceof SpawnError) return { ...empty(started), spawnFailure: e.reason };
     throw e;

@@ -197,18 +197,20 @@ export async function runBounded(opts: RunBoundedOptions): Promise<RunOutcome> {
     out.record = handle.record;
     return await supervise(handle, opts, out, streams!, early);
   }
-  const inner = opts.confine?.wrap(
+  const inner: ReturnType<Confine["wrap"]> = opts.confine?.wrap(
     opts.command,
     opts.args ?? [],
     opts.cwd,
     opts.sandboxWritable ?? [],
   ) ?? { command: opts.command, args: opts.args ?? [] };
-  const argv = opts.guard?.wrap(inner.command, inner.args) ?? inner;
   try {
+    const argv = opts.guard?.wrap(inner.command, inner.args) ?? inner;
     handle = await spawnGroup({
       ...opts,
-      ...argv,
+      command: argv.command,
+      args: argv.args,
       sandboxed: opts.confine !== undefined,
+      binds: inner.binds,
       onSpawn: journaled(opts),
       onStreams,
     });
@@ -216,6 +218,8 @@ export async function runBounded(opts: RunBoundedOptions): Promise<RunOutcome> {
     await opts.guard?.settle({ exitCode: null, signal: null });
     if (e instanceof SpawnError) return { ...out, spawnError: e.reason };
     throw e;
+  } finally {
+    inner.binds?.close();
   }
   out.record = handle.record;
   opts.guard?.watch(handle.record, () => overflow("limit"), handle.tag);

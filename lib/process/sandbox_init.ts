@@ -9,6 +9,7 @@
  */
 
 import { readFileSync } from "node:fs";
+import type { HeldFds } from "./bind_fds.ts";
 import { type ScanBudget, scanPids } from "./proc_budget.ts";
 import { isSameProcess, type ProcessRecord, readProcStat } from "./proc_identity.ts";
 
@@ -16,14 +17,19 @@ import { isSameProcess, type ProcessRecord, readProcStat } from "./proc_identity
 export interface Confine {
   /**
    * The program and argv that run `command` confined, with `cwd` as its working
-   * directory and `writable` (this run's output/tmp dirs) writable inside.
+   * directory and `writable` (this run's output/tmp dirs) writable inside, and the
+   * descriptors its bind mounts are made from (bind_fds.ts): the spawn passes them as
+   * its fds from `BIND_FD_BASE`, and the caller closes them once it has spawned (or
+   * not). With `key`, nothing is opened or checked: a command line to compare by, never
+   * to spawn.
    */
   wrap(
     command: string,
     args: readonly string[],
     cwd: string,
     writable: readonly string[],
-  ): { command: string; args: string[] };
+    key?: boolean,
+  ): { command: string; args: string[]; binds?: HeldFds };
   /**
    * Called once the runs are over (a call's process ended; a session's harness between
    * and after its calls): an error text when a run created what it may not (a missing

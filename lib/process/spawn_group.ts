@@ -23,6 +23,7 @@ import { SpawnError, spawnFailureFromCode } from "./spawn_error.ts";
 import { endSandbox } from "./sandbox_end.ts";
 import { endInit, readSandboxInfo, SANDBOX_INFO_FD, type SandboxInfo } from "./sandbox_info.ts";
 import { CALL_FD } from "./warm_script.ts";
+import { type HeldFds, withBindFds } from "./bind_fds.ts";
 import { armDeadMan, bindDeadMan, disarmDeadMan } from "./dead_man.ts";
 import {
   awaitSessionLeader,
@@ -84,6 +85,11 @@ export interface SpawnGroupOptions {
    * tool's input, and `held.call` is `held.stdin`. Default false.
    */
   holdInput?: boolean | "stdin";
+  /**
+   * A sandbox's bind sources (bind_fds.ts): the child's fds from `BIND_FD_BASE`. Closed
+   * here as soon as the spawn has returned (the child has its copies), whatever happens.
+   */
+  binds?: HeldFds;
 }
 
 /** The input ends of a group spawned with `holdInput`. */
@@ -291,6 +297,7 @@ export async function spawnGroup(options: SpawnGroupOptions): Promise<GroupHandl
       checkExecutable(options.command);
     } catch (e) {
       disarmDeadMan(tag);
+      options.binds?.close();
       throw e;
     }
   }
@@ -298,13 +305,18 @@ export async function spawnGroup(options: SpawnGroupOptions): Promise<GroupHandl
   const argv = launcher === null
     ? runtimeSafeArgv(options.command, options.args ?? [])
     : runtimeSafeArgv(launcher, ["--", options.command, ...options.args ?? []]);
-  const child = spawn(argv.command, argv.args, {
-    cwd: options.cwd,
-    env: { ...options.env, [GROUP_TAG_VAR]: tag },
-    detached: launcher === null,
-    stdio: stdioOf(options),
-    windowsHide: true,
-  });
+  let child: ReturnType<typeof spawn>;
+  try {
+    child = spawn(argv.command, argv.args, {
+      cwd: options.cwd,
+      env: { ...options.env, [GROUP_TAG_VAR]: tag },
+      detached: launcher === null,
+      stdio: withBindFds(stdioOf(options), options.binds),
+      windowsHide: true,
+    });
+  } finally {
+    options.binds?.close();
+  }
   if (child.pid === undefined) {
     disarmDeadMan(tag);
     const code = await new Promise<string | undefined>((resolve) => {

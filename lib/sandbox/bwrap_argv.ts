@@ -3,7 +3,9 @@
  * and (unless the policy allows the network) network namespaces; no capabilities; its
  * own `/proc`, a private `/tmp`, a minimal `/dev`; the system's program folders and the
  * `/etc` files interpreters need read-only; then the plan's paths at their host paths
- * (parents before children, so a hidden path inside a visible one stays hidden). Without
+ * (parents before children, so a hidden path inside a visible one stays hidden), each
+ * bound from a descriptor opened and checked before the spawn (`--bind-fd`, never the
+ * path, which could name something else by the time bwrap mounts it: bind_open.ts). Without
  * the network, `NODE_EXTRA_CA_CERTS` is unset: the CA files it names are not shown then.
  *
  * `--dev /dev` is deliberately not used: it makes bwrap nest a second user namespace,
@@ -17,6 +19,7 @@ import { lstatSync, readlinkSync } from "node:fs";
 import type { SandboxPolicy } from "./policy.ts";
 import { SANDBOX_INFO_FD } from "../process/sandbox_info.ts";
 import { runtimeSafeArgv } from "../process/runtime_argv.ts";
+import { BIND_FD_BASE, HeldFds } from "../process/bind_fds.ts";
 
 /** The resolved paths of one confined declaration (all absolute). */
 export interface SandboxPlan {
@@ -158,7 +161,8 @@ function isWithin(child: string, parent: string): boolean {
   return child === parent || child.startsWith(parent.endsWith("/") ? parent : `${parent}/`);
 }
 
-type Mount = { path: string; order: number; args: string[] };
+/** A mount: hidden (`args`), or a bind of `path` onto itself (`writable` or read-only). */
+type Mount = { path: string; order: number; args?: string[]; writable?: boolean };
 
 function planMounts(plan: SandboxPlan, run: SandboxRun): Mount[] {
   const mounts: Mount[] = [];
@@ -170,16 +174,63 @@ function planMounts(plan: SandboxPlan, run: SandboxRun): Mount[] {
       args: h.folder ? ["--tmpfs", h.path] : ["--ro-bind", "/dev/null", h.path],
     });
   }
-  for (const r of plan.readable) mounts.push({ path: r, order: 1, args: ["--ro-bind-try", r, r] });
+  for (const r of plan.readable) mounts.push({ path: r, order: 1, writable: false });
   for (const w of [...plan.writable, ...run.writable]) {
-    mounts.push({ path: w, order: 2, args: ["--bind-try", w, w] });
+    mounts.push({ path: w, order: 2, writable: true });
   }
   return mounts.sort((a, b) => depth(a.path) - depth(b.path) || a.order - b.order);
 }
 
 /**
+ * Opens a sandbox's bind sources, checked (bind_open.ts): a descriptor per path, in order,
+ * undefined for one that is not there (not bound). Throws to refuse the run.
+ */
+export type BindOpener = (paths: readonly string[]) => (number | undefined)[];
+
+/** A sandbox's command line, and the descriptors its binds are made from. */
+export interface SandboxArgv {
+  /** The program. */
+  command: string;
+  /** Its arguments. */
+  args: string[];
+  /** The bind sources, to be the child's fds from `BIND_FD_BASE`; the receiver closes them. */
+  binds?: HeldFds;
+}
+
+/**
+ * The bind options of `mounts`: `--bind-fd N PATH` / `--ro-bind-fd N PATH` with the child's
+ * fds from `BIND_FD_BASE`, one per source `open` found (each, when there is no `open`),
+ * and the host descriptors in that order.
+ */
+function bindArgs(
+  mounts: Mount[],
+  open: BindOpener | undefined,
+): { args: string[]; fds: number[] } {
+  const binds = mounts.filter((m) => m.args === undefined);
+  const opened = open?.(binds.map((m) => m.path));
+  const args: string[] = [];
+  const fds: number[] = [];
+  let b = 0;
+  let n = BIND_FD_BASE;
+  for (const m of mounts) {
+    if (m.args !== undefined) {
+      args.push(...m.args);
+      continue;
+    }
+    const fd = opened === undefined ? -1 : opened[b++];
+    if (fd === undefined) continue; // not there: not bound
+    if (fd >= 0) fds.push(fd);
+    args.push(m.writable ? "--bind-fd" : "--ro-bind-fd", String(n++), m.path);
+  }
+  return { args, fds };
+}
+
+/**
  * The command line that runs `run` confined by `plan` through `bwrap`. Its spawn must
- * open file descriptor 3 as a pipe: bwrap writes the sandbox's init there.
+ * open file descriptor 3 as a pipe (bwrap writes the sandbox's init there) and pass the
+ * returned `binds` as its fds from `BIND_FD_BASE` (lib/process/bind_fds.ts). Without
+ * `open`, nothing is opened and every bind is numbered as if present (a key to compare
+ * command lines by, never to spawn).
  *
  * @example
  * ```ts
@@ -195,7 +246,8 @@ export function sandboxCommand(
   bwrap: string,
   plan: SandboxPlan,
   run: SandboxRun,
-): { command: string; args: string[] } {
+  open?: BindOpener,
+): SandboxArgv {
   const shareNet = plan.policy.network || run.joinNetOf !== undefined;
   const args = [
     "--unshare-user",
@@ -216,7 +268,19 @@ export function sandboxCommand(
   else for (const v of CA_ENV_WITHOUT_NETWORK) args.push("--unsetenv", v);
   if (plan.path !== undefined) args.push("--setenv", "PATH", withSystemPath(plan.path));
   const mounts = planMounts(plan, run);
-  for (const m of mounts) args.push(...m.args);
+  const binds = bindArgs(mounts, open);
+  const held = open === undefined ? undefined : new HeldFds(binds.fds);
+  try {
+    args.push(...binds.args);
+    return withJoin(bwrap, finish(args, plan, run, mounts), run, held);
+  } catch (e) {
+    held?.close();
+    throw e;
+  }
+}
+
+/** The options after the mounts, then `--` and the program. */
+function finish(args: string[], plan: SandboxPlan, run: SandboxRun, mounts: Mount[]): string[] {
   // A hidden folder's tmpfs turns read-only only now: a run's own paths inside it (the
   // state directory's call, artifact and session dirs) needed their mount points made.
   for (const h of plan.hidden) if (h.folder) args.push("--remount-ro", h.path);
@@ -225,10 +289,21 @@ export function sandboxCommand(
   // The root tmpfs (and the folders bwrap made on it) read-only: nothing to write outside
   // the bound writable paths, the private /tmp and /dev/shm.
   args.push("--remount-ro", "/", "--chdir", run.cwd, "--", run.command, ...run.args);
+  return args;
+}
+
+/** bwrap with `args`, run through `nsenter` when the run joins another sandbox's network. */
+function withJoin(
+  bwrap: string,
+  args: string[],
+  run: SandboxRun,
+  binds: HeldFds | undefined,
+): SandboxArgv {
   // Deno rewrites an argv naming its own binary (lib/process runtime_argv.ts).
   const safe = runtimeSafeArgv(bwrap, args).args;
   const join = run.joinNetOf;
-  if (join === undefined) return { command: bwrap, args: safe };
+  const tail = binds === undefined ? {} : { binds };
+  if (join === undefined) return { command: bwrap, args: safe, ...tail };
   return {
     command: join.nsenter,
     args: [
@@ -241,6 +316,7 @@ export function sandboxCommand(
       bwrap,
       ...safe,
     ],
+    ...tail,
   };
 }
 

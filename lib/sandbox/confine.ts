@@ -7,11 +7,16 @@
  */
 
 import { readlinkSync } from "node:fs";
-import { ToolhostError } from "../errors/errors.ts";
 import type { Confine } from "../process/sandbox_init.ts";
 import { createdAnchorsMessage, settleAnchors } from "./anchor_watch.ts";
-import { sandboxCommand, type SandboxPlan, type SandboxRun } from "./bwrap_argv.ts";
+import {
+  type BindOpener,
+  sandboxCommand,
+  type SandboxPlan,
+  type SandboxRun,
+} from "./bwrap_argv.ts";
 import { symlinkedPath, writablePaths } from "./bind_sources.ts";
+import { openBindSources, symlinkRefusal } from "./bind_open.ts";
 import { sandboxSupport } from "./detect.ts";
 import { type PlanContext, sandboxPlan } from "./plan.ts";
 import type { SandboxPolicy } from "./policy.ts";
@@ -85,15 +90,10 @@ export function openConfine(
   return {
     ok: true,
     confine: {
-      wrap(command, args, cwd, writable) {
-        refuseSymlinkedBinds(plan, ctx, [...extra, ...writable]);
-        return sandboxCommand(support.bwrap, plan, {
-          command,
-          args,
-          cwd,
-          writable: [...extra, ...writable],
-          joinNetOf: join,
-        });
+      wrap(command, args, cwd, writable, key) {
+        const run = { command, args, cwd, writable: [...extra, ...writable], joinNetOf: join };
+        if (key === true) return sandboxCommand(support.bwrap, plan, run);
+        return sandboxCommand(support.bwrap, plan, run, bindOpener(plan, ctx, run.writable));
       },
       settle() {
         const created = settleAnchors(ctx.ws.root, plan.watch ?? []);
@@ -104,28 +104,22 @@ export function openConfine(
 }
 
 /**
- * Throw when a path this run binds or hides runs through a symlink below the workspace, a
- * path this run may write or one another declaration may write (bind_sources.ts); the program and its interpreter were resolved by
- * their lookup and are pinned, so they are not looked at here.
+ * The opener of this run's bind sources (bind_open.ts), after refusing a hidden path that
+ * runs through a symlink below the workspace, a path this run may write or one another
+ * declaration may write (bind_sources.ts). The program and its interpreter were resolved
+ * by their lookup and are pinned: they are opened as they resolve.
  */
-function refuseSymlinkedBinds(
+function bindOpener(
   plan: SandboxPlan,
   ctx: Omit<PlanContext, "stateDir">,
   runWritable: readonly string[],
-): void {
-  const writable = [...plan.writable, ...runWritable];
-  const exempt = new Set([ctx.program, plan.interpreter]);
-  const paths = [
-    ...plan.readable.filter((p) => !exempt.has(p)),
-    ...writable,
-    ...plan.hidden.map((h) => h.path),
-  ];
-  if (symlinkedPath(paths, [ctx.ws.root, ...writable, ...writablePaths(ctx.ws)]) !== undefined) {
-    throw new ToolhostError(
-      "TOOL_ERROR",
-      "The tool was refused: a path its sandbox binds runs through a symlink inside the workspace or a writable folder (a run may have left it there).",
-    );
+): BindOpener {
+  const guarded = [ctx.ws.root, ...plan.writable, ...runWritable, ...writablePaths(ctx.ws)];
+  if (symlinkedPath(plan.hidden.map((h) => h.path), guarded) !== undefined) {
+    throw symlinkRefusal();
   }
+  const exempt = new Set([ctx.program, plan.interpreter]);
+  return (paths) => openBindSources(paths, guarded, exempt);
 }
 
 /**

@@ -13,10 +13,11 @@
  * @module
  */
 
-import { statSync } from "node:fs";
+import { fstatSync, statSync } from "node:fs";
 import process from "node:process";
 import { GROUP_TAG_VAR } from "../process/escape_reaper.ts";
 import { SANDBOX_INFO_FD } from "../process/sandbox_info.ts";
+import { BIND_FD_BASE } from "../process/bind_fds.ts";
 
 /** bwrap options whose first operand is a host path that gets mounted. */
 const BIND_FLAGS = new Set([
@@ -28,10 +29,16 @@ const BIND_FLAGS = new Set([
   "--dev-bind-try",
 ]);
 
-function identity(path: string): string {
+/** bwrap options whose first operand is a descriptor (bind_fds.ts) that gets mounted. */
+const BIND_FD_FLAGS = new Set(["--bind-fd", "--ro-bind-fd"]);
+
+/** The identity of `path` (followed), or of the object open on descriptor `fd`. */
+function identity(path: string | number): string {
   try {
     // A missing `--ro-bind-try` source is common: no exception for it (they are costly).
-    const st = statSync(path, { throwIfNoEntry: false });
+    const st = typeof path === "number"
+      ? fstatSync(path)
+      : statSync(path, { throwIfNoEntry: false });
     if (st === undefined) return "-";
     // A folder's content is live through its bind; its change time moves with every file
     // made in it, so only its own identity counts. A file bind holds its inode: any change.
@@ -49,7 +56,8 @@ function options(args: readonly string[]): readonly string[] {
 }
 
 /**
- * The identities of everything bwrap command line `args` binds from the host, and of the
+ * The identities of everything bwrap command line `args` binds from the host — a path,
+ * or a descriptor of `binds` (the child's fds from `BIND_FD_BASE`, in order) — and of the
  * working directory `cwd`, as one string (equal strings: nothing changed).
  *
  * @example
@@ -59,11 +67,19 @@ function options(args: readonly string[]): readonly string[] {
  *   boundIdentity(["--ro-bind", "/usr", "/usr", "--", "/bin/true"], "/"); // true
  * ```
  */
-export function boundIdentity(args: readonly string[], cwd: string): string {
+export function boundIdentity(
+  args: readonly string[],
+  cwd: string,
+  binds: readonly number[] = [],
+): string {
   const opts = options(args);
   const out = [identity(cwd)];
   for (let i = 0; i < opts.length - 1; i++) {
     if (BIND_FLAGS.has(opts[i])) out.push(`${opts[i + 1]}=${identity(opts[i + 1])}`);
+    else if (BIND_FD_FLAGS.has(opts[i]) && i + 2 < opts.length) {
+      const fd = binds[Number(opts[i + 1]) - BIND_FD_BASE];
+      out.push(`${opts[i + 2]}=${fd === undefined ? "?" : identity(fd)}`);
+    }
   }
   return out.join("\n");
 }
@@ -71,8 +87,8 @@ export function boundIdentity(args: readonly string[], cwd: string): string {
 /**
  * The environment a tool gets from a cold sandboxed spawn with environment `env` and
  * bwrap command line `args`, without the group tag: what a warm sandbox's waiter must
- * export. Under Deno the spawn itself sets `DENO_EXTRA_STDIO_FDS=3` (the extra `--info-fd`
- * pipe); bwrap applies its `--setenv`/`--unsetenv`, then sets `PWD` to the working
+ * export. Under Deno the spawn itself sets `DENO_EXTRA_STDIO_FDS` (the extra `--info-fd`
+ * pipe, fd 3, and the bind descriptors from fd 5); bwrap applies its `--setenv`/`--unsetenv`, then sets `PWD` to the working
  * directory it changed to (`--chdir`).
  *
  * @example
@@ -87,8 +103,8 @@ export function sandboxedEnv(
   env: Readonly<Record<string, string>>,
 ): Record<string, string> {
   const out = { ...env };
-  if (process.versions.deno !== undefined) out.DENO_EXTRA_STDIO_FDS = String(SANDBOX_INFO_FD);
   const opts = options(args);
+  if (process.versions.deno !== undefined) out.DENO_EXTRA_STDIO_FDS = extraFds(opts);
   let chdir: string | undefined;
   for (let i = 0; i < opts.length; i++) {
     if (opts[i] === "--setenv" && i + 2 < opts.length) {
@@ -105,6 +121,15 @@ export function sandboxedEnv(
   if (chdir !== undefined) out.PWD = chdir;
   delete out[GROUP_TAG_VAR];
   return out;
+}
+
+/** What a Deno spawn sets `DENO_EXTRA_STDIO_FDS` to: fd 3 and the bind descriptors. */
+function extraFds(opts: readonly string[]): string {
+  const fds = [SANDBOX_INFO_FD];
+  for (let i = 0; i < opts.length - 1; i++) {
+    if (BIND_FD_FLAGS.has(opts[i])) fds.push(Number(opts[i + 1]));
+  }
+  return fds.join(",");
 }
 
 /**

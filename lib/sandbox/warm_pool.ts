@@ -347,9 +347,17 @@ export class WarmPool {
   }
 }
 
-/** The waiter's command line confined by `req`, with `writable` as its call dirs. */
-function waiterArgv(req: WarmRequest, shell: string, writable: readonly string[]) {
-  return req.confine!.wrap(shell, ["-c", WAITER_SCRIPT], req.cwd, writable);
+/**
+ * The waiter's command line confined by `req`, with `writable` as its call dirs, and its
+ * bind sources opened (the caller closes them); with `key`, nothing opened.
+ */
+function waiterArgv(req: WarmRequest, shell: string, writable: readonly string[], key = false) {
+  return req.confine!.wrap(shell, ["-c", WAITER_SCRIPT], req.cwd, writable, key);
+}
+
+/** A command line as JSON (what a spare's must still equal). */
+function argvJson(argv: { command: string; args: readonly string[] }): string {
+  return JSON.stringify({ command: argv.command, args: argv.args });
 }
 
 function keyOf(req: WarmRequest): string | undefined {
@@ -360,15 +368,25 @@ function keyOf(req: WarmRequest): string | undefined {
   if (req.confine === undefined) {
     return sessionLauncher() === null ? undefined : JSON.stringify([req.stateDir, shell]);
   }
-  return JSON.stringify([req.stateDir, req.cwd, waiterArgv(req, shell, PLACEHOLDERS)]);
+  return JSON.stringify([
+    req.stateDir,
+    req.cwd,
+    argvJson(waiterArgv(req, shell, PLACEHOLDERS, true)),
+  ]);
 }
 
 /** Still what a cold spawn would be: running, same command line, same bound objects. */
 function fresh(r: Ready, req: WarmRequest): boolean {
   if (r.handle.exitStatus !== null) return false;
   if (r.dirs === undefined) return true; // unconfined: everything is found when taken
+  // What a cold call would bind now, opened and checked as its own binds would be.
   const argv = waiterArgv(req, waiterShell()!, [r.dirs.outputDir, r.dirs.tmpDir]);
-  return JSON.stringify(argv) === r.argv && boundIdentity(r.args, req.cwd) === r.identity;
+  try {
+    return argvJson(argv) === r.argv &&
+      boundIdentity(argv.args, req.cwd, argv.binds?.fds) === r.identity;
+  } finally {
+    argv.binds?.close();
+  }
 }
 
 /**
@@ -397,17 +415,24 @@ async function spawnSpare(
   try {
     dirs = await createCallDirs(req.stateDir);
     const argv = waiterArgv(req, shell, [dirs.outputDir, dirs.tmpDir]);
-    const identity = boundIdentity(argv.args, req.cwd);
     const d = dirs;
-    const handle = await spawnGroup({
-      ...argv,
-      cwd: req.cwd,
-      env: {},
-      sandboxed: true,
-      holdInput: true,
-      onSpawn: (record) => d.admit(record),
-    });
-    return { handle, dirs, argv: JSON.stringify(argv), args: argv.args, identity };
+    try {
+      // The objects its binds are made from: bwrap mounts these very descriptors.
+      const identity = boundIdentity(argv.args, req.cwd, argv.binds?.fds);
+      const handle = await spawnGroup({
+        command: argv.command,
+        args: argv.args,
+        binds: argv.binds,
+        cwd: req.cwd,
+        env: {},
+        sandboxed: true,
+        holdInput: true,
+        onSpawn: (record) => d.admit(record),
+      });
+      return { handle, dirs, argv: argvJson(argv), args: argv.args, identity };
+    } finally {
+      argv.binds?.close();
+    }
   } catch {
     await dirs?.remove().catch(() => {});
     return undefined;

@@ -164,14 +164,16 @@ export async function spawnStart(
 ): Promise<SpawnStartResult> {
   let handle: GroupHandle;
   // Confinement wraps the start command; the session's resource limits wrap both.
-  const inner = sandbox?.confine.wrap(inv.command, inv.args, inv.cwd, sandbox.writable) ??
-    { command: inv.command, args: inv.args };
-  const argv = guard?.wrap(inner.command, inner.args) ?? inner;
+  const inner: ReturnType<Confine["wrap"]> =
+    sandbox?.confine.wrap(inv.command, inv.args, inv.cwd, sandbox.writable) ??
+      { command: inv.command, args: [...inv.args] };
   try {
+    const argv = guard?.wrap(inner.command, inner.args) ?? inner;
     handle = await spawnGroup({
       command: argv.command,
       args: argv.args,
       sandboxed: sandbox !== undefined,
+      binds: inner.binds,
       cwd: inv.cwd,
       env: inv.env,
       stdin: inv.stdin,
@@ -185,6 +187,8 @@ export async function spawnStart(
       return { ok: false, reason: `its start command could not be started (${e.reason})` };
     }
     return { ok: false, reason: "its start command could not be recorded in the session journal" };
+  } finally {
+    inner.binds?.close();
   }
   // Listen before yielding to the event loop, or an early exit could discard output.
   return { ok: true, handle, readiness: watchReadiness(handle, signal) };
