@@ -22,6 +22,7 @@
  */
 
 import fs from "node:fs";
+import { normalize } from "node:path";
 import { ToolhostError } from "../errors/errors.ts";
 
 const C = fs.constants;
@@ -136,7 +137,14 @@ function rootOf(path: string, guarded: readonly string[]): string | undefined {
   return root;
 }
 
-function openOne(walk: Walk, path: string, guarded: readonly string[], exempt: boolean) {
+/** `path` normalized (`.`, `..` and doubled or trailing slashes resolved as text). */
+function clean(path: string): string {
+  const p = normalize(path);
+  return p.length > 1 && p.endsWith("/") ? p.slice(0, -1) : p;
+}
+
+function openOne(walk: Walk, given: string, guarded: readonly string[], exempt: boolean) {
+  const path = clean(given);
   const root = exempt ? undefined : rootOf(path, guarded);
   if (root === undefined) return openOrMissing(path, O_PATH);
   const cut = path.lastIndexOf("/");
@@ -167,12 +175,17 @@ export function openBindSources(
 ): (number | undefined)[] {
   const walk = new Walk();
   const out: (number | undefined)[] = [];
+  const roots = guarded.map(clean);
   try {
-    for (const p of paths) out.push(openOne(walk, p, guarded, exempt.has(p)));
+    for (const p of paths) out.push(openOne(walk, p, roots, exempt.has(p)));
     return out;
   } catch (e) {
     closeAll(out);
-    throw e;
+    // Never the error's own text: it names the physical path.
+    throw e instanceof ToolhostError ? e : new ToolhostError(
+      "TOOL_ERROR",
+      "The tool was refused: a path its sandbox binds could not be opened.",
+    );
   } finally {
     walk.close();
   }

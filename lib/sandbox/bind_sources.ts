@@ -8,7 +8,9 @@
  * a symlink below the workspace, below a path this run may write, or below any
  * `sandbox_write` path another declaration of the workspace may write; the run is refused
  * instead (fail closed). Paths above those (an author's own `/home -> /usr/home`) are the
- * author's, not a tool's, and are left alone.
+ * author's, not a tool's, and are left alone. A bind's source is checked on the descriptor
+ * bwrap then mounts (bind_open.ts), so a swap after the check mounts nothing else; a hidden
+ * path (a destination only) is checked here, on its path.
  *
  * @module
  */

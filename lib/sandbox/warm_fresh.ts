@@ -7,8 +7,9 @@
  * moves too) is recorded before the spawn and compared when the spare is taken; any
  * difference, and the spare is ended and the call runs cold. A folder's content is live
  * through its bind, so a folder counts by its own identity only (files made in a
- * writable folder do not make its spare stale). (The window between that record and
- * bwrap's bind is the one a cold call has between its pin check and bwrap's bind.)
+ * writable folder do not make its spare stale). A bind from a descriptor (`--bind-fd`,
+ * bind_open.ts) is recorded from that descriptor, the very object bwrap mounts; at the
+ * take, from the descriptors a cold call would open then.
  *
  * @module
  */
