@@ -341,7 +341,7 @@ export class ExtensionConnection {
       ws: ctx?.ws ?? emptyWorkspace(o.root),
       scope: ctx?.scope ?? [],
       owner: ctx?.owner,
-      executionPaths: [],
+      executionPaths: o.decl.executionPaths ?? [],
       program,
     });
     if (!c.ok) {

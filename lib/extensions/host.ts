@@ -6,8 +6,8 @@
  * extension's artifact roots. `close()` stops every started server and confirms that its
  * process group is gone.
  *
- * With a lock, an extension whose declaration or program differs from `toolhost.lock`
- * is not started — the tools the lock records for it are listed neutrally and refused
+ * With a lock, an extension whose declaration, program or execution paths differ from
+ * `toolhost.lock` is not started — the tools the lock records for it are listed neutrally and refused
  * with `LOCK_MISMATCH` — and tools it lists that are new or re-described are listed
  * neutrally and refused too — at every listing, so a change announced with
  * `notifications/tools/list_changed` or made across a restart is caught. Text beyond
@@ -47,6 +47,7 @@ import {
 } from "./publish_tool.ts";
 
 import { type ExtensionHostOptions, sandboxContext } from "./host_options.ts";
+import { startPinCheck } from "./start_pins.ts";
 
 export { MCP_TOOL_NAME };
 export type { ExtensionHostOptions };
@@ -102,9 +103,10 @@ export class ExtensionHost {
         env,
         graceMs: opts.graceMs,
         restart: opts.restart,
-        // Every start and self-healing restart re-checks the declaration and program
-        // against the lock: a binary swapped while serving is never started.
-        beforeStart: opts.lock ? () => startRefusal(opts.lock!, d) : undefined,
+        // Every start and self-healing restart re-checks the declaration, program and
+        // execution paths against the lock (without one, the paths against their pins at
+        // the first start): a binary or module swapped while serving is never started.
+        beforeStart: opts.lock ? () => startRefusal(opts.lock!, d) : startPinCheck(ws.root, d),
         sandbox: sandboxContext(ws, opts),
         protect: () => opts.artifacts?.store.protector,
       });

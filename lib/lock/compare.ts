@@ -166,11 +166,15 @@ export function compareRegistryPart(locked: RegistryPart, now: RegistryPart): Dr
   ];
 }
 
-/** What an extension is before it is started: its declaration and programs. */
-export type ExtensionDeclPart = Pick<ExtensionLock, "declaration" | "programs">;
+/**
+ * What an extension is before it is started: its declaration, programs and the pins of
+ * its execution paths.
+ */
+export type ExtensionDeclPart = Pick<ExtensionLock, "declaration" | "programs" | "executionPaths">;
 
 /**
- * Differences in an extension's declaration and programs from its lock entry, or one
+ * Differences in an extension's declaration, programs and execution-path pins from its
+ * lock entry, or one
  * `added` drift when the lock has no entry for it. Non-empty means: do not start it.
  *
  * @example
@@ -189,6 +193,7 @@ export function compareExtensionDecl(
   return [
     ...declarationDrift(s, locked.declaration, now.declaration),
     ...programDrift(s, locked.programs, now.programs),
+    ...pinDrift(s, locked.executionPaths ?? {}, now.executionPaths ?? {}),
   ];
 }
 

@@ -1,7 +1,8 @@
 /**
  * The lock as the extension host enforces it: an extension whose declaration (every key:
- * command, args, env, limits, a URL, tool filters, …) or program is not the locked one is
- * not even started — its locked tools are listed neutrally and refused; tools it lists that are new or
+ * command, args, env, limits, a URL, tool filters, …), program or execution paths (the
+ * files and folders it declares it runs) are not the locked ones is not even started —
+ * its locked tools are listed neutrally and refused; tools it lists that are new or
  * re-described are blocked. Checked at every listing, so a server that changes its tool
  * list after the first `tools/list` (announced with `notifications/tools/list_changed`,
  * or by restarting) is caught too.
@@ -11,6 +12,7 @@
 
 import type { ExtensionDecl } from "../workspace/parse_extensions.ts";
 import { pinProgram } from "../pins/program_pin.ts";
+import { extensionPathPins, type ExtensionPinOptions, type PinCache } from "./extension_pins.ts";
 import { toolEnvironment } from "../process/env.ts";
 import { toolHashes } from "./canonical.ts";
 import {
@@ -35,9 +37,11 @@ export interface ListedTool {
 }
 
 /**
- * What an extension is before it starts: its canonical declaration and the program its
- * command resolves to (with the PATH it will be started with). An extension without a
- * command (a remote one) pins no program.
+ * What an extension is before it starts: its canonical declaration, the program its
+ * command resolves to (with the PATH it will be started with) and the pins of its
+ * declared execution paths. An extension without a command (a remote one) pins neither.
+ * `pins`: a snapshot cache, and whether a path that cannot be pinned throws (the default)
+ * or is recorded as changed.
  *
  * @example
  * ```ts
@@ -50,6 +54,7 @@ export async function extensionDeclPart(
   root: string,
   decl: Partial<ExtensionDecl> & Pick<ExtensionDecl, "name">,
   env: Record<string, string>,
+  pins: ExtensionPinOptions = {},
 ): Promise<ExtensionDeclPart> {
   const declaration = extensionDeclaration(decl);
   // A remote extension (`url`, command "") runs no local program.
@@ -57,7 +62,8 @@ export async function extensionDeclPart(
   const programEnv = toolEnvironment(env, decl.env ?? {});
   const ctx = { root, cwd: root, env: programEnv, operands: decl.args ?? [] };
   const programs = await pinProgram(decl.command, ctx);
-  return { declaration, programs };
+  const executionPaths = await extensionPathPins(root, decl, pins);
+  return { declaration, programs, ...(executionPaths ? { executionPaths } : {}) };
 }
 
 /** Blocked tools (by the server's own name) and every difference found. */
@@ -86,6 +92,8 @@ export class ExtensionLockCheck {
   readonly #root: string;
   readonly #env: Record<string, string>;
   readonly #evalDrift: readonly Drift[];
+  /** Execution-path snapshots by extension, so a check re-hashes only what moved. */
+  readonly #pinCaches = new Map<string, PinCache>();
 
   /**
    * Create from an eval's lock entry, the workspace root and the author's environment
@@ -106,7 +114,11 @@ export class ExtensionLockCheck {
     this.#evalDrift = evalDrift;
   }
 
-  /** Differences that forbid starting the extension at all (empty: it may start). */
+  /**
+   * Differences that forbid starting the extension at all (empty: it may start): its
+   * declaration, its program and its execution paths, hashed now (a path that can no
+   * longer be pinned shows as changed).
+   */
   async serverDrift(
     decl: Partial<ExtensionDecl> & Pick<ExtensionDecl, "name">,
   ): Promise<Drift[]> {
@@ -114,15 +126,17 @@ export class ExtensionLockCheck {
       return [{ kind: "eval", name: this.evalId, field: "entry", change: "added" }];
     }
     const entry = own(this.locked.extensions, decl.name);
+    let cache = this.#pinCaches.get(decl.name);
+    if (cache === undefined) this.#pinCaches.set(decl.name, cache = new Map());
     const now = entry === undefined
       ? { declaration: {}, programs: {} }
-      : await extensionDeclPart(this.#root, decl, this.#env);
+      : await extensionDeclPart(this.#root, decl, this.#env, { cache, onFailure: "record" });
     return [...this.#evalDrift, ...compareExtensionDecl(decl.name, entry, now)];
   }
 
   /**
    * Differences of the declaration alone, and of the eval's own declaration — no program
-   * is looked up or hashed. Enough to list an extension from the lock (what is shown is
+   * or execution path is looked up or hashed. Enough to list an extension from the lock (what is shown is
    * what was reviewed); starting it still checks its program ({@link serverDrift}).
    */
   declarationDrift(decl: Partial<ExtensionDecl> & Pick<ExtensionDecl, "name">): Drift[] {
@@ -130,7 +144,11 @@ export class ExtensionLockCheck {
       return [{ kind: "eval", name: this.evalId, field: "entry", change: "added" }];
     }
     const entry = own(this.locked.extensions, decl.name);
-    const now = { declaration: extensionDeclaration(decl), programs: entry?.programs ?? {} };
+    const now = {
+      declaration: extensionDeclaration(decl),
+      programs: entry?.programs ?? {},
+      executionPaths: entry?.executionPaths,
+    };
     return [...this.#evalDrift, ...compareExtensionDecl(decl.name, entry, now)];
   }
 

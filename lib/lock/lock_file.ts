@@ -5,7 +5,7 @@
  * canonical declaration (see `declaration.ts`), its execution-path pins (the provenance
  * values) and the programs it runs (path and SHA-256, interpreters included); per bound
  * session its declaration, pins and programs; per extension its declaration, programs
- * and the tools it listed. Sorted keys, 2-space indentation, trailing newline, so a diff
+ * (and execution-path pins, when it declares any) and the tools it listed. Sorted keys, 2-space indentation, trailing newline, so a diff
  * of the file is a review of what changed.
  *
  * ```json
@@ -118,6 +118,11 @@ export interface ExtensionLock {
   declaration: Declaration;
   /** The program it runs, by role. */
   programs: ProgramPins;
+  /**
+   * Pins of its declared `execution_paths` (declared path → SHA-256); absent when it
+   * declares none.
+   */
+  executionPaths?: PathPins;
   /** Tools it listed, by their own (unpublished) names. */
   tools: Record<string, ExtensionToolLock>;
 }

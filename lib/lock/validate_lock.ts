@@ -62,6 +62,7 @@ function hashPair(v: unknown, at: string, extra: readonly string[] = []): Record
 }
 
 const TOOL_KEYS = ["declaration", "executionPaths", "programs"];
+const EXTENSION_KEYS = ["declaration", "programs", "tools"];
 
 /** An extension tool: its digests, and optionally its listing, which must hash to them. */
 function extensionTool(v: unknown, at: string): void {
@@ -104,9 +105,12 @@ function checkEval(id: string, v: unknown): void {
     programs(o.programs, `${at}.sessions.${k}.programs`);
   }
   for (const [n, x] of Object.entries(objectAt(e.extensions, `${at}.extensions`))) {
-    const o = exactKeys(x, ["declaration", "programs", "tools"], `${at}.extensions.${n}`);
+    // `executionPaths` only when the extension declares execution paths.
+    const pinned = isObj(x) && Object.hasOwn(x, "executionPaths") ? ["executionPaths"] : [];
+    const o = exactKeys(x, EXTENSION_KEYS.concat(pinned), `${at}.extensions.${n}`);
     objectAt(o.declaration, `${at}.extensions.${n}.declaration`);
     programs(o.programs, `${at}.extensions.${n}.programs`);
+    if (pinned.length > 0) hashMap(o.executionPaths, `${at}.extensions.${n}.executionPaths`);
     const tools = objectAt(o.tools, `${at}.extensions.${n}.tools`);
     for (const [tn, t] of Object.entries(tools)) {
       extensionTool(t, `${at}.extensions.${n}.tools.${tn}`);

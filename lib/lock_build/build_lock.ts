@@ -2,8 +2,8 @@
  * Building `toolhost.lock`: open each eval's registry (lock verification off), record what
  * it lists, declares, pins and runs, start each admitted extension once to record the
  * tools it lists, and stop everything again. For `toolhost lock --check`, an extension
- * whose declaration or program differs from the existing lock is never started: a check
- * must not run an unreviewed command.
+ * whose declaration, program or execution paths differ from the existing lock is never
+ * started: a check must not run an unreviewed command.
  *
  * @module
  */
@@ -42,8 +42,9 @@ export interface BuildLockOptions {
   plugins?: readonly Plugin[];
   /**
    * Build to compare with this lock (`toolhost lock --check`): an extension whose
-   * declaration or program differs from its entry here (or has none) is not started; its
-   * entry keeps the locked tools, so only the declaration shows as a difference.
+   * declaration, program or execution paths differ from its entry here (or has none) is
+   * not started; its entry keeps the locked tools, so only what differs before the start
+   * shows as a difference.
    * Default: none (every admitted extension is started once).
    */
   checkAgainst?: LockFile;
@@ -94,6 +95,8 @@ async function listExtension(
 ): Promise<ExtensionLock> {
   const env = opts.env ?? processEnv();
   const part = await extensionDeclPart(ws.root, decl, env);
+  // Pinned above (a path that cannot be pinned has thrown), so each resolves.
+  await refuseLeavingLinks(ws, [[`extension ${showPath(decl.name)}`, decl.executionPaths ?? []]]);
   if (opts.checkAgainst !== undefined) {
     const locked = own(own(opts.checkAgainst.evals, evalId)?.extensions, decl.name);
     if (compareExtensionDecl(decl.name, locked, part).length > 0) {
@@ -116,19 +119,19 @@ async function listExtension(
 }
 
 /**
- * Refuse to lock a tool (or session) whose pinned folder holds a symlink leading outside
- * its pinned paths: a folder pin covers a link by its target text only, so what it leads
- * to would run unpinned.
+ * Refuse to lock a tool, session or extension (`subject`, as shown → its declared paths)
+ * whose pinned folder holds a symlink leading outside its pinned paths: a folder pin
+ * covers a link by its target text only, so what it leads to would run unpinned.
  */
 async function refuseLeavingLinks(
   ws: Workspace,
-  pins: Record<string, Record<string, string>>,
+  subjects: Iterable<[string, readonly string[]]>,
 ): Promise<void> {
-  for (const [key, paths] of Object.entries(pins)) {
-    const leaving = await linkLeaving(ws.root, Object.keys(paths));
+  for (const [subject, paths] of subjects) {
+    const leaving = await linkLeaving(ws.root, paths);
     if (leaving === undefined) continue;
     throw new PreparationFailed(
-      `${showPath(key)}: execution path ${showPath(leaving.declared)} holds a symlink ` +
+      `${subject}: execution path ${showPath(leaving.declared)} holds a symlink ` +
         `${showPath(leaving.link)} that leads outside its execution paths; a folder's pin ` +
         "covers a link by its target text only, so what it leads to would run unpinned. " +
         "Replace the link with what it leads to, or declare the folder it leads into in " +
@@ -154,7 +157,8 @@ async function evalLock(
   opts.protectors?.push(reg.plugins.redactor);
   let part;
   try {
-    await refuseLeavingLinks(ws, reg.pins);
+    const pinned = Object.entries(reg.pins);
+    await refuseLeavingLinks(ws, pinned.map(([key, p]) => [showPath(key), Object.keys(p)]));
     const source = {
       workspace: ws,
       selection: reg.selection,

@@ -16,6 +16,7 @@
  * overflow = "artifact"                 # oversized results: "artifact" (default) | "truncate"
  * enabled_tools = ["read_*"]            # only these of its tools (names or globs)
  * disabled_tools = ["write_file"]       # never these
+ * execution_paths = ["ext/fs"]          # workspace files/folders the server runs, pinned
  *
  * [extensions.tracker]                  # a remote server: see parse_remote.ts
  * url = "https://mcp.example.com/mcp"
@@ -37,7 +38,14 @@ import {
   RESOURCE_LIMIT_KEYS,
 } from "../limits/parse_limits.ts";
 import type { ResourceLimits } from "../limits/types.ts";
-import { checkRootsInside, readRoots, readString, readStringArray, typeName } from "./fields.ts";
+import {
+  checkRootsInside,
+  readExecutionPaths,
+  readRoots,
+  readString,
+  readStringArray,
+  typeName,
+} from "./fields.ts";
 import { isValidName } from "./names.ts";
 import { checkKeys, isTable, mustBeOneOf, type Problems, type Table } from "./problems.ts";
 import { isInsideWorkspace } from "./program_path.ts";
@@ -64,6 +72,7 @@ export const EXTENSION_KEYS = [
   "env",
   "artifact_roots",
   "audience",
+  "execution_paths",
   ...RESOURCE_LIMIT_KEYS,
   "overflow",
   ...REMOTE_KEYS,
@@ -93,6 +102,13 @@ export interface ExtensionDecl {
   disabledTools?: string[];
   /** Literal argv (no placeholders). */
   args: string[];
+  /**
+   * Workspace-relative files and folders the server runs besides its command and operand
+   * files (modules it imports, a package folder), pinned like a command tool's
+   * `execution_paths`: by `toolhost lock`, and again before every start. Absent when none
+   * are declared (and always for a remote extension).
+   */
+  executionPaths?: string[];
   /** Variables added to the author's environment. */
   env: Record<string, string>;
   /** Workspace-relative folders odek artifact refs must resolve inside (fail-closed). */
@@ -173,6 +189,7 @@ function parseExtension(
   const remote = t.url !== undefined;
   const command = remote ? readRemoteOnly(p, at, t) : readCommand(p, ws, at, t);
   const args = readStringArray(p, at, t, "args", false) ?? [];
+  const executionPaths = remote ? [] : readExecutionPaths(p, at, t);
   const env = readEnv(p, at, t.env);
   const artifactRoots = readRoots(p, at, t);
   checkRootsInside(p, ws.root, artifactRoots, at);
@@ -199,6 +216,7 @@ function parseExtension(
     audience: audience as Audience,
     keyPath: at,
     ...(remoteDecl ? { remote: remoteDecl } : {}),
+    ...(executionPaths.length > 0 ? { executionPaths } : {}),
     ...(enabledTools ? { enabledTools } : {}),
     ...(disabledTools ? { disabledTools } : {}),
     ...(limits ? { limits } : {}),
@@ -228,6 +246,13 @@ function readRemoteOnly(p: Problems, at: string, t: Table): string {
   if (t.command !== undefined) p.add(`${at}.command`, "cannot be given together with `url`");
   for (const k of COMMAND_ONLY_KEYS.filter((k) => t[k] !== undefined)) {
     p.add(`${at}.${k}`, "applies to an extension started with `command` only");
+  }
+  if (t.execution_paths !== undefined) {
+    p.add(
+      `${at}.execution_paths`,
+      "applies to an extension started with `command` only: a remote server's code runs " +
+        "elsewhere, so no workspace file of it can be pinned",
+    );
   }
   return "";
 }

@@ -91,6 +91,8 @@ Deno.test("a locked extension whose program is swapped while serving is not rest
   const source = evalToolSource(await Registry.open(ws, "app/review", { stateDir }));
   try {
     const pid = Number(text(await source.call("pid_hx", {})));
+    // A refusal instead of a pid must fail here: Deno.kill(NaN) signals pid 0, our own group.
+    assert.ok(Number.isInteger(pid) && pid > 0, `not a pid: ${pid}`);
     // Swap the server for another program, then let self-healing try to restart it.
     await Deno.writeTextFile(`${tmp.root}/tools/server.sh`, SERVER + "# swapped\n");
     Deno.removeSync(`${tmp.root}/started`);
