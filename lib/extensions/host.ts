@@ -7,9 +7,9 @@
  * process group is gone.
  *
  * With a lock, an extension whose declaration, program or execution paths differ from
- * `toolhost.lock` is not started — the tools the lock records for it are listed neutrally and refused
- * with `LOCK_MISMATCH` — and tools it lists that are new or re-described are listed
- * neutrally and refused too — at every listing, so a change announced with
+ * `toolhost.lock` is not started — the tools the lock records for it are listed neutrally
+ * and refused with `LOCK_MISMATCH` — and tools it lists that are new or re-described are
+ * listed neutrally and refused too — at every listing, so a change announced with
  * `notifications/tools/list_changed` or made across a restart is caught. Text beyond
  * 64 KiB becomes an artifact (`overflow = "artifact"`, the default) when the host has an
  * artifact directory. Servers that die are restarted lazily (see `ExtensionServer`).

@@ -174,8 +174,8 @@ export type ExtensionDeclPart = Pick<ExtensionLock, "declaration" | "programs" |
 
 /**
  * Differences in an extension's declaration, programs and execution-path pins from its
- * lock entry, or one
- * `added` drift when the lock has no entry for it. Non-empty means: do not start it.
+ * lock entry, or one `added` drift when the lock has no entry for it. Non-empty means: do
+ * not start it.
  *
  * @example
  * ```ts

@@ -136,8 +136,9 @@ export class ExtensionLockCheck {
 
   /**
    * Differences of the declaration alone, and of the eval's own declaration — no program
-   * or execution path is looked up or hashed. Enough to list an extension from the lock (what is shown is
-   * what was reviewed); starting it still checks its program ({@link serverDrift}).
+   * or execution path is looked up or hashed. Enough to list an extension from the lock
+   * (what is shown is what was reviewed); starting it still checks its program and
+   * execution paths ({@link serverDrift}).
    */
   declarationDrift(decl: Partial<ExtensionDecl> & Pick<ExtensionDecl, "name">): Drift[] {
     if (this.locked === undefined) {

@@ -5,8 +5,9 @@
  * canonical declaration (see `declaration.ts`), its execution-path pins (the provenance
  * values) and the programs it runs (path and SHA-256, interpreters included); per bound
  * session its declaration, pins and programs; per extension its declaration, programs
- * (and execution-path pins, when it declares any) and the tools it listed. Sorted keys, 2-space indentation, trailing newline, so a diff
- * of the file is a review of what changed.
+ * (and execution-path pins, when it declares any) and the tools it listed. Sorted keys,
+ * 2-space indentation, trailing newline, so a diff of the file is a review of what
+ * changed.
  *
  * ```json
  * {
