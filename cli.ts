@@ -7,6 +7,7 @@
 
 import { useHostReadDir, useHostStat } from "./lib/pins/host_fs.ts";
 import { runCli } from "./lib/cli/main.ts";
+import { useHostSubreaper } from "./lib/process/host_reaper.ts";
 
 /**
  * Hand lib/ what only Deno offers cheaply (lib/ never names the `Deno` global, so the npm
@@ -86,9 +87,51 @@ export function closeLeakedFds(): number[] {
   return leaked;
 }
 
+/** `PR_SET_CHILD_SUBREAPER` (linux/prctl.h). */
+const PR_SET_CHILD_SUBREAPER = 36;
+/** `WNOHANG` (sys/wait.h). */
+const WNOHANG = 1;
+
+/**
+ * Make this process a child subreaper (`prctl(PR_SET_CHILD_SUBREAPER, 1)` through FFI) and
+ * hand lib/ the `waitpid(pid, NULL, WNOHANG)` that reaps the orphans it then adopts
+ * (lib/process/adopted.ts): a tool's grandchild whose parent exited is re-parented to
+ * toolhost instead of init, so a tool that escapes with `setsid`, a double fork and
+ * `env -i` is still counted toward its limits and killed when its call ends (Node has no
+ * `prctl`: the npm build keeps init as the orphans' parent). Linux only, and only with
+ * the FFI permission already granted (never a prompt). Returns whether it took effect.
+ *
+ * @example
+ * ```ts
+ * import { becomeSubreaper } from "./cli.ts";
+ * becomeSubreaper(); // true on Linux with --allow-ffi
+ * ```
+ */
+export function becomeSubreaper(): boolean {
+  if (Deno.build.os !== "linux") return false;
+  if (Deno.permissions.querySync({ name: "ffi" }).state !== "granted") return false;
+  let libc;
+  try {
+    libc = Deno.dlopen("libc.so.6", {
+      prctl: { parameters: ["i32", "u64", "u64", "u64", "u64"], result: "i32" },
+      waitpid: { parameters: ["i32", "pointer", "i32"], result: "i32" },
+    });
+  } catch {
+    return false;
+  }
+  if (libc.symbols.prctl(PR_SET_CHILD_SUBREAPER, 1n, 0n, 0n, 0n) !== 0) {
+    libc.close();
+    return false;
+  }
+  const { waitpid } = libc.symbols; // the library stays open for the life of the process
+  useHostSubreaper({ reap: (pid) => pid > 0 && waitpid(pid, null, WNOHANG) === pid });
+  return true;
+}
+
 if (import.meta.main) {
   installDenoHost();
   closeLeakedFds();
+  becomeSubreaper();
   const code = await runCli(process.argv.slice(2));
   process.exitCode = code;
 }

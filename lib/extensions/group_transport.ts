@@ -36,6 +36,7 @@ import { withBindFds } from "../process/bind_fds.ts";
 import type { Readable } from "node:stream";
 import { armDeadMan, bindDeadMan, disarmDeadMan } from "../process/dead_man.ts";
 import type { Protector } from "../redact/types.ts";
+import { noteOwnChild } from "../process/adopted.ts";
 
 /** Options of {@link ProcessGroupTransport}. */
 export interface GroupTransportOptions {
@@ -166,6 +167,7 @@ export class ProcessGroupTransport implements Transport {
     } finally {
       inner.binds?.close();
     }
+    noteOwnChild(child.pid); // synchronously: never taken for an adopted orphan
     this.#child = child;
     (child.stdio[SANDBOX_INFO_FD] as Readable | null | undefined)?.resume();
     if (child.pid === undefined) {

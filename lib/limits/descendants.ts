@@ -12,10 +12,17 @@
  * - it started no earlier than the leader and is in the leader's session or process
  *   group, or carries the group's random tag (`_TOOLHOST_GROUP_TAG`) in its environment.
  *
- * A process that both leaves the tree between two rounds (a double fork within a few
- * milliseconds) *and* starts a new session *and* drops the tag from its environment is
- * not found: toolhost cannot tell it from any other process of the same user without
- * a cgroup or a PID namespace (confinement).
+ * - it is an orphan adopted by toolhost (lib/process/adopted.ts: when the host made
+ *   toolhost a child subreaper, every orphan of a tool is re-parented to toolhost) that
+ *   the `adopts` option attributes to this tree — on every full-scan round (reading only
+ *   toolhost's own children lists), so a double fork that also starts a new session and
+ *   drops the tag is still found.
+ *
+ * Without a subreaper (the npm build on Node, a library user), a process that both leaves
+ * the tree between two rounds (a double fork within a few milliseconds) *and* starts a
+ * new session *and* drops the tag from its environment is not found: toolhost cannot tell
+ * it from any other process of the same user without a cgroup or a PID namespace
+ * (confinement).
  *
  * Every round is bounded: by {@link MAX_TRACKED} members and twice as many visits, by the
  * entry and time budgets of each `/proc` listing (proc_budget.ts) — past any of them the
@@ -29,6 +36,7 @@
 import process from "node:process";
 import { readProcStat } from "../process/proc_identity.ts";
 import { carriesGroupTag } from "../process/escape_reaper.ts";
+import { adoptedOrphans, type Orphan, reapOrphan } from "../process/adopted.ts";
 import { childrenOf, lastPid, listPids, readStatm } from "./proc_scan.ts";
 import type { ScanBudget } from "../process/proc_budget.ts";
 import { systemPageSize } from "./page_size.ts";
@@ -90,6 +98,11 @@ export interface TrackerOptions {
    * bounds only, and the guard fails closed.
    */
   scan?: ScanBudget;
+  /**
+   * Whether an orphan adopted by toolhost (lib/process/adopted.ts) started no earlier than
+   * the leader is this tree's (the guard decides among its live trees). Default: none.
+   */
+  adopts?: (o: Orphan) => boolean;
 }
 
 interface Member {
@@ -155,6 +168,11 @@ export class DescendantTracker {
   readonly #scanEvery: number;
   readonly #counts?: (pid: number) => boolean;
   readonly #scan: ScanBudget;
+  readonly #adopts?: (o: Orphan) => boolean;
+  /** Adopted orphans taken in, pid → start time. */
+  readonly #adopted = new Map<number, number>();
+  /** Adopted orphans handed over to another tree: never taken in again. */
+  readonly #released = new Map<number, number>();
   #retiredTicks = 0;
   #rounds = 0;
   #round?: Round;
@@ -167,6 +185,7 @@ export class DescendantTracker {
     this.#scanEvery = Math.max(1, opts.scanEvery ?? 10);
     this.#counts = opts.counts;
     this.#scan = opts.scan ?? {};
+    this.#adopts = opts.adopts;
     this.#members.set(root.pid, { startTime: root.startTime, ppid: -1, ticks: 0 });
   }
 
@@ -220,8 +239,65 @@ export class DescendantTracker {
     return [...this.#members].map(([pid, m]) => ({ pid, startTime: m.startTime }));
   }
 
+  /**
+   * The adopted orphans taken in and still members, by pid and start time (no `/proc`
+   * read).
+   *
+   * @example
+   * ```ts
+   * import { DescendantTracker } from "./descendants.ts";
+   * new DescendantTracker({ pid: 999999999, startTime: 1 }).adopted(); // []
+   * ```
+   */
+  adopted(): { pid: number; startTime: number }[] {
+    return [...this.#adopted].filter(([pid, s]) => this.#members.get(pid)?.startTime === s)
+      .map(([pid, startTime]) => ({ pid, startTime }));
+  }
+
+  /**
+   * Stop following an adopted orphan and every member below it (another tree took it
+   * over): it is neither counted nor killed by this tracker from now on.
+   *
+   * @example
+   * ```ts
+   * import { DescendantTracker } from "./descendants.ts";
+   * new DescendantTracker({ pid: 999999999, startTime: 1 }).release(4242, 7); // nothing known
+   * ```
+   */
+  release(pid: number, startTime: number): void {
+    this.#released.set(pid, startTime);
+    this.#adopted.delete(pid);
+    if (this.#members.get(pid)?.startTime !== startTime) return;
+    const below = new Map<number, number[]>();
+    for (const [p, m] of this.#members) {
+      const list = below.get(m.ppid);
+      if (list === undefined) below.set(m.ppid, [p]);
+      else list.push(p);
+    }
+    const drop = new Set([pid]);
+    for (const p of drop) for (const c of below.get(p) ?? []) drop.add(c);
+    for (const p of drop) this.#members.delete(p);
+    this.#round = undefined;
+  }
+
+  /** Take in the adopted orphans this tree's `adopts` claims; false when the list was cut. */
+  #adopt(): boolean {
+    if (this.#adopts === undefined) return true;
+    const { orphans, complete } = adoptedOrphans();
+    for (const o of orphans) {
+      if (o.zombie) reapOrphan(o); // nobody else reaps it (its CPU time stays counted)
+      if (o.zombie || o.startTime < this.#root.startTime || this.#members.has(o.pid)) continue;
+      if (this.#released.get(o.pid) === o.startTime || !this.#adopts(o)) continue;
+      this.#members.set(o.pid, { startTime: o.startTime, ppid: process.pid, ticks: 0 });
+      this.#adopted.set(o.pid, o.startTime);
+      if (this.#members.size > this.#max) return false;
+    }
+    return complete;
+  }
+
   #begin(scan: boolean): Round {
     if (!scan) return newRound([], this.#members.keys());
+    const whole = this.#adopt();
     // Pids are handed out in increasing order until they wrap: unless the counter wrapped
     // since the leader started, only larger pids can be its descendants.
     const root = this.#root.pid;
@@ -230,7 +306,7 @@ export class DescendantTracker {
     const pids = listing.pids.filter((p) => wrapped || p > root);
     const listed = new Set(pids);
     for (const pid of this.#foreign.keys()) if (!listed.has(pid)) this.#foreign.delete(pid);
-    return newRound(pids, this.#members.keys(), listing.cut);
+    return newRound(pids, this.#members.keys(), listing.cut || !whole);
   }
 
   /** One unit of work; false when the round has nothing left to do. */

@@ -5,12 +5,25 @@
  * process group and every descendant that left it, see descendants.ts), kills all of it
  * on a breach, and classifies how the run ended (`memory`, `cpu`, `processes`, or none).
  *
+ * Orphans adopted by toolhost (lib/process/adopted.ts, when the host made it a child
+ * subreaper) carry no sign of the run they came from once they left its session and
+ * dropped its tag. They are attributed fail-closed: an orphan in a live tree's session or
+ * group is that tree's alone; any other belongs to every live tree whose leader started
+ * no later than it — with one tree live, that one. Each such tree counts it toward its
+ * limits (a tool cannot dodge them by escaping while another call runs; a call may be
+ * charged for another's escapee — fail closed, never under-counted). An ending tree (its
+ * call returned, or it breached) hands each such orphan, with everything below it, over to
+ * the trees that could still own it, and kills it only when none is left: so no call's
+ * end or breach kills a process that is counted toward a call still running, and the last
+ * call that could own an orphan kills it at its end. Anything adopted still running when
+ * toolhost exits is killed by the last resort.
+ *
  * @module
  */
 
 import { captureCallEvents } from "../events/call_events.ts";
 import type { GuardExit, GuardLimit, RunGuard } from "../process/run_guard.ts";
-import type { ProcessRecord } from "../process/proc_identity.ts";
+import { type ProcessRecord, readProcStat } from "../process/proc_identity.ts";
 import { onLastResort } from "../process/last_resort.ts";
 import { CallCgroup } from "./cgroup.ts";
 import { currentEnforcement, type Enforcement, watchdogIntervalMs } from "./enforcement.ts";
@@ -18,6 +31,7 @@ import { DescendantTracker, type TreeSample } from "./descendants.ts";
 import { killKnown, killTreeConfirmed } from "./tree_kill.ts";
 import { dataBackstopBytes, prlimitCommand } from "./rlimit.ts";
 import type { ResourceLimits } from "./types.ts";
+import { type Orphan, reapAdoptedZombies } from "../process/adopted.ts";
 
 /** A guard, or why the limits cannot be enforced here (value-free). */
 export type GuardOutcome = { ok: true; guard: RunGuard } | { ok: false; reason: string };
@@ -78,6 +92,10 @@ function overLimit(l: ResourceLimits, s: TreeSample): GuardLimit | null {
 interface Tree {
   tracker: DescendantTracker;
   record: ProcessRecord;
+  /** Its run ended or breached: it hands shared orphans over, takes none it could share. */
+  ending?: boolean;
+  /** Its end was carried out: it owns no orphan any more. */
+  ended?: boolean;
 }
 
 /** Trees still watched: if toolhost exits first, every known descendant is killed. */
@@ -95,10 +113,49 @@ function watchTree(tree: Tree): Tree {
   return tree;
 }
 
+/** Whether orphan `o` may be tree `t`'s (the rule in the module documentation). */
+function couldOwn(t: Tree, o: Orphan): boolean {
+  if (t.ended || o.startTime < (t.record.startTime ?? 0)) return false;
+  if (o.sid === t.record.pid || o.pgrp === t.record.pid) return true;
+  for (const u of liveTrees) {
+    if (u !== t && !u.ended && (o.sid === u.record.pid || o.pgrp === u.record.pid)) return false;
+  }
+  return true;
+}
+
+/** Whether a tree other than `t`, still running, could own `o`. */
+function sharedWithRunning(t: Tree, o: Orphan): boolean {
+  for (const u of liveTrees) if (u !== t && !u.ending && couldOwn(u, o)) return true;
+  return false;
+}
+
+/** What tree `t` takes in of the orphans toolhost adopted. */
+function adoptsFor(t: () => Tree | undefined): (o: Orphan) => boolean {
+  return (o) => {
+    const tree = t();
+    return tree !== undefined && couldOwn(tree, o) && !(tree.ending && sharedWithRunning(tree, o));
+  };
+}
+
+/** Start ending `tree`: hand the orphans a running tree could own over to it. */
+function beginEnd(tree: Tree): void {
+  tree.ending = true;
+  for (const a of tree.tracker.adopted()) {
+    const st = readProcStat(a.pid);
+    if (st === null || st.startTime !== a.startTime) continue;
+    const o: Orphan = { ...a, sid: st.sid, pgrp: st.pgrp, zombie: false };
+    if (sharedWithRunning(tree, o)) tree.tracker.release(a.pid, a.startTime);
+  }
+}
+
 /** Kill what is left of a watched tree (confirmed), then forget it. */
 async function endTree(tree: Tree | undefined): Promise<void> {
   if (tree === undefined) return;
-  if (await killTreeConfirmed(tree.tracker, tree.record)) liveTrees.delete(tree);
+  beginEnd(tree);
+  const whole = await killTreeConfirmed(tree.tracker, tree.record);
+  tree.ended = true;
+  reapAdoptedZombies(); // the orphans just killed: nobody else reaps them
+  if (whole) liveTrees.delete(tree);
 }
 
 /** The tracker of a spawned group's whole tree. */
@@ -106,9 +163,11 @@ function trackerFor(
   record: ProcessRecord,
   tag: string | undefined,
   counts?: (pid: number) => boolean,
-): DescendantTracker {
+): Tree {
   const root = { pid: record.pid, startTime: record.startTime ?? 0, tag };
-  return new DescendantTracker(root, { counts });
+  const made: { tree?: Tree } = {};
+  const tracker = new DescendantTracker(root, { counts, adopts: adoptsFor(() => made.tree) });
+  return made.tree = { tracker, record };
 }
 
 class RlimitGuard implements RunGuard {
@@ -131,14 +190,15 @@ class RlimitGuard implements RunGuard {
   }
 
   watch(record: ProcessRecord, breach: (kind: GuardLimit) => void, tag?: string): void {
-    const tracker = trackerFor(record, tag);
-    this.#tree = watchTree({ tracker, record });
+    const tree = this.#tree = watchTree(trackerFor(record, tag));
+    const tracker = tree.tracker;
     const l = this.#limits;
     this.#ticker.start(() => {
       const s = tracker.step(l.maxProcesses);
       this.#maxData = Math.max(this.#maxData, s.maxDataBytes);
       return overLimit(l, s);
     }, (kind) => {
+      beginEnd(tree);
       killKnown(tracker, record);
       void killTreeConfirmed(tracker, record); // and whatever is found after: settle waits
       breach(kind);
@@ -215,9 +275,10 @@ class CgroupGuard implements RunGuard {
 
   watch(record: ProcessRecord, breach: (kind: GuardLimit) => void, tag?: string): void {
     const group = this.#group;
-    const tracker = trackerFor(record, tag, (pid) => !group.holds(pid));
-    this.#tree = watchTree({ tracker, record });
+    const tree = this.#tree = watchTree(trackerFor(record, tag, (pid) => !group.holds(pid)));
+    const tracker = tree.tracker;
     this.#ticker.start(() => this.#check(), (kind) => {
+      beginEnd(tree);
       group.kill();
       killKnown(tracker, record);
       void killTreeConfirmed(tracker, record);

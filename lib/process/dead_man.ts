@@ -20,6 +20,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { closeSync, openSync, readdirSync, readlinkSync, writeSync } from "node:fs";
 import { GROUP_TAG_VAR } from "./escape_reaper.ts";
+import { noteOwnChild } from "./adopted.ts";
 
 /**
  * The watcher. Lines: `+ TAG` (a group is about to be spawned), `= TAG PID` (it was,
@@ -98,6 +99,7 @@ function startWatcher(): Watcher | undefined {
       env: { PATH: "/usr/bin:/bin" },
       windowsHide: true,
     });
+    noteOwnChild(child.pid); // synchronously: never taken for an adopted orphan
   } catch {
     return undefined;
   }

@@ -9,6 +9,7 @@
 
 import { runtimeSafeArgv } from "./runtime_argv.ts";
 import { onLastResort } from "./last_resort.ts";
+import { noteOwnChild, reapAdoptedZombies } from "./adopted.ts";
 import { spawn } from "node:child_process";
 import { Readable, type Writable } from "node:stream";
 import { type ProcessRecord, recordProcess } from "./proc_identity.ts";
@@ -171,6 +172,7 @@ function settled(handle: GroupHandleImpl): void {
   unconfirmed.delete(handle);
   forgetOwnLeader(handle.record.pid, handle.record.startTime);
   if (handle.sandboxed) disarmDeadMan(handle.tag);
+  reapAdoptedZombies(); // orphans of its tools that ended: nobody else reaps them
 }
 
 class GroupHandleImpl implements GroupHandle {
@@ -317,6 +319,7 @@ export async function spawnGroup(options: SpawnGroupOptions): Promise<GroupHandl
   } finally {
     options.binds?.close();
   }
+  noteOwnChild(child.pid); // synchronously: never taken for an adopted orphan
   if (child.pid === undefined) {
     disarmDeadMan(tag);
     const code = await new Promise<string | undefined>((resolve) => {

@@ -1,0 +1,185 @@
+/**
+ * Orphans adopted by toolhost. A tool that double-forks leaves a grandchild whose parent
+ * exited; the kernel hands it to the nearest *child subreaper* among its ancestors, or to
+ * init. When the host made toolhost a subreaper (`prctl(PR_SET_CHILD_SUBREAPER)`, then
+ * host_reaper.ts's `useHostSubreaper`: the CLI does it under Deno, see `cli.ts`), every orphan of
+ * every tool, however it left its group (`setsid`, `env -i`, a double fork), becomes a
+ * child of toolhost itself — findable with no scan of `/proc` and no tag, in
+ * `/proc/self/task/<tid>/children`. Without the host hook (the npm build on Node, which
+ * has no `prctl`; a library user of `mod.ts`) nothing here finds anything and orphans go
+ * to init, as before: then an orphan that also dropped the group tag and left the session
+ * escapes the limits watchdog (see lib/limits/descendants.ts).
+ *
+ * An *adopted orphan* is a child of this process that this process did not spawn (every
+ * spawn site notes its child with {@link noteOwnChild}, synchronously after `spawn`) and
+ * that is in a session other than this process's: every group toolhost starts leads a
+ * session of its own, so anything of a tool is outside toolhost's session, while a child
+ * spawned plainly by code in this process (a probe, a plugin's helper) stays in it. A
+ * plugin that spawns a *detached* child and lets it run while a limited call runs is the
+ * one case this cannot tell apart (documented in docs/limits.md).
+ *
+ * Neither Deno's nor Node's child handling reaps a process it did not spawn: an adopted
+ * orphan that ends stays a zombie. {@link reapAdoptedZombies} reaps them with the host's
+ * `waitpid(pid, WNOHANG)`, only for pids confirmed adopted (never a child Deno or Node
+ * waits for itself). Callers: the limits watchdog each round, every group's settle, and
+ * the last resort, which also SIGKILLs every adopted orphan still running.
+ *
+ * @module
+ */
+
+import process from "node:process";
+import { onLastResort } from "./last_resort.ts";
+import { readProcStat } from "./proc_identity.ts";
+import { childPidsBounded } from "./sandbox_init.ts";
+import { hostSubreaper } from "./host_reaper.ts";
+
+/** An adopted orphan, by identity, with what attributes it to a group. */
+export interface Orphan {
+  /** Its pid (its parent is this process). */
+  pid: number;
+  /** Its start time, clock ticks since boot. */
+  startTime: number;
+  /** Its session id. */
+  sid: number;
+  /** Its process group id. */
+  pgrp: number;
+  /** It exited and waits to be reaped. */
+  zombie: boolean;
+}
+
+let ownSid: number | undefined;
+
+/** Children this process spawned: pid → start time (null when unreadable). */
+const ownChildren = new Map<number, number | null>();
+
+/**
+ * Whether this process is a child subreaper (the host said so).
+ *
+ * @example
+ * ```ts
+ * import { subreaping } from "./adopted.ts";
+ * typeof subreaping(); // "boolean"
+ * ```
+ */
+export function subreaping(): boolean {
+  if (hostSubreaper() === undefined) return false;
+  if (ownSid === undefined) {
+    ownSid = readProcStat(process.pid)?.sid;
+    // Whatever was adopted and still runs when this process exits is killed.
+    if (ownSid !== undefined) onLastResort(() => void killAdoptedOrphans());
+  }
+  return ownSid !== undefined;
+}
+
+/**
+ * Note a child this process just spawned (call synchronously after `spawn` returned, before
+ * the event loop runs): it is never taken for an adopted orphan.
+ *
+ * @example
+ * ```ts
+ * import { noteOwnChild } from "./adopted.ts";
+ * noteOwnChild(undefined); // a failed spawn: nothing to note
+ * ```
+ */
+export function noteOwnChild(pid: number | undefined): void {
+  if (pid === undefined) return;
+  ownChildren.set(pid, readProcStat(pid)?.startTime ?? null);
+  subreaping(); // installs the last resort before anything can be adopted
+}
+
+function isOwn(pid: number, startTime: number): boolean {
+  if (!ownChildren.has(pid)) return false;
+  const noted = ownChildren.get(pid);
+  return noted === null || noted === startTime;
+}
+
+/** Forget own children that are no longer this process's children (bounded map). */
+function prune(children: Set<number>): void {
+  if (ownChildren.size <= 2 * children.size + 64) return;
+  for (const pid of ownChildren.keys()) if (!children.has(pid)) ownChildren.delete(pid);
+}
+
+/**
+ * The adopted orphans now (empty unless {@link subreaping}), zombies included, and whether
+ * every thread's children list was read (false: some may be missing).
+ *
+ * @example
+ * ```ts
+ * import { adoptedOrphans } from "./adopted.ts";
+ * adoptedOrphans().orphans.length; // 0 unless subreaping and a tool's orphan runs
+ * ```
+ */
+export function adoptedOrphans(): { orphans: Orphan[]; complete: boolean } {
+  if (!subreaping()) return { orphans: [], complete: true };
+  const listed = childPidsBounded(process.pid);
+  const orphans: Orphan[] = [];
+  for (const pid of listed.pids) {
+    const st = readProcStat(pid);
+    if (st === null || st.ppid !== process.pid || st.sid === ownSid) continue;
+    if (isOwn(pid, st.startTime)) continue;
+    const zombie = st.state === "Z" || st.state === "X";
+    orphans.push({ pid, startTime: st.startTime, sid: st.sid, pgrp: st.pgrp, zombie });
+  }
+  prune(new Set(listed.pids));
+  return { orphans, complete: listed.complete };
+}
+
+/**
+ * Reap `o`, an adopted orphan just listed as a zombie by {@link adoptedOrphans}
+ * (`waitpid(pid, WNOHANG)` through the host); true when it was reaped.
+ *
+ * @example
+ * ```ts
+ * import { reapOrphan } from "./adopted.ts";
+ * reapOrphan({ pid: 999999999, startTime: 1, sid: 1, pgrp: 1, zombie: true }); // false
+ * ```
+ */
+export function reapOrphan(o: Orphan): boolean {
+  const host = hostSubreaper();
+  if (host === undefined || !o.zombie) return false;
+  try {
+    return host.reap(o.pid);
+  } catch {
+    return false; // the host refused: left for the next listing
+  }
+}
+
+/**
+ * Reap every adopted orphan that exited (`waitpid(pid, WNOHANG)` through the host; only
+ * pids just confirmed adopted, never a child this process spawned). Returns how many.
+ *
+ * @example
+ * ```ts
+ * import { reapAdoptedZombies } from "./adopted.ts";
+ * reapAdoptedZombies(); // 0 unless subreaping
+ * ```
+ */
+export function reapAdoptedZombies(): number {
+  let n = 0;
+  for (const o of adoptedOrphans().orphans) if (reapOrphan(o)) n++;
+  return n;
+}
+
+/**
+ * SIGKILL every adopted orphan still running and reap the ones that ended (the last
+ * resort: this process is going away, and an orphan of its tools must not outlive it).
+ * Returns how many were signalled.
+ *
+ * @example
+ * ```ts
+ * import { killAdoptedOrphans } from "./adopted.ts";
+ * killAdoptedOrphans(); // 0 unless subreaping
+ * ```
+ */
+export function killAdoptedOrphans(): number {
+  let n = 0;
+  for (const o of adoptedOrphans().orphans) {
+    if (o.zombie || readProcStat(o.pid)?.startTime !== o.startTime) continue;
+    try {
+      process.kill(o.pid, "SIGKILL");
+      n++;
+    } catch { /* ended meanwhile */ }
+  }
+  reapAdoptedZombies();
+  return n;
+}

@@ -1,0 +1,124 @@
+/**
+ * A tool run unconfined under the CLI cannot dodge its limits, nor outlive its call, by
+ * escaping the watched tree with all three moves at once: a double fork (the middle
+ * process exits at once, so the grandchild is re-parented before the walk sees it),
+ * `setsid` (out of the leader's session and group) and `env -i` (no group tag). The CLI
+ * makes toolhost a child subreaper (cli.ts, lib/process/adopted.ts): the grandchild is
+ * re-parented to toolhost, counted toward the call's `max_processes`, and killed when the
+ * call ends. Run through `tools call` (the CLI is what sets the subreaper up); every check
+ * waits for a condition (the call's result, the escapee being gone), never for a clock.
+ */
+
+import assert from "node:assert/strict";
+import { currentEnforcement, enforcementLabel } from "../../lib/limits/enforcement.ts";
+import { cliCommand } from "../helpers/cli.ts";
+import { tempWorkspace } from "../helpers/workspace.ts";
+
+// `( … & )`: the subshell forks the escapee and exits at once (the double fork). The
+// escapee leaves the session and clears its environment, then forks six sleepers
+// (`fork`) or sleeps alone (`sleep`). Every one's argv carries the script's path (the
+// marker); the sleepers are Perl (perl-base is Essential on Debian) for that.
+const ESCAPE = `#!/bin/sh
+nap="/usr/bin/perl -e 'sleep 300' \\"\\$1\\""
+if [ "$1" = fork ]; then
+  ( /usr/bin/setsid /usr/bin/env -i /bin/sh -c \\
+    "for i in 1 2 3 4 5 6; do $nap & done; wait" escapee "$0" & )
+  exec /bin/sleep 300
+fi
+( /usr/bin/setsid /usr/bin/env -i /bin/sh -c "$nap" escapee "$0" & )
+echo escaped
+`;
+
+const tool = (name: string, mode: string, limits: string) =>
+  `\n[artifacts.app.views.agent_tools.${name}]\ndescription = "${name}"\nprotocol = "plain"\n` +
+  `command = "tools/escape.sh"\nargs = ["${mode}"]\n${limits}\n`;
+
+const TOML = `[artifacts.app]\npath = "app"\n\n[artifacts.app.evals.review]\naudience = "agent"\n` +
+  tool("forks", "fork", "max_processes = 4\ntimeout_ms = 20000") +
+  tool("sleeps", "sleep", "max_processes = 8\ntimeout_ms = 20000");
+
+const FILES = {
+  "app/README.md": "# app\n",
+  "app/tools/escape.sh": { text: ESCAPE, mode: 0o755 },
+};
+
+/** Running (non-zombie) processes whose command line mentions `marker`. */
+function liveWith(marker: string): number[] {
+  const out: number[] = [];
+  for (const e of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(e.name) || Number(e.name) === Deno.pid) continue;
+    try {
+      const stat = Deno.readTextFileSync(`/proc/${e.name}/stat`);
+      const state = stat.slice(stat.lastIndexOf(")") + 2)[0];
+      const cmd = Deno.readTextFileSync(`/proc/${e.name}/cmdline`);
+      if (state !== "Z" && cmd.includes(marker)) out.push(Number(e.name));
+    } catch { /* gone */ }
+  }
+  return out;
+}
+
+/**
+ * Wait until no process mentions `marker` (a SIGKILLed process takes a moment to end on a
+ * loaded machine); gives up after `polls` looks 50 ms apart, returning what is left.
+ */
+async function goneWith(marker: string, polls = 400): Promise<number[]> {
+  let left = liveWith(marker);
+  for (let i = 0; i < polls && left.length > 0; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    left = liveWith(marker);
+  }
+  return left;
+}
+
+/** Whatever a broken enforcement left behind must not stay on a shared machine. */
+function killAll(marker: string): void {
+  for (let i = 0; i < 5; i++) {
+    const left = liveWith(marker);
+    if (left.length === 0) return;
+    for (const pid of left) {
+      try {
+        Deno.kill(pid, "SIGKILL");
+      } catch { /* gone */ }
+    }
+  }
+}
+
+const enforcement = currentEnforcement();
+const rlimit = enforcement.mode === "rlimit";
+if (!rlimit) console.log(`SKIP subreaper tests: ${enforcementLabel(enforcement)}`);
+
+async function callTool(name: string): Promise<{ code: number; text: string; marker: string }> {
+  const tmp = await tempWorkspace(TOML, FILES);
+  const marker = `${tmp.root}/app/tools/escape.sh`;
+  try {
+    const argv = ["tools", "call", `${name}_app`, "--repo", tmp.root, "--eval", "app/review"];
+    const out = await cliCommand(argv).output();
+    const result = JSON.parse(new TextDecoder().decode(out.stdout));
+    const left = await goneWith(marker);
+    assert.deepEqual(left, [], "an escaped process outlived its call");
+    return { code: out.code, text: result.content[0].text, marker };
+  } finally {
+    killAll(marker);
+    await tmp.cleanup();
+  }
+}
+
+Deno.test({
+  name: "an escaped grandchild (double fork, setsid, env -i) counts toward max_processes",
+  ignore: !rlimit,
+  async fn() {
+    const r = await callTool("forks");
+    assert.equal(r.code, 1);
+    assert.equal(r.text, "The tool was stopped: resource limit: processes.");
+  },
+});
+
+Deno.test({
+  name: "an escaped grandchild under its limits does not outlive the call",
+  ignore: !rlimit,
+  async fn() {
+    const r = await callTool("sleeps");
+    assert.equal(r.code, 0);
+    assert.equal(r.text.trim(), "escaped");
+  },
+});
