@@ -36,7 +36,7 @@ import { withBindFds } from "../process/bind_fds.ts";
 import type { Readable } from "node:stream";
 import { armDeadMan, bindDeadMan, disarmDeadMan } from "../process/dead_man.ts";
 import type { Protector } from "../redact/types.ts";
-import { noteOwnChild } from "../process/adopted.ts";
+import { endAdoptedOf, noteOwnChild } from "../process/adopted.ts";
 
 /** Options of {@link ProcessGroupTransport}. */
 export interface GroupTransportOptions {
@@ -268,7 +268,9 @@ export class ProcessGroupTransport implements Transport {
       const ended = await terminateGroup(this.record, { graceMs });
       // The group is gone; so must be anything of it that left with setsid.
       const { pid, startTime } = this.record;
-      const reaped = await reapEscapesConfirmed({ tag: this.#tag, pid, startTime });
+      const tagged = await reapEscapesConfirmed({ tag: this.#tag, pid, startTime });
+      // And what left untagged, re-parented to this process (a child subreaper).
+      const reaped = await endAdoptedOf(this.record) && tagged;
       this.cleanup = { ...ended, confirmed: ended.confirmed && reaped };
       if (this.cleanup.confirmed) live.delete(this.record);
       const hit = await this.#opts.guard?.settle({

@@ -11,10 +11,18 @@ import { existsSync } from "node:fs";
 import process from "node:process";
 import { probeCgroup } from "./cgroup.ts";
 import { findPrlimit } from "./rlimit.ts";
+import { subreaping } from "../process/adopted.ts";
 
 /** Which descendants the rlimit watchdog counts (for the guarantees). */
 const TREE =
   "its process group, children that called setpgid or setsid, processes re-parented away that carry the group's tag";
+
+/** What the watchdog makes of a process that left the tree by every way at once. */
+function orphans(): string {
+  return subreaping()
+    ? "A grandchild re-parented by a double fork, in a new session, with its environment cleared, is re-parented to toolhost (a child subreaper) and counted and killed too"
+    : "Not found: a process that leaves the tree within one tick (a double fork), starts a new session and clears its environment (toolhost is no child subreaper here: the CLI makes itself one under Deno on Linux) — use cgroup mode or confinement to bound it";
+}
 
 /** The enforcement in effect. */
 export type Enforcement =
@@ -135,7 +143,7 @@ export function enforcementGuarantees(mode: Enforcement["mode"]): string[] {
     return [
       `memory: the resident memory of every descendant of the tool (${TREE}) is summed every watchdog tick; over max_memory_mb, all of them are killed; the kernel caps each process's data segment at max(2 × limit, limit + 1 GiB) (RLIMIT_DATA)`,
       `cpu: the CPU time of every descendant (${TREE}), ended ones included, is summed every watchdog tick; the kernel stops each process one second past the limit (RLIMIT_CPU)`,
-      `processes: every running descendant (${TREE}) is counted with its threads every watchdog tick; over the limit, all of them are killed (RLIMIT_NPROC is per user and not used); more than 8192 cannot be measured and are stopped too. Not found: a process that leaves the tree within one tick (a double fork), starts a new session and clears its environment — use cgroup mode or confinement to bound it`,
+      `processes: every running descendant (${TREE}) is counted with its threads every watchdog tick; over the limit, all of them are killed (RLIMIT_NPROC is per user and not used); more than 8192 cannot be measured and are stopped too. ${orphans()}`,
     ];
   }
   return ["nothing is enforced: tools that declare limits are refused"];

@@ -49,8 +49,14 @@ export interface Orphan {
 
 let ownSid: number | undefined;
 
-/** Children this process spawned: pid → start time (null when unreadable). */
-const ownChildren = new Map<number, number | null>();
+/** A child this process spawned: its start time (null when unreadable), whether it leads tools. */
+interface OwnChild {
+  startTime: number | null;
+  leads: boolean;
+}
+
+/** Children this process spawned, by pid. */
+const ownChildren = new Map<number, OwnChild>();
 
 /**
  * Whether this process is a child subreaper (the host said so).
@@ -75,22 +81,27 @@ export function subreaping(): boolean {
  * Note a child this process just spawned (call synchronously after `spawn` returned, before
  * the event loop runs): it is never taken for an adopted orphan.
  *
+ * `leads`: false for a helper that runs no tool (the dead man's switch), which therefore
+ * never owns an orphan.
+ *
  * @example
  * ```ts
  * import { noteOwnChild } from "./adopted.ts";
  * noteOwnChild(undefined); // a failed spawn: nothing to note
  * ```
  */
-export function noteOwnChild(pid: number | undefined): void {
+export function noteOwnChild(pid: number | undefined, leads = true): void {
   if (pid === undefined) return;
-  ownChildren.set(pid, readProcStat(pid)?.startTime ?? null);
+  ownChildren.set(pid, { startTime: readProcStat(pid)?.startTime ?? null, leads });
   subreaping(); // installs the last resort before anything can be adopted
 }
 
-function isOwn(pid: number, startTime: number): boolean {
-  if (!ownChildren.has(pid)) return false;
+function ownChild(pid: number, startTime: number): OwnChild | undefined {
   const noted = ownChildren.get(pid);
-  return noted === null || noted === startTime;
+  if (noted === undefined || (noted.startTime !== null && noted.startTime !== startTime)) {
+    return undefined;
+  }
+  return noted;
 }
 
 /** Forget own children that are no longer this process's children (bounded map). */
@@ -110,18 +121,27 @@ function prune(children: Set<number>): void {
  * ```
  */
 export function adoptedOrphans(): { orphans: Orphan[]; complete: boolean } {
-  if (!subreaping()) return { orphans: [], complete: true };
-  const listed = childPidsBounded(process.pid);
+  const { orphans, complete } = children();
+  return { orphans, complete };
+}
+
+/** This process's children: adopted orphans, and running own children that lead tools. */
+function children(): { orphans: Orphan[]; leaders: Orphan[]; complete: boolean } {
   const orphans: Orphan[] = [];
+  const leaders: Orphan[] = [];
+  if (!subreaping()) return { orphans, leaders, complete: true };
+  const listed = childPidsBounded(process.pid);
   for (const pid of listed.pids) {
     const st = readProcStat(pid);
     if (st === null || st.ppid !== process.pid || st.sid === ownSid) continue;
-    if (isOwn(pid, st.startTime)) continue;
     const zombie = st.state === "Z" || st.state === "X";
-    orphans.push({ pid, startTime: st.startTime, sid: st.sid, pgrp: st.pgrp, zombie });
+    const o = { pid, startTime: st.startTime, sid: st.sid, pgrp: st.pgrp, zombie };
+    const own = ownChild(pid, st.startTime);
+    if (own === undefined) orphans.push(o);
+    else if (own.leads && !zombie) leaders.push(o);
   }
   prune(new Set(listed.pids));
-  return { orphans, complete: listed.complete };
+  return { orphans, leaders, complete: listed.complete };
 }
 
 /**
@@ -182,4 +202,88 @@ export function killAdoptedOrphans(): number {
   }
   reapAdoptedZombies();
   return n;
+}
+
+type Leader = { pid: number; startTime: number | null };
+
+/**
+ * Whether orphan `o` is the ended group `leader`'s to end now: it started no earlier than
+ * the leader, and no running group toolhost leads could own it — one in another running
+ * group's session or process group is that group's; one in `leader`'s is `leader`'s; any
+ * other is left to the end of a running group whose leader started no later than it.
+ */
+function endsWith(leader: Leader, o: Orphan, running: Orphan[]): boolean {
+  if (leader.startTime === null || o.startTime < leader.startTime) return false;
+  const others = running.filter((l) => l.pid !== leader.pid);
+  if (others.some((l) => o.sid === l.pid || o.pgrp === l.pid)) return false;
+  if (o.sid === leader.pid || o.pgrp === leader.pid) return true;
+  return !others.some((l) => l.startTime <= o.startTime);
+}
+
+/** Most processes one orphan's subtree walk visits. */
+const MAX_SUBTREE = 4096;
+
+/** SIGKILL `o` and every process below it (bounded walk); adds them to `into`. */
+function killSubtree(o: Orphan, into: Map<number, number>): boolean {
+  const queue: [pid: number, parent: number][] = [[o.pid, process.pid]];
+  let complete = true;
+  for (let i = 0; i < queue.length; i++) {
+    if (i >= MAX_SUBTREE) return false;
+    const [pid, parent] = queue[i];
+    const st = readProcStat(pid);
+    if (st === null || st.ppid !== parent || st.state === "Z" || st.state === "X") continue;
+    const below = childPidsBounded(pid);
+    complete &&= below.complete;
+    for (const c of below.pids) queue.push([c, pid]);
+    try {
+      process.kill(pid, "SIGKILL");
+      into.set(pid, st.startTime);
+    } catch { /* ended meanwhile */ }
+  }
+  return complete;
+}
+
+function running(pid: number, startTime: number): boolean {
+  const st = readProcStat(pid);
+  return st !== null && st.startTime === startTime && st.state !== "Z" && st.state !== "X";
+}
+
+/**
+ * End what a group that just ended left among the adopted orphans ({@link endsWith}: only
+ * orphans no running group could own), each with everything below it, in rounds (at most
+ * 5: a process may fork while it is killed, and its orphans come back to this process),
+ * waiting at most `ms` in all until every one signalled is gone; reaps them. Resolves to
+ * whether every listing was whole, a round came up empty and all are gone (true at once
+ * unless {@link subreaping}).
+ *
+ * @example
+ * ```ts
+ * import { endAdoptedOf } from "./adopted.ts";
+ * await endAdoptedOf({ pid: 999999999, startTime: 1 }); // true
+ * ```
+ */
+export async function endAdoptedOf(leader: Leader, ms = 2000): Promise<boolean> {
+  if (!subreaping()) return true;
+  const killed = new Map<number, number>();
+  const deadline = Date.now() + ms;
+  let whole = false;
+  let seen = true;
+  for (let round = 0; round < 5 && !whole; round++) {
+    const { orphans, leaders, complete } = children();
+    seen &&= complete;
+    let fresh = 0;
+    for (const o of orphans) {
+      if (o.zombie) reapOrphan(o);
+      if (o.zombie || killed.get(o.pid) === o.startTime) continue;
+      if (!endsWith(leader, o, leaders)) continue;
+      seen = killSubtree(o, killed) && seen;
+      fresh++;
+    }
+    whole = fresh === 0;
+    while ([...killed].some(([p, s]) => running(p, s)) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  }
+  reapAdoptedZombies();
+  return whole && seen && ![...killed].some(([p, s]) => running(p, s));
 }

@@ -99,7 +99,7 @@ function startWatcher(): Watcher | undefined {
       env: { PATH: "/usr/bin:/bin" },
       windowsHide: true,
     });
-    noteOwnChild(child.pid); // synchronously: never taken for an adopted orphan
+    noteOwnChild(child.pid, false); // synchronously: never taken for an adopted orphan
   } catch {
     return undefined;
   }

@@ -9,7 +9,7 @@
 
 import { runtimeSafeArgv } from "./runtime_argv.ts";
 import { onLastResort } from "./last_resort.ts";
-import { noteOwnChild, reapAdoptedZombies } from "./adopted.ts";
+import { endAdoptedOf, noteOwnChild, reapAdoptedZombies } from "./adopted.ts";
 import { spawn } from "node:child_process";
 import { Readable, type Writable } from "node:stream";
 import { type ProcessRecord, recordProcess } from "./proc_identity.ts";
@@ -225,17 +225,20 @@ class GroupHandleImpl implements GroupHandle {
       const report = ended ?? await terminateGroup(this.record, options);
       // The group is gone; so must be anything of it that left with setsid (a sandbox
       // ended by its init has nothing left anywhere: its PID namespace held it all).
-      const reaped = ended !== undefined || await reapEscapesConfirmed({
-        tag: this.tag,
-        pid: this.record.pid,
-        startTime: this.record.startTime,
-      });
+      const reaped = ended !== undefined || await this.#reapEscapes();
       this.#confirmed = report.confirmed && reaped;
       if (report.confirmed && this.exitStatus !== null) settled(this);
       return report;
     });
     this.#chain = next.catch(() => undefined);
     return next;
+  }
+
+  /** What left the group: tagged processes, and orphans re-parented to this process. */
+  async #reapEscapes(): Promise<boolean> {
+    const { pid, startTime } = this.record;
+    const tagged = await reapEscapesConfirmed({ tag: this.tag, pid, startTime });
+    return await endAdoptedOf(this.record) && tagged;
   }
 
   /**

@@ -11,7 +11,7 @@
 
 import assert from "node:assert/strict";
 import { currentEnforcement, enforcementLabel } from "../../lib/limits/enforcement.ts";
-import { cliCommand } from "../helpers/cli.ts";
+import { cliCommand, REPO_ROOT } from "../helpers/cli.ts";
 import { tempWorkspace } from "../helpers/workspace.ts";
 
 // `( … & )`: the subshell forks the escapee and exits at once (the double fork). The
@@ -29,17 +29,24 @@ fi
 echo escaped
 `;
 
-const tool = (name: string, mode: string, limits: string) =>
+const tool = (name: string, mode: string, limits: string, script = "escape.sh") =>
   `\n[artifacts.app.views.agent_tools.${name}]\ndescription = "${name}"\nprotocol = "plain"\n` +
-  `command = "tools/escape.sh"\nargs = ["${mode}"]\n${limits}\n`;
+  `command = "tools/${script}"\nargs = ["${mode}"]\n${limits}\n`;
 
 const TOML = `[artifacts.app]\npath = "app"\n\n[artifacts.app.evals.review]\naudience = "agent"\n` +
   tool("forks", "fork", "max_processes = 4\ntimeout_ms = 20000") +
-  tool("sleeps", "sleep", "max_processes = 8\ntimeout_ms = 20000");
+  tool("sleeps", "sleep", "max_processes = 8\ntimeout_ms = 20000") +
+  tool("loose", "sleep", "timeout_ms = 20000") +
+  tool("holder", "hold", "max_processes = 1\ntimeout_ms = 20000", "holder.sh");
 
 const FILES = {
   "app/README.md": "# app\n",
   "app/tools/escape.sh": { text: ESCAPE, mode: 0o755 },
+  // One process for the whole call (its argv carries the marker).
+  "app/tools/holder.sh": {
+    text: `#!/bin/sh\nexec /usr/bin/perl -e 'sleep 300' "$0"\n`,
+    mode: 0o755,
+  },
 };
 
 /** Running (non-zombie) processes whose command line mentions `marker`. */
@@ -120,5 +127,65 @@ Deno.test({
     const r = await callTool("sleeps");
     assert.equal(r.code, 0);
     assert.equal(r.text.trim(), "escaped");
+  },
+});
+
+/** Run tests/fixtures/process/subreaper_host.ts (a long-lived host) on a fresh workspace. */
+async function host(...scenario: string[]): Promise<{ texts: string[]; left: number[] }> {
+  const tmp = await tempWorkspace(TOML, FILES);
+  try {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "-A",
+        "--quiet",
+        `${REPO_ROOT}/tests/fixtures/process/subreaper_host.ts`,
+        tmp.root,
+        ...scenario,
+      ],
+      cwd: REPO_ROOT,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const err = new TextDecoder().decode(out.stderr);
+    assert.equal(out.code, 0, err);
+    return JSON.parse(new TextDecoder().decode(out.stdout));
+  } finally {
+    killAll(tmp.root);
+    await tmp.cleanup();
+  }
+}
+
+Deno.test({
+  name: "a long-lived host kills an escaped grandchild when its call ends, not when it exits",
+  ignore: !rlimit,
+  async fn() {
+    const r = await host("single", "sleeps");
+    assert.deepEqual(r, { texts: ["escaped"], left: [] });
+  },
+});
+
+Deno.test({
+  name: "an escapee either of two running calls may own counts toward both, ends with the last",
+  ignore: !rlimit,
+  async fn() {
+    // holder (max_processes = 1, one process) runs when sleeps' escapee appears: either
+    // could own it, so it counts toward holder too (a breach), and whichever call ends
+    // last kills it.
+    const r = await host("shared");
+    assert.deepEqual(r, {
+      texts: ["escaped", "The tool was stopped: resource limit: processes."],
+      left: [],
+    });
+  },
+});
+
+Deno.test({
+  name: "an escapee of a tool without limits ends with its call too (a long-lived host)",
+  ignore: !rlimit,
+  async fn() {
+    const r = await host("single", "loose");
+    assert.deepEqual(r, { texts: ["escaped"], left: [] });
   },
 });
