@@ -15,14 +15,18 @@
  * that is in a session other than this process's: every group toolhost starts leads a
  * session of its own, so anything of a tool is outside toolhost's session, while a child
  * spawned plainly by code in this process (a probe, a plugin's helper) stays in it. A
- * plugin that spawns a *detached* child and lets it run while a limited call runs is the
- * one case this cannot tell apart (documented in docs/limits.md).
+ * plugin that spawns a *detached* child and lets it run while a call runs is the one case
+ * this cannot tell apart (documented in docs/trust.md).
+ *
+ * Who ends an orphan: a limited run's guard (lib/limits/guard.ts) counts and kills the
+ * ones it attributes to its tree; any group's end ({@link endAdoptedOf}) kills the ones
+ * no running group could own; the last resort kills every one still running.
  *
  * Neither Deno's nor Node's child handling reaps a process it did not spawn: an adopted
  * orphan that ends stays a zombie. {@link reapAdoptedZombies} reaps them with the host's
  * `waitpid(pid, WNOHANG)`, only for pids confirmed adopted (never a child Deno or Node
- * waits for itself). Callers: the limits watchdog each round, every group's settle, and
- * the last resort, which also SIGKILLs every adopted orphan still running.
+ * waits for itself). Callers: the limits watchdog's full-scan rounds, every group's end
+ * and settle, and the last resort.
  *
  * @module
  */
@@ -140,7 +144,9 @@ function children(): { orphans: Orphan[]; leaders: Orphan[]; complete: boolean }
     if (own === undefined) orphans.push(o);
     else if (own.leads && !zombie) leaders.push(o);
   }
-  prune(new Set(listed.pids));
+  // Only a whole listing tells which noted children are gone (else one could be taken for
+  // an orphan once forgotten).
+  if (listed.complete) prune(new Set(listed.pids));
   return { orphans, leaders, complete: listed.complete };
 }
 
