@@ -16,8 +16,10 @@ import { tempWorkspace } from "../helpers/workspace.ts";
 
 // `( … & )`: the subshell forks the escapee and exits at once (the double fork). The
 // escapee leaves the session and clears its environment, then forks six sleepers
-// (`fork`) or sleeps alone (`sleep`). Every one's argv carries the script's path (the
-// marker); the sleepers are Perl (perl-base is Essential on Debian) for that.
+// (`fork`) or sleeps alone (`sleep`: the leader returns only once the escapee runs in its
+// new session with its cleared environment, so the call's end never catches it still in
+// the call's session). Every one's argv carries the script's path (the marker); the
+// sleepers are Perl (perl-base is Essential on Debian) for that.
 const ESCAPE = `#!/bin/sh
 nap="/usr/bin/perl -e 'sleep 300' \\"\\$1\\""
 if [ "$1" = fork ]; then
@@ -25,7 +27,9 @@ if [ "$1" = fork ]; then
     "for i in 1 2 3 4 5 6; do $nap & done; wait" escapee "$0" & )
   exec /bin/sleep 300
 fi
-( /usr/bin/setsid /usr/bin/env -i /bin/sh -c "$nap" escapee "$0" & )
+flag="$(dirname "$0")/escaped.$$"
+( /usr/bin/setsid /usr/bin/env -i /bin/sh -c "echo > \\"\\$2\\"; $nap" escapee "$0" "$flag" & )
+until [ -e "$flag" ]; do /bin/sleep 0.05; done
 echo escaped
 `;
 
