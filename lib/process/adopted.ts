@@ -25,12 +25,13 @@
  * Neither Deno's nor Node's child handling reaps a process it did not spawn: an adopted
  * orphan that ends stays a zombie. {@link reapAdoptedZombies} reaps them with the host's
  * `waitpid(pid, WNOHANG)`, only for pids confirmed adopted (never a child Deno or Node
- * waits for itself). Callers: the limits watchdog's full-scan rounds, every group's end
- * and settle, and the last resort.
+ * waits for itself). Callers: the limits watchdog's full-scan rounds and a limited
+ * run's end, every group's end, and the last resort.
  *
  * @module
  */
 
+import { readFileSync } from "node:fs";
 import process from "node:process";
 import { onLastResort } from "./last_resort.ts";
 import { readProcStat } from "./proc_identity.ts";
@@ -96,6 +97,7 @@ export function subreaping(): boolean {
  */
 export function noteOwnChild(pid: number | undefined, leads = true): void {
   if (pid === undefined) return;
+  prune();
   ownChildren.set(pid, { startTime: readProcStat(pid)?.startTime ?? null, leads });
   subreaping(); // installs the last resort before anything can be adopted
 }
@@ -108,15 +110,28 @@ function ownChild(pid: number, startTime: number): OwnChild | undefined {
   return noted;
 }
 
-/** Forget own children that are no longer this process's children (bounded map). */
-function prune(children: Set<number>): void {
-  if (ownChildren.size <= 2 * children.size + 64) return;
-  for (const pid of ownChildren.keys()) if (!children.has(pid)) ownChildren.delete(pid);
+/** Whether noted child `pid` still runs as this process's child. */
+function stillOurs(pid: number, noted: OwnChild): Orphan | undefined {
+  const st = readProcStat(pid);
+  if (st === null || st.ppid !== process.pid || st.state === "Z" || st.state === "X") return;
+  if (noted.startTime !== null && noted.startTime !== st.startTime) return;
+  return { pid, startTime: st.startTime, sid: st.sid, pgrp: st.pgrp, zombie: false };
+}
+
+/** Forget noted children that ended (Node and Deno reap them), once there are many. */
+function prune(): void {
+  if (ownChildren.size <= 256) return;
+  for (const [pid, noted] of ownChildren) if (!stillOurs(pid, noted)) ownChildren.delete(pid);
 }
 
 /**
  * The adopted orphans now (empty unless {@link subreaping}), zombies included, and whether
- * every thread's children list was read (false: some may be missing).
+ * the listing was read.
+ *
+ * The kernel re-parents an orphan to the subreaper's first live thread (`find_alive_thread`
+ * walks the thread group from its leader), so while this process's main thread runs,
+ * every orphan it adopted is in that one thread's `children` file: one read, however many
+ * threads the runtime has.
  *
  * @example
  * ```ts
@@ -125,29 +140,32 @@ function prune(children: Set<number>): void {
  * ```
  */
 export function adoptedOrphans(): { orphans: Orphan[]; complete: boolean } {
-  const { orphans, complete } = children();
-  return { orphans, complete };
-}
-
-/** This process's children: adopted orphans, and running own children that lead tools. */
-function children(): { orphans: Orphan[]; leaders: Orphan[]; complete: boolean } {
   const orphans: Orphan[] = [];
-  const leaders: Orphan[] = [];
-  if (!subreaping()) return { orphans, leaders, complete: true };
-  const listed = childPidsBounded(process.pid);
-  for (const pid of listed.pids) {
+  if (!subreaping()) return { orphans, complete: true };
+  let text: string;
+  try {
+    text = readFileSync(`/proc/self/task/${process.pid}/children`, "latin1").trim();
+  } catch {
+    return { orphans, complete: false };
+  }
+  for (const pid of text === "" ? [] : text.split(" ").map(Number)) {
     const st = readProcStat(pid);
     if (st === null || st.ppid !== process.pid || st.sid === ownSid) continue;
+    if (ownChild(pid, st.startTime) !== undefined) continue;
     const zombie = st.state === "Z" || st.state === "X";
-    const o = { pid, startTime: st.startTime, sid: st.sid, pgrp: st.pgrp, zombie };
-    const own = ownChild(pid, st.startTime);
-    if (own === undefined) orphans.push(o);
-    else if (own.leads && !zombie) leaders.push(o);
+    orphans.push({ pid, startTime: st.startTime, sid: st.sid, pgrp: st.pgrp, zombie });
   }
-  // Only a whole listing tells which noted children are gone (else one could be taken for
-  // an orphan once forgotten).
-  if (listed.complete) prune(new Set(listed.pids));
-  return { orphans, leaders, complete: listed.complete };
+  return { orphans, complete: true };
+}
+
+/** The running children this process spawned that lead tools (noted with `leads`). */
+function runningLeaders(): Orphan[] {
+  const out: Orphan[] = [];
+  for (const [pid, noted] of ownChildren) {
+    const o = noted.leads ? stillOurs(pid, noted) : undefined;
+    if (o !== undefined && o.sid !== ownSid) out.push(o);
+  }
+  return out;
 }
 
 /**
@@ -275,13 +293,14 @@ export async function endAdoptedOf(leader: Leader, ms = 2000): Promise<boolean> 
   let whole = false;
   let seen = true;
   for (let round = 0; round < 5 && !whole; round++) {
-    const { orphans, leaders, complete } = children();
+    const { orphans, complete } = adoptedOrphans();
     seen &&= complete;
+    let leaders: Orphan[] | undefined; // read only when there is an orphan to attribute
     let fresh = 0;
     for (const o of orphans) {
       if (o.zombie) reapOrphan(o);
       if (o.zombie || killed.get(o.pid) === o.startTime) continue;
-      if (!endsWith(leader, o, leaders)) continue;
+      if (!endsWith(leader, o, leaders ??= runningLeaders())) continue;
       seen = killSubtree(o, killed) && seen;
       fresh++;
     }
@@ -290,6 +309,6 @@ export async function endAdoptedOf(leader: Leader, ms = 2000): Promise<boolean> 
       await new Promise((r) => setTimeout(r, 5));
     }
   }
-  reapAdoptedZombies();
+  if (killed.size > 0) reapAdoptedZombies();
   return whole && seen && ![...killed].some(([p, s]) => running(p, s));
 }

@@ -9,7 +9,7 @@
 
 import { runtimeSafeArgv } from "./runtime_argv.ts";
 import { onLastResort } from "./last_resort.ts";
-import { endAdoptedOf, noteOwnChild, reapAdoptedZombies } from "./adopted.ts";
+import { endAdoptedOf, noteOwnChild } from "./adopted.ts";
 import { spawn } from "node:child_process";
 import { Readable, type Writable } from "node:stream";
 import { type ProcessRecord, recordProcess } from "./proc_identity.ts";
@@ -172,7 +172,6 @@ function settled(handle: GroupHandleImpl): void {
   unconfirmed.delete(handle);
   forgetOwnLeader(handle.record.pid, handle.record.startTime);
   if (handle.sandboxed) disarmDeadMan(handle.tag);
-  reapAdoptedZombies(); // orphans of its tools that ended: nobody else reaps them
 }
 
 class GroupHandleImpl implements GroupHandle {
