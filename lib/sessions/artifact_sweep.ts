@@ -8,8 +8,9 @@
  * - a store whose owner is alive is never touched, whatever its age;
  * - a store whose owner exited is stale and removed (stale_folder.ts rules: confined to the
  *   state directory, no symlink followed; it holds no journal, so nothing is signalled);
- * - a store without a readable owner record (written before stores were claimed, or being
- *   claimed right now) is left alone: nothing tells whose it is.
+ * - a store without a readable owner record is left alone while it is young (it may be
+ *   being claimed right now) and stale once unchanged for `ownerlessAgeMs` (default a
+ *   minute): a process killed between making its store and claiming it left it for good.
  *
  * @module
  */
@@ -18,7 +19,7 @@ import { join } from "node:path";
 import { CALL_DIR_NAME, CALL_RECORD_FILES, removeTree } from "../process/call_dirs.ts";
 import { Deadline } from "../process/proc_budget.ts";
 import { type FolderSweep, sweepFolder } from "./folder_sweep.ts";
-import { ownerIsAlive, readOwner } from "./session_dir.ts";
+import { isStaleOwnedDir } from "./call_sweep.ts";
 import {
   DEFAULT_SWEEP_MS,
   folderOptions,
@@ -37,12 +38,6 @@ import {
  */
 export function artifactsRoot(stateDir: string): string {
   return join(stateDir, "artifacts");
-}
-
-/** Stale only when its owner record names a process that is gone. */
-async function classify(path: string): Promise<"ignore" | "stale"> {
-  const owner = await readOwner(path);
-  return owner !== null && !ownerIsAlive(owner) ? "stale" : "ignore";
 }
 
 /**
@@ -65,6 +60,7 @@ export async function sweepArtifactStores(
   report: SweepReport,
   deadline: Deadline = new Deadline(opts.maxMs ?? DEFAULT_SWEEP_MS),
 ): Promise<void> {
+  const ownerlessAgeMs = opts.ownerlessAgeMs ?? 60_000;
   const sweep: FolderSweep = {
     root: artifactsRoot(stateDir),
     kind: "artifacts",
@@ -72,7 +68,7 @@ export async function sweepArtifactStores(
     label: "artifact store",
     journal: CALL_RECORD_FILES.journal, // never written here: an empty journal
     remove: removeTree,
-    classify,
+    classify: async (path) => (await isStaleOwnedDir(path, ownerlessAgeMs) ? "stale" : "ignore"),
   };
   report.artifacts += await sweepFolder(sweep, folderOptions(opts, deadline), report);
 }

@@ -22,10 +22,20 @@ import {
 } from "./sweep_options.ts";
 import { Deadline } from "../process/proc_budget.ts";
 
-/** Stale: its owner exited, or it has no owner record and has not changed for
- * `ownerlessAgeMs` (looked at after the record was found missing: an owner removing its
- * own call directory drops the record first, which makes the folder young again). */
-async function isStale(path: string, ownerlessAgeMs: number): Promise<boolean> {
+/**
+ * Whether a claimed folder (a call directory, an artifact store) is stale: its owner
+ * exited, or it has no owner record and has not changed for `ownerlessAgeMs` (looked at
+ * after the record was found missing: an owner removing its own folder drops the record
+ * first, which makes the folder young again; one killed between making the folder and
+ * claiming it leaves it ownerless for good).
+ *
+ * @example
+ * ```ts
+ * import { isStaleOwnedDir } from "./call_sweep.ts";
+ * await isStaleOwnedDir("/nonexistent", 60_000); // false: nothing there
+ * ```
+ */
+export async function isStaleOwnedDir(path: string, ownerlessAgeMs: number): Promise<boolean> {
   if ((await ageOf(path)) === null) return false;
   const owner = await readOwner(path);
   if (owner === null) {
@@ -62,7 +72,7 @@ export async function sweepCalls(
     journal: CALL_RECORD_FILES.journal,
     remove: removeTree,
     // A live call is neither cleaned nor counted as an active session.
-    classify: async (path) => (await isStale(path, ownerlessAgeMs) ? "stale" : "ignore"),
+    classify: async (path) => (await isStaleOwnedDir(path, ownerlessAgeMs) ? "stale" : "ignore"),
   };
   report.calls += await sweepFolder(sweep, folderOptions(opts, deadline), report);
 }

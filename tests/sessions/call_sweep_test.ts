@@ -302,7 +302,7 @@ Deno.test("the sweep before a session start ends a stale call's verified group",
   }
 });
 
-Deno.test("artifact stores: a dead owner's is removed; a live or unrecorded one is kept", async () => {
+Deno.test("artifact stores: a dead owner's is removed; a live or young unrecorded one is kept", async () => {
   await withState(async (state) => {
     const root = join(state, "artifacts");
     const dead = join(root, "aaaaaaaaaaaaaaaaaaaaaaaa");
@@ -321,5 +321,11 @@ Deno.test("artifact stores: a dead owner's is removed; a live or unrecorded one 
     assert.ok(existsSync(join(live, "read_app")) && existsSync(join(bare, "read_app")));
     assert.equal(JSON.parse(readFileSync(join(live, "owner.json"), "utf8")).pid, process.pid);
     assert.ok(lstatSync(link).isSymbolicLink());
+    // Unrecorded and unchanged past the ownerless age: a store whose maker was killed
+    // before it claimed it.
+    const old = await sweepSessions(state, { graceMs: 100, ownerlessAgeMs: 0 });
+    assert.equal(old.artifacts, 1, JSON.stringify(old));
+    assert.equal(existsSync(bare), false);
+    assert.ok(existsSync(join(live, "read_app")));
   });
 });
