@@ -15,6 +15,7 @@ import { currentEnforcement } from "../../lib/limits/enforcement.ts";
 import { Registry } from "../../lib/registry/registry.ts";
 import { loadWorkspace } from "../../lib/workspace/load_workspace.ts";
 import { tempWorkspace } from "../helpers/workspace.ts";
+import { liveWith } from "../helpers/live_processes.ts";
 
 const BOMB = `#!/bin/sh
 b() { if [ "$1" -lt 10 ]; then b $(($1 + 1)) & b $(($1 + 1)) & wait; else sleep 300; fi; }
@@ -80,21 +81,6 @@ const FILES = {
 };
 
 const text = (r: { content: unknown[] }) => (r.content[0] as { text: string }).text;
-
-/** Running (non-zombie) processes whose command line mentions `marker`. */
-function liveWith(marker: string): number[] {
-  const out: number[] = [];
-  for (const e of Deno.readDirSync("/proc")) {
-    if (!/^\d+$/.test(e.name) || Number(e.name) === Deno.pid) continue;
-    try {
-      const stat = Deno.readTextFileSync(`/proc/${e.name}/stat`);
-      const state = stat.slice(stat.lastIndexOf(")") + 2)[0];
-      const cmd = Deno.readTextFileSync(`/proc/${e.name}/cmdline`);
-      if (state !== "Z" && cmd.includes(marker)) out.push(Number(e.name));
-    } catch { /* gone */ }
-  }
-  return out;
-}
 
 async function open() {
   const tmp = await tempWorkspace(TOML, FILES);

@@ -18,6 +18,7 @@ import { currentEnforcement, enforcementLabel } from "../../lib/limits/enforceme
 import { Registry } from "../../lib/registry/registry.ts";
 import { loadWorkspace } from "../../lib/workspace/load_workspace.ts";
 import { tempWorkspace } from "../helpers/workspace.ts";
+import { killAll, liveWith } from "../helpers/live_processes.ts";
 
 // Children per mode: `pgid` → setpgid(0,0); `sid` → setsid; `double` → fork, the
 // middle process exits, the grandchild (re-parented to init) calls setsid; `bare` → the
@@ -106,34 +107,6 @@ const FILES = {
 };
 
 const text = (r: { content: unknown[] }) => (r.content[0] as { text: string }).text;
-
-/** Running (non-zombie) processes whose command line mentions `marker`. */
-function liveWith(marker: string): number[] {
-  const out: number[] = [];
-  for (const e of Deno.readDirSync("/proc")) {
-    if (!/^\d+$/.test(e.name) || Number(e.name) === Deno.pid) continue;
-    try {
-      const stat = Deno.readTextFileSync(`/proc/${e.name}/stat`);
-      const state = stat.slice(stat.lastIndexOf(")") + 2)[0];
-      const cmd = Deno.readTextFileSync(`/proc/${e.name}/cmdline`);
-      if (state !== "Z" && cmd.includes(marker)) out.push(Number(e.name));
-    } catch { /* gone */ }
-  }
-  return out;
-}
-
-/** Whatever a broken enforcement left behind must not stay on a shared machine. */
-function killAll(marker: string): void {
-  for (let i = 0; i < 5; i++) {
-    const left = liveWith(marker);
-    if (left.length === 0) return;
-    for (const pid of left) {
-      try {
-        Deno.kill(pid, "SIGKILL");
-      } catch { /* gone */ }
-    }
-  }
-}
 
 const enforcement = currentEnforcement();
 const enforceable = enforcement.mode !== "none";

@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { currentEnforcement, enforcementLabel } from "../../lib/limits/enforcement.ts";
+import { liveWith } from "../helpers/live_processes.ts";
 
 const LIB = new URL("../../lib/", import.meta.url).pathname;
 
@@ -39,21 +40,6 @@ while (!running()) await new Promise((r) => setTimeout(r, 10));
 for (let i = 0; i < 50; i++) await new Promise((r) => setTimeout(r, 10));
 Deno.exit(0);
 `;
-
-function liveWith(marker: string): number[] {
-  const out: number[] = [];
-  for (const e of Deno.readDirSync("/proc")) {
-    if (!/^\d+$/.test(e.name)) continue;
-    try {
-      const stat = Deno.readTextFileSync(`/proc/${e.name}/stat`);
-      const state = stat.slice(stat.lastIndexOf(")") + 2)[0];
-      if (state !== "Z" && Deno.readTextFileSync(`/proc/${e.name}/cmdline`).includes(marker)) {
-        out.push(Number(e.name));
-      }
-    } catch { /* gone */ }
-  }
-  return out;
-}
 
 const enforcement = currentEnforcement();
 if (enforcement.mode === "none") {

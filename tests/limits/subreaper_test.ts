@@ -13,6 +13,7 @@ import assert from "node:assert/strict";
 import { currentEnforcement, enforcementLabel } from "../../lib/limits/enforcement.ts";
 import { cliCommand, REPO_ROOT } from "../helpers/cli.ts";
 import { tempWorkspace } from "../helpers/workspace.ts";
+import { goneWith, killAll, liveWith } from "../helpers/live_processes.ts";
 
 // `( … & )`: the subshell forks the escapee and exits at once (the double fork). The
 // escapee leaves the session and clears its environment, then forks six sleepers
@@ -52,47 +53,6 @@ const FILES = {
     mode: 0o755,
   },
 };
-
-/** Running (non-zombie) processes whose command line mentions `marker`. */
-function liveWith(marker: string): number[] {
-  const out: number[] = [];
-  for (const e of Deno.readDirSync("/proc")) {
-    if (!/^\d+$/.test(e.name) || Number(e.name) === Deno.pid) continue;
-    try {
-      const stat = Deno.readTextFileSync(`/proc/${e.name}/stat`);
-      const state = stat.slice(stat.lastIndexOf(")") + 2)[0];
-      const cmd = Deno.readTextFileSync(`/proc/${e.name}/cmdline`);
-      if (state !== "Z" && cmd.includes(marker)) out.push(Number(e.name));
-    } catch { /* gone */ }
-  }
-  return out;
-}
-
-/**
- * Wait until no process mentions `marker` (a SIGKILLed process takes a moment to end on a
- * loaded machine); gives up after `polls` looks 50 ms apart, returning what is left.
- */
-async function goneWith(marker: string, polls = 400): Promise<number[]> {
-  let left = liveWith(marker);
-  for (let i = 0; i < polls && left.length > 0; i++) {
-    await new Promise((r) => setTimeout(r, 50));
-    left = liveWith(marker);
-  }
-  return left;
-}
-
-/** Whatever a broken enforcement left behind must not stay on a shared machine. */
-function killAll(marker: string): void {
-  for (let i = 0; i < 5; i++) {
-    const left = liveWith(marker);
-    if (left.length === 0) return;
-    for (const pid of left) {
-      try {
-        Deno.kill(pid, "SIGKILL");
-      } catch { /* gone */ }
-    }
-  }
-}
 
 const enforcement = currentEnforcement();
 const rlimit = enforcement.mode === "rlimit";
