@@ -13,7 +13,7 @@ import assert from "node:assert/strict";
 import { currentEnforcement, enforcementLabel } from "../../lib/limits/enforcement.ts";
 import { cliCommand, REPO_ROOT } from "../helpers/cli.ts";
 import { tempWorkspace } from "../helpers/workspace.ts";
-import { goneWith, killAll, liveWith } from "../helpers/live_processes.ts";
+import { goneWith, killAll } from "../helpers/live_processes.ts";
 
 // `( … & )`: the subshell forks the escapee and exits at once (the double fork). The
 // escapee leaves the session and clears its environment, then forks six sleepers
