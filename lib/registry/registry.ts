@@ -31,7 +31,7 @@ import type { RegistryLock } from "../lock/registry_lock.ts";
 import type { ExtensionHost } from "../extensions/host.ts";
 import { reportCallEvent } from "../events/call_events.ts";
 import { type RedactedCopy, redactedCopy } from "../redact/copy.ts";
-import { openRegistryExtensions } from "./registry_extensions.ts";
+import { MIN_CREDENTIAL_UNITS, openRegistryExtensions } from "./registry_extensions.ts";
 import type { RegistryOptions } from "./registry_options.ts";
 import { listTools } from "./list_tools.ts";
 import {
@@ -157,7 +157,9 @@ export class Registry implements CallHost {
       plugins: opts.plugins,
       verifyHooks,
     });
-    for (const s of opts.secrets ?? []) if (s.length >= 8) plugins.redactor.add(s);
+    for (const s of opts.secrets ?? []) {
+      if (s.length >= MIN_CREDENTIAL_UNITS) plugins.redactor.add(s);
+    }
     const reg = new Registry(ws, selection, { stateDir, env }, guard, plugins);
     if (opts.stderr) {
       // Copies of stderr reach a terminal (and whoever drives the CLI): values redacted.

@@ -62,7 +62,7 @@ export async function openRegistryExtensions(
  * ```ts
  * import { remoteCredentials } from "./registry_extensions.ts";
  * const remote = { url: "https://h/mcp", bearerTokenEnvVar: "T", envHttpHeaders: {}, httpHeaders: {} };
- * remoteCredentials({ remote } as never, { T: "abc" }); // ["abc"]
+ * remoteCredentials({ remote } as never, { T: "abcdefgh" }); // ["abcdefgh"]
  * ```
  */
 export function remoteCredentials(decl: ExtensionDecl, env: Record<string, string>): string[] {
@@ -80,5 +80,11 @@ export function remoteCredentials(decl: ExtensionDecl, env: Record<string, strin
 /**
  * Shortest credential protected: a shorter one (a one-letter test key) would mask ordinary
  * text everywhere and is no secret worth the name.
+ *
+ * @example
+ * ```ts
+ * import { MIN_CREDENTIAL_UNITS } from "./registry_extensions.ts";
+ * MIN_CREDENTIAL_UNITS; // 8
+ * ```
  */
-const MIN_CREDENTIAL_UNITS = 8;
+export const MIN_CREDENTIAL_UNITS = 8;

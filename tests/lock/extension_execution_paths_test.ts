@@ -82,6 +82,21 @@ function livePid(r: { content: unknown[] }): number {
   return pid;
 }
 
+/**
+ * Start the server (a call), change the module it imports, kill it, and call until the
+ * restart is refused: the refusal's text.
+ */
+async function changeAndRestart(
+  root: string,
+  source: { call(name: string, args: unknown): Promise<{ content: unknown[] }> },
+): Promise<string> {
+  const pid = livePid(await source.call("pid_hx", {}));
+  await Deno.writeTextFile(`${root}/ext/lib/impl.ts`, CHANGED);
+  Deno.removeSync(`${root}/started`);
+  Deno.kill(pid, "SIGKILL");
+  return await callUntilRefused(() => source.call("pid_hx", {}), pid);
+}
+
 Deno.test("a changed imported module: lock --check and tools check show it, nothing starts it", async () => {
   await using tmp = await tempWorkspace("", FILES);
   const repo = ["--repo", tmp.root];
@@ -139,11 +154,7 @@ Deno.test("a locked extension whose imported module changes while serving is not
   await writeLockFile(ws, await buildLock(ws, { stateDir }));
   const source = evalToolSource(await Registry.open(ws, "app/review", { stateDir }));
   try {
-    const pid = livePid(await source.call("pid_hx", {}));
-    await Deno.writeTextFile(`${tmp.root}/ext/lib/impl.ts`, CHANGED);
-    Deno.removeSync(`${tmp.root}/started`);
-    Deno.kill(pid, "SIGKILL");
-    const refused = await callUntilRefused(() => source.call("pid_hx", {}), pid);
+    const refused = await changeAndRestart(tmp.root, source);
     assert.match(refused, /LOCK_MISMATCH: the extension `hx` was not started/);
     assert.match(refused, /execution path `ext` changed/);
     gone(`${tmp.root}/started`);
@@ -160,11 +171,7 @@ Deno.test("without a lock an extension whose imported module changed is not rest
     await Registry.open(ws, "app/review", { stateDir: `${tmp.root}/.state` }),
   );
   try {
-    const pid = livePid(await source.call("pid_hx", {}));
-    await Deno.writeTextFile(`${tmp.root}/ext/lib/impl.ts`, CHANGED);
-    Deno.removeSync(`${tmp.root}/started`);
-    Deno.kill(pid, "SIGKILL");
-    const refused = await callUntilRefused(() => source.call("pid_hx", {}), pid);
+    const refused = await changeAndRestart(tmp.root, source);
     assert.match(refused, /The extension `hx` was not started: its execution path `ext` changed/);
     gone(`${tmp.root}/started`);
   } finally {
