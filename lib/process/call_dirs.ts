@@ -110,8 +110,12 @@ function ownerRecordLine(): string {
  * ```
  */
 export function claimOwnedDir(dir: string): void {
+  const record = join(dir, CALL_RECORD_FILES.owner);
+  // Claimed before every command-tool call: an existing record (of any kind, as the
+  // exclusive create below would find it) is seen without the cost of a failed create.
+  if (lstatSync(record, { throwIfNoEntry: false }) !== undefined) return;
   try {
-    writeRecordSync(join(dir, CALL_RECORD_FILES.owner), ownerRecordLine(), "wx");
+    writeRecordSync(record, ownerRecordLine(), "wx");
   } catch (e) {
     if ((e as { code?: unknown }).code !== "EEXIST") throw e;
   }

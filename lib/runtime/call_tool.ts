@@ -18,7 +18,7 @@ import type { CallHost, CallOptions } from "./call_host.ts";
 import type { RegisteredTool } from "../registry/selection.ts";
 import { descendantsOf } from "../workspace/scope.ts";
 import type { Artifact, BuiltinToolDecl, CommandToolDecl } from "../workspace/types.ts";
-import { makeUnlinkedDirs } from "../paths/unlinked_dirs.ts";
+import { makeUnlinkedDirsSync } from "../paths/unlinked_dirs.ts";
 import { artifactRootsFor, renderEnvelopes } from "./artifact_refs.ts";
 import { type CommandSpec, preflightCommand, runCommand } from "./command_tool.ts";
 import { callBoundTool } from "../sessions/bound_call.ts";
@@ -267,7 +267,7 @@ async function callCommand(
   // A call that cannot run (argv substitution) is refused before a session starts.
   const refused = decl.session !== undefined ? preflightCommand(spec) : undefined;
   if (refused) return refused;
-  await makeUnlinkedDirs(home.artifactDir, 3, 0o700); // `artifacts/<id>/<tool>`: never links
+  makeUnlinkedDirsSync(home.artifactDir, 3, 0o700); // `artifacts/<id>/<tool>`: never links
   claimOwnedDir(reg.artifactDir); // so that a sweep removes it should this process be killed
   // As late as possible before the process starts: what runs is still what was pinned.
   const changed = await reg.verifyBeforeRun(publishedName(decl.name, artifact.id));

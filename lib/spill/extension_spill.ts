@@ -7,7 +7,7 @@
  */
 
 import { rm } from "node:fs/promises";
-import { makeUnlinkedDirs } from "../paths/unlinked_dirs.ts";
+import { makeUnlinkedDirsSync } from "../paths/unlinked_dirs.ts";
 import { claimOwnedDir } from "../process/call_dirs.ts";
 import type { ArtifactStore } from "../artifacts/store.ts";
 import { capText } from "../protocols/text_clean.ts";
@@ -41,7 +41,7 @@ export function extensionSpill(
     const text = home.store.protector?.text(whole) ?? whole;
     const { id, path } = spillName(home.dir, tool);
     try {
-      await makeUnlinkedDirs(home.dir, 2, 0o700); // `artifacts/<id>`: never a link
+      makeUnlinkedDirsSync(home.dir, 2, 0o700); // `artifacts/<id>`: never a link
       claimOwnedDir(home.dir); // so that a sweep removes it should this process be killed
       const file = await writeSpillText(path, text);
       return await spilledText({ dir: home.dir, store: home.store, tool }, id, file, text);
