@@ -115,6 +115,9 @@ export function initState(info: SandboxInfo): InitState {
   return link === `pid:[${info.pidNs}]` ? "running" : "ended";
 }
 
+/** Looks at a dying init before the first sleep (see {@linkcode endInit}). */
+const IMMEDIATE_ROUNDS = 2;
+
 /**
  * End a sandbox by its init: SIGKILL it while it runs, then wait (at most `ms`) until it
  * has ended. True when it has — then nothing of the sandbox runs any more, and its
@@ -131,7 +134,7 @@ export function initState(info: SandboxInfo): InitState {
 export async function endInit(info: SandboxInfo, ms: number): Promise<boolean> {
   const deadline = Date.now() + ms;
   let pause = 1;
-  for (;;) {
+  for (let round = 0;; round++) {
     const state = initState(info);
     if (state === "ended") return true;
     if (state === "unknown" || info.pid === process.pid) return false;
@@ -140,7 +143,13 @@ export async function endInit(info: SandboxInfo, ms: number): Promise<boolean> {
     } catch { /* ended meanwhile */ }
     const left = deadline - Date.now();
     if (left <= 0) return false;
-    await new Promise((r) => setTimeout(r, Math.min(pause, left)));
-    pause = Math.min(pause * 2, 50);
+    // After a call the init is usually ending already (its last process has exited) and
+    // is gone within a fraction of a millisecond: look again at once, twice, before
+    // sleeping (a timer's first wake-up alone is a millisecond or more).
+    if (round < IMMEDIATE_ROUNDS) await new Promise((r) => setImmediate(r));
+    else {
+      await new Promise((r) => setTimeout(r, Math.min(pause, left)));
+      pause = Math.min(pause * 2, 50);
+    }
   }
 }
