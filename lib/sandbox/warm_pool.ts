@@ -360,7 +360,22 @@ function argvJson(argv: { command: string; args: readonly string[] }): string {
   return JSON.stringify({ command: argv.command, args: argv.args });
 }
 
+/**
+ * Each request's key, worked out once: one call asks for it at its take, its start and its
+ * replenish, and a confined key is a whole bubblewrap command line (about 0.1 ms each).
+ * A key that would differ by the replenish (the host changed meanwhile) only misfiles the
+ * next spare: a call takes a spare only under its own key, and `fresh` checks it again.
+ */
+const keys = new WeakMap<WarmRequest, string | undefined>();
+
 function keyOf(req: WarmRequest): string | undefined {
+  if (keys.has(req)) return keys.get(req);
+  const key = computeKey(req);
+  keys.set(req, key);
+  return key;
+}
+
+function computeKey(req: WarmRequest): string | undefined {
   const shell = waiterShell();
   if (shell === null) return undefined;
   // Unconfined, a waiter stands in for the setsid launcher (under Node a cold `detached`
