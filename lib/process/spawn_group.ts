@@ -8,21 +8,15 @@
  */
 
 import { runtimeSafeArgv } from "./runtime_argv.ts";
-import { onLastResort } from "./last_resort.ts";
-import { endAdoptedOf, noteOwnChild } from "./adopted.ts";
+import { noteOwnChild } from "./adopted.ts";
 import { spawn } from "node:child_process";
 import { Readable, type Writable } from "node:stream";
 import { type ProcessRecord, recordProcess } from "./proc_identity.ts";
-import {
-  signalGroup,
-  type SignalOutcome,
-  terminateGroup,
-  type TerminateOptions,
-  type TerminateReport,
-} from "./kill_group.ts";
+import { type ExitStatus, type GroupHandle, GroupHandleImpl } from "./group_handle.ts";
+import { trackLiveGroup } from "./live_groups.ts";
+import type { TerminateReport } from "./kill_group.ts";
 import { SpawnError, spawnFailureFromCode } from "./spawn_error.ts";
-import { endSandbox } from "./sandbox_end.ts";
-import { endInit, readSandboxInfo, SANDBOX_INFO_FD, type SandboxInfo } from "./sandbox_info.ts";
+import { readSandboxInfo, SANDBOX_INFO_FD } from "./sandbox_info.ts";
 import { CALL_FD } from "./warm_script.ts";
 import { type HeldFds, withBindFds } from "./bind_fds.ts";
 import { armDeadMan, bindDeadMan, disarmDeadMan } from "./dead_man.ts";
@@ -32,14 +26,10 @@ import {
   killLaunching,
   sessionLauncher,
 } from "./session_launcher.ts";
-import {
-  forgetOwnLeader,
-  GROUP_TAG_VAR,
-  newGroupTag,
-  noteOwnLeader,
-  reapEscapesConfirmed,
-  reapTaggedEscapes,
-} from "./escape_reaper.ts";
+import { GROUP_TAG_VAR, newGroupTag } from "./escape_reaper.ts";
+
+export type { ExitStatus, GroupHandle, HeldInput } from "./group_handle.ts";
+export { killLiveGroupsSync } from "./live_groups.ts";
 
 /** Options of {@linkcode spawnGroup}. */
 export interface SpawnGroupOptions {
@@ -91,182 +81,6 @@ export interface SpawnGroupOptions {
    * here as soon as the spawn has returned (the child has its copies), whatever happens.
    */
   binds?: HeldFds;
-}
-
-/** The input ends of a group spawned with `holdInput`. */
-export interface HeldInput {
-  /** The leader's stdin. */
-  stdin: Writable;
-  /** The leader's file descriptor 4 (`CALL_FD`), or its stdin (`holdInput: "stdin"`). */
-  call: Writable;
-}
-
-/** How the leader ended. */
-export interface ExitStatus {
-  /** Exit status, or null when killed by a signal. */
-  exitCode: number | null;
-  /** Signal name such as `SIGKILL`, or null. */
-  signal: string | null;
-}
-
-/** A running process group. */
-export interface GroupHandle {
-  /** The recorded identity (`pgid === pid`). */
-  readonly record: ProcessRecord;
-  /** The group's random tag (`_TOOLHOST_GROUP_TAG` in its environment); never shown. */
-  readonly tag: string;
-  /** The leader's stdout; read it (or `resume()` it) or the child may block. */
-  readonly stdout: Readable;
-  /** The leader's stderr; read it (or `resume()` it) or the child may block. */
-  readonly stderr: Readable;
-  /** Resolves when the leader has exited and been reaped. */
-  readonly exited: Promise<ExitStatus>;
-  /** The leader's status once exited, else null. */
-  readonly exitStatus: ExitStatus | null;
-  /** The input ends, when spawned with `holdInput` (else undefined). */
-  readonly held?: HeldInput;
-  /** Signal the whole group after the identity check. */
-  killGroup(signal?: NodeJS.Signals): SignalOutcome;
-  /**
-   * SIGTERM the group, SIGKILL after `graceMs` (default 2000), and confirm via `/proc`
-   * that no member runs. Calls are serialized; each re-checks the group.
-   */
-  terminate(options?: TerminateOptions): Promise<TerminateReport>;
-}
-
-const unconfirmed = new Set<GroupHandleImpl>();
-let exitHookInstalled = false;
-
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  onLastResort(killLiveGroupsSync);
-}
-
-/**
- * Last-resort synchronous cleanup: SIGKILL every group started by this process whose
- * termination has not been confirmed yet. Runs as a last resort (last_resort.ts: `exit`,
- * and Deno's uncaught errors); a CLI
- * may also call it from its own SIGINT/SIGTERM handlers. Returns how many were signalled.
- *
- * @example
- * ```ts
- * import { killLiveGroupsSync } from "./spawn_group.ts";
- * killLiveGroupsSync(); // 0 when nothing is running
- * ```
- */
-export function killLiveGroupsSync(): number {
-  let n = 0;
-  for (const handle of unconfirmed) {
-    // Not a session leader yet (session_launcher.ts): no group signal can reach it.
-    if (handle.launching && killLaunching(handle.record)) n++;
-    if (signalGroup(handle.record, "SIGKILL") === "signalled") n++;
-    const { pid, startTime } = handle.record;
-    n += reapTaggedEscapes({ tag: handle.tag, pid, startTime }).length;
-  }
-  return n;
-}
-
-/** The group is gone for good: forget it, and strike it off the dead man's switch. */
-function settled(handle: GroupHandleImpl): void {
-  unconfirmed.delete(handle);
-  forgetOwnLeader(handle.record.pid, handle.record.startTime);
-  if (handle.sandboxed) disarmDeadMan(handle.tag);
-}
-
-class GroupHandleImpl implements GroupHandle {
-  readonly record: ProcessRecord;
-  readonly stdout: Readable;
-  readonly stderr: Readable;
-  readonly exited: Promise<ExitStatus>;
-  exitStatus: ExitStatus | null = null;
-  held?: HeldInput;
-  readonly tag: string;
-  readonly sandboxed: boolean;
-  /** Started through the session launcher and not yet seen leading its own session. */
-  launching = false;
-  /** A sandbox's init, as bwrap reported it (undefined when it did not). */
-  readonly #init: Promise<SandboxInfo | undefined>;
-  #chain: Promise<unknown> = Promise.resolve();
-  #confirmed = false;
-
-  constructor(
-    record: ProcessRecord,
-    stdout: Readable,
-    stderr: Readable,
-    exited: Promise<ExitStatus>,
-    tag: string,
-    init: Promise<SandboxInfo | undefined> | undefined,
-  ) {
-    this.record = record;
-    this.tag = tag;
-    this.sandboxed = init !== undefined;
-    this.#init = init ?? Promise.resolve(undefined);
-    this.stdout = stdout;
-    this.stderr = stderr;
-    this.exited = exited.then((s) => {
-      this.exitStatus = s;
-      // The leader (bwrap) is gone: its init has died or dies by its own death signal,
-      // armed long before. A listed pid could now be reused by someone else's group.
-      if (this.sandboxed) disarmDeadMan(tag);
-      if (this.#confirmed) settled(this);
-      return s;
-    });
-  }
-
-  killGroup(signal: NodeJS.Signals = "SIGKILL"): SignalOutcome {
-    return signalGroup(this.record, signal);
-  }
-
-  terminate(options: TerminateOptions = {}): Promise<TerminateReport> {
-    const next = this.#chain.then(async () => {
-      const ended = this.sandboxed ? await this.#endSandbox(options) : undefined;
-      const report = ended ?? await terminateGroup(this.record, options);
-      // The group is gone; so must be anything of it that left with setsid (a sandbox
-      // ended by its init has nothing left anywhere: its PID namespace held it all).
-      const reaped = ended !== undefined || await this.#reapEscapes();
-      this.#confirmed = report.confirmed && reaped;
-      if (report.confirmed && this.exitStatus !== null) settled(this);
-      return report;
-    });
-    this.#chain = next.catch(() => undefined);
-    return next;
-  }
-
-  /** What left the group: tagged processes, and orphans re-parented to this process. */
-  async #reapEscapes(): Promise<boolean> {
-    const { pid, startTime } = this.record;
-    const tagged = await reapEscapesConfirmed({ tag: this.tag, pid, startTime });
-    return await endAdoptedOf(this.record) && tagged;
-  }
-
-  /**
-   * End a sandbox: SIGTERM inside it, the grace, then its init's SIGKILL ends everything
-   * in it (bwrap forwards no signal; its own group's SIGTERM would end the sandbox at
-   * once). Confirmed by two facts, without a `/proc` scan: the init bwrap reported has
-   * ended, and bwrap (the leader) has exited. Undefined when either cannot be told:
-   * the caller then ends the group the unconfined way.
-   */
-  async #endSandbox(options: TerminateOptions): Promise<TerminateReport | undefined> {
-    const warned = await endSandbox(this.record, options.graceMs ?? 2000);
-    const bound = options.killBoundMs ?? 5000;
-    const init = await within(this.#init, bound);
-    if (init == null || !(await endInit(init, bound))) return undefined;
-    // bwrap exits as soon as its init has ended.
-    const status = await within(this.exited, bound);
-    return status === null ? undefined : { confirmed: true, signalled: warned };
-  }
-}
-
-/** `p`, or null when it has not settled within `ms`. */
-async function within<T>(p: Promise<T>, ms: number): Promise<T | null> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<null>((r) => (timer = setTimeout(() => r(null), ms)));
-  try {
-    return await Promise.race([p, late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /**
@@ -340,9 +154,7 @@ export async function spawnGroup(options: SpawnGroupOptions): Promise<GroupHandl
   const info = child.stdio[SANDBOX_INFO_FD] as Readable | null | undefined;
   const init = sandboxed ? (info ? readSandboxInfo(info) : Promise.resolve(undefined)) : undefined;
   const handle = new GroupHandleImpl(record, child.stdout!, stderr, exited, tag, init);
-  installExitHook();
-  unconfirmed.add(handle);
-  noteOwnLeader(record.pid, record.startTime); // forgotten when settled
+  trackLiveGroup(handle);
   options.onStreams?.(handle.stdout, handle.stderr);
   const stdin = child.stdin!;
   stdin.on("error", () => {}); // EPIPE when the tool does not read its input
