@@ -37,232 +37,30 @@
  * @module
  */
 
-import { existsSync } from "node:fs";
 import process from "node:process";
-import { type TagVerdict, tagVerdict } from "./tag_check.ts";
-import {
-  currentBootId,
-  GROUP_TAG_PATTERN,
-  liveGroupMembers,
-  PID_MAX,
-  type ProcessRecord,
-  type ProcStat,
-  readProcStat,
-  scanGroup,
-} from "./proc_identity.ts";
+import { currentBootId, type ProcessRecord, readProcStat } from "./proc_identity.ts";
 import type { ScanBudget } from "./proc_budget.ts";
+import {
+  hasProc,
+  inspectGroup,
+  isGroupGone,
+  isSignallable,
+  leaderIsOurs,
+} from "./group_identity.ts";
 
-/** Whether a recorded group is still ours, and which of its processes still run. */
-export interface GroupInspection {
-  /** True when processes of the recorded group (ours) may still exist. */
-  ours: boolean;
-  /** Running (non-zombie) members of our group; empty when `ours` is false. */
-  live: ProcStat[];
-  /**
-   * False when the `/proc` scan ran out of its budget (proc_budget.ts): the view is
-   * partial. A partial view never counts as "empty" or "gone" — the group is unconfirmed.
-   */
-  complete: boolean;
-}
+export {
+  type GroupInspection,
+  inspectGroup,
+  isGroupGone,
+  isSignallable,
+} from "./group_identity.ts";
+export { type StoredGroupVerdict, verifyStoredGroup } from "./stored_group.ts";
 
 /**
  * Result of {@linkcode signalGroup}: `unconfirmed` when the group could not be seen whole
  * within the scan budget (nothing was signalled, and it is not known to be gone).
  */
 export type SignalOutcome = "signalled" | "gone" | "denied" | "unconfirmed";
-
-function groupIsAbsent(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return false;
-  } catch (e) {
-    return (e as { code?: string }).code === "ESRCH";
-  }
-}
-
-let procAvailable: boolean | undefined;
-
-function hasProc(): boolean {
-  return (procAvailable ??= existsSync("/proc/self/stat"));
-}
-
-let ownGroups: { pgrp: number; sid: number } | undefined;
-
-/** This process's group and session (never ours to signal), read once. */
-function ownGroupAndSession(): { pgrp: number; sid: number } {
-  if (ownGroups === undefined) {
-    const me = readProcStat(process.pid);
-    ownGroups = { pgrp: me?.pgrp ?? process.pid, sid: me?.sid ?? process.pid };
-  }
-  return ownGroups;
-}
-
-/**
- * The structural guard every signal passes first: a pid toolhost could have spawned as a
- * session leader — an integer in 2..`PID_MAX`, equal to the pgid, and neither this process
- * nor its own group or session. `kill(-0)` would hit our own group and `kill(-1)` every
- * process we may signal, so those can never get through.
- *
- * @example
- * ```ts
- * import { isSignallable } from "./kill_group.ts";
- * isSignallable({ pid: 1, pgid: 1, startTime: 5, bootId: null }); // false
- * ```
- */
-export function isSignallable(record: ProcessRecord): boolean {
-  const { pid, pgid } = record;
-  if (!Number.isSafeInteger(pid) || pid < 2 || pid > PID_MAX || pgid !== pid) return false;
-  if (pid === process.pid) return false;
-  const own = ownGroupAndSession();
-  return pgid !== own.pgrp && pgid !== own.sid;
-}
-
-/** Without /proc (not Linux) identities cannot be checked: fall back to kill(-pgid, 0).
- * Only for records this process made itself (stored records are never trusted here). */
-function inspectWithoutProc(record: ProcessRecord): GroupInspection {
-  if (groupIsAbsent(record.pgid)) return { ours: false, live: [], complete: true };
-  const unknown = { pid: record.pgid, state: "?", ppid: 0, pgrp: record.pgid, sid: record.pgid };
-  return { ours: true, live: [{ ...unknown, startTime: 0, ticks: 0, threads: 1 }], complete: true };
-}
-
-/** Leader present: ours only if it is the recorded process, still leading its own
- * session and group. */
-function leaderIsOurs(record: ProcessRecord, leader: ProcStat): boolean {
-  return leader.pgrp === record.pgid && leader.sid === record.pgid &&
-    leader.startTime === record.startTime;
-}
-
-/**
- * Decide whether `record`'s group is still ours and list its running members
- * (see the module documentation for the rules), scanning `/proc` within `budget`.
- * A scan cut by its budget makes the inspection incomplete (`complete: false`): with the
- * leader alive and ours the group is still ours (and the leader, when running, is in
- * `live`); with the leader gone, membership cannot be checked and the group is *not*
- * ours to signal — but not gone either.
- *
- * @example
- * ```ts
- * import { inspectGroup } from "./kill_group.ts";
- * const r = inspectGroup({ pid: 999999999, pgid: 999999999, startTime: 1, bootId: null });
- * console.log(r.ours, r.complete); // false true
- * ```
- */
-export function inspectGroup(record: ProcessRecord, budget: ScanBudget = {}): GroupInspection {
-  const none = { ours: false, live: [], complete: true };
-  if (!isSignallable(record)) return none;
-  if (!hasProc()) return inspectWithoutProc(record);
-  const startTime = record.startTime;
-  if (startTime === null || record.bootId !== currentBootId()) return none;
-  const leader = readProcStat(record.pid);
-  if (leader !== null) {
-    if (!leaderIsOurs(record, leader)) return none;
-    const scan = liveGroupMembers(record.pgid, budget);
-    const running = leader.state !== "Z" && leader.state !== "X";
-    const live = running && !scan.members.some((p) => p.pid === leader.pid)
-      ? [leader, ...scan.members]
-      : scan.members;
-    return { ours: true, live, complete: scan.complete };
-  }
-  if (groupIsAbsent(record.pgid)) return none;
-  const { members, complete } = scanGroup(record.pgid, budget);
-  if (!complete) return { ours: false, live: [], complete: false };
-  const foreign = members.some((p) => p.sid !== record.pgid || p.startTime < startTime);
-  if (foreign || members.length === 0) return none;
-  const live = members.filter((p) => p.state !== "Z" && p.state !== "X");
-  return { ours: true, live, complete: true };
-}
-
-/**
- * True only when the inspection saw the whole group and nothing of ours runs: a partial
- * view is never "gone".
- *
- * @example
- * ```ts
- * import { inspectGroup, isGroupGone } from "./kill_group.ts";
- * isGroupGone(inspectGroup({ pid: 999999999, pgid: 999999999, startTime: 1, bootId: null })); // true
- * ```
- */
-export function isGroupGone(view: GroupInspection): boolean {
-  return view.complete && (!view.ours || view.live.length === 0);
-}
-
-/**
- * How a group record read back from disk compares with the live system:
- * - `ours`: its leader runs with exactly the recorded boot id and start time, leading its
- *   own session and group, and carries the recorded group tag in its environment — or
- *   the leader is gone (or a zombie) and every running member of the group is in the
- *   leader's session, started no earlier, and carries the tag. It may be ended;
- * - `gone`: nothing of it runs any more (another boot; the leader's pid now belongs to a
- *   younger process; or the leader is gone and no running process is in the group);
- * - `unverified`: something runs under the recorded identity but does not carry the tag
- *   (a forged record naming another process, with its public start time and boot id
- *   copied; a process that cleared or lost its environment; one whose environment cannot
- *   be read) — it is left alone (also: no `/proc` to check);
- * - `invalid`: the record is incomplete or names what toolhost never records (see
- *   {@linkcode isSignallable}; a missing or malformed tag); it is never signalled;
- * - `unconfirmed`: the leader is gone and the group's members could not all be seen
- *   within the scan budget (proc_budget.ts), or a process of it was in the middle of an
- *   `exec` each time its environment was read (tag_check.ts): it is neither signalled nor
- *   taken for gone.
- */
-export type StoredGroupVerdict = "ours" | "gone" | "unverified" | "invalid" | "unconfirmed";
-
-/**
- * Decide, fail-closed, whether a stored (possibly forged) record may be signalled: only
- * when its verdict is `ours`. The tag is the part of the identity that cannot be forged:
- * pid, start time and boot id are public in `/proc`, but a process's environment can only
- * be read by its own user or root — who could signal it anyway.
- *
- * @example
- * ```ts
- * import { verifyStoredGroup } from "./kill_group.ts";
- * verifyStoredGroup({ pid: 4242, pgid: 4242, startTime: null, bootId: null }); // "invalid"
- * ```
- */
-export function verifyStoredGroup(
-  record: ProcessRecord,
-  budget: ScanBudget = {},
-): StoredGroupVerdict {
-  const { startTime, bootId, tag } = record;
-  if (!isSignallable(record) || startTime === null || !Number.isSafeInteger(startTime)) {
-    return "invalid";
-  }
-  if (typeof bootId !== "string" || bootId === "") return "invalid";
-  if (typeof tag !== "string" || !GROUP_TAG_PATTERN.test(tag)) return "invalid";
-  if (!hasProc() || currentBootId() === null) return "unverified";
-  if (bootId !== currentBootId()) return "gone";
-  const leader = readProcStat(record.pid);
-  if (leader !== null) {
-    // A reused pid: the number was free, so our group (which reserved it) was empty.
-    if (leader.startTime !== startTime) return "gone";
-    if (!leaderIsOurs(record, leader)) return "invalid";
-    if (leader.state !== "Z" && leader.state !== "X") {
-      return TAG_TO_VERDICT[tagVerdict(record.pid, startTime, tag)];
-    }
-    // A zombie's environment is gone: judge the group by its running members.
-  } else if (groupIsAbsent(record.pgid)) {
-    return "gone";
-  }
-  const { members, complete } = liveGroupMembers(record.pgid, budget);
-  if (!complete) return "unconfirmed";
-  if (members.length === 0) return "gone";
-  let unsettled = false;
-  for (const p of members) {
-    if (p.sid !== record.pgid || p.startTime < startTime) return "unverified";
-    const v = tagVerdict(p.pid, p.startTime, tag);
-    if (v === "lacks") return "unverified";
-    if (v === "unsettled") unsettled = true;
-  }
-  return unsettled ? "unconfirmed" : "ours";
-}
-
-/** A running process's tag check as a verdict (tag_check.ts): one caught in the middle of
- * an `exec` is looked at again by a later sweep, never taken for foreign. */
-const TAG_TO_VERDICT: Record<TagVerdict, StoredGroupVerdict> = {
-  carries: "ours",
-  lacks: "unverified",
-  unsettled: "unconfirmed",
-};
 
 /**
  * Send `signal` to the recorded group after checking it is still ours. Returns `gone`
