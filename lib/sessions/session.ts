@@ -19,7 +19,6 @@ import { runStop, type StopOutcome } from "./stop.ts";
 import { Journal } from "./journal.ts";
 import { type ResolvedOptions, sessionEnv } from "./options.ts";
 import { joinSafetyNet, leaveSafetyNet, type NetMember } from "./safety_net.ts";
-import type { BoundHooks } from "./session_command.ts";
 import {
   createSessionRoot,
   releaseLease,
@@ -32,38 +31,11 @@ import { confinementOf } from "../sandbox/confinement_of.ts";
 import { sandboxInitPid } from "../process/sandbox_init.ts";
 import { HarnessLimits } from "../limits/harness_limits.ts";
 import { sharedSweep } from "./shared_sweep.ts";
-
-/** Lifecycle phase of a session. */
-export type SessionPhase =
-  | "idle"
-  | "starting"
-  | "ready"
-  | "failed"
-  | "ended"
-  | "closing"
-  | "closed";
+import { raceStartup } from "./race_startup.ts";
+import type { BoundRun, Gate, SessionPhase } from "./session_types.ts";
 
 export type { StopOutcome } from "./stop.ts";
-
-/** Whether a bound call may proceed, or the error it returns instead. */
-export type Gate = { ok: true } | { ok: false; result: ToolResult };
-
-/** What a bound call gets from its session. */
-export interface BoundRun {
-  /** ARTIFACTIZE_SESSION_DIR and TOOLHOST_SESSION_DIR. */
-  env: Record<string, string>;
-  /** Aborts when the caller cancels, the session ends or the registry closes. */
-  signal: AbortSignal;
-  /** Where the call's private output/tmp directories go (the session root). */
-  callsDir: string;
-  /** Journal hooks for the call's process group. */
-  hooks: BoundHooks;
-  /**
-   * The session's confinement for its bound calls (the session dir writable, the
-   * harness's network namespace joined), when the session is confined.
-   */
-  confinement?: Confinement;
-}
+export type { BoundRun, Gate, SessionPhase } from "./session_types.ts";
 
 const ENDED = "toolhost:session-ended";
 
@@ -437,27 +409,5 @@ export class ToolSession implements NetMember {
     if (root !== undefined && problems.length > 0) await releaseLease(root.root).catch(() => {});
     if (problems.length === 0) leaveSafetyNet(this);
     return problems;
-  }
-}
-
-/** Wait for `startup`, or stop waiting on abort or deadline. */
-async function raceStartup(
-  startup: Promise<void>,
-  signal: AbortSignal | undefined,
-  deadlineAt: number,
-): Promise<"done" | "cancelled" | "timeout"> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let onAbort: (() => void) | undefined;
-  const stops = new Promise<"cancelled" | "timeout">((resolve) => {
-    timer = setTimeout(() => resolve("timeout"), Math.max(0, deadlineAt - Date.now()));
-    onAbort = () => resolve("cancelled");
-    signal?.addEventListener("abort", onAbort, { once: true });
-    if (signal?.aborted) resolve("cancelled");
-  });
-  try {
-    return await Promise.race([startup.then(() => "done" as const), stops]);
-  } finally {
-    clearTimeout(timer);
-    if (onAbort) signal?.removeEventListener("abort", onAbort);
   }
 }
