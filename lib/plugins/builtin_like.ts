@@ -12,7 +12,8 @@ import { isNativeName } from "../native/specs.ts";
 import { runNative } from "../native/run.ts";
 import { errorResult, type ToolResult } from "../results/types.ts";
 import type { BuiltinToolDecl } from "../workspace/types.ts";
-import type { CallGrant, PluginHost } from "./host.ts";
+import type { PluginHost } from "./host.ts";
+import type { CallGrant } from "./host_parts.ts";
 import { runPluginTool } from "./plugin_tools.ts";
 
 /** What the pipeline hands over. */

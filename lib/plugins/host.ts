@@ -28,15 +28,6 @@ import {
   type HostParts,
 } from "./host_parts.ts";
 
-export {
-  type ActiveTool,
-  type CallGrant,
-  type CallSubject,
-  emptyParts,
-  type HookEntry,
-  type HostParts,
-} from "./host_parts.ts";
-
 /**
  * The grant of a call no hook saw: no environment, and an id made only if something asks
  * (a plugin tool, a built-in-like tool); a plain built-in never does. A class: an object

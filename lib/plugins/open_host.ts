@@ -16,7 +16,8 @@ import { type HookOptions, isPlugin, type Plugin, type PluginApi } from "./api.t
 import { knownPlugins } from "./catalog.ts";
 import { withDeadline } from "./deadline.ts";
 import { afterCallCommand, beforeCallCommand } from "./hook_command.ts";
-import { emptyParts, type HostParts, OBSERVER_TIMEOUT_MS, PluginHost } from "./host.ts";
+import { OBSERVER_TIMEOUT_MS, PluginHost } from "./host.ts";
+import { emptyParts, type HostParts } from "./host_parts.ts";
 import { isNameGlob } from "./name_glob.ts";
 import { PluginLog } from "./plugin_log.ts";
 import { DEFAULT_HOOK_TIMEOUT_MS } from "../workspace/parse_plugins.ts";

@@ -14,7 +14,8 @@ import { compileSchema } from "../schema/compile_schema.ts";
 import { errorResult, LIMITS, type ToolResult } from "../results/types.ts";
 import type { CallInfo } from "./api.ts";
 import { frozenCopy } from "./freeze.ts";
-import type { ActiveTool, PluginHost } from "./host.ts";
+import type { PluginHost } from "./host.ts";
+import type { ActiveTool } from "./host_parts.ts";
 import { describeError } from "./plugin_log.ts";
 import { checkReplacement } from "./result_check.ts";
 

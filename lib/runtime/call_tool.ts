@@ -25,7 +25,7 @@ import { callBoundTool } from "../sessions/bound_call.ts";
 import { checkScopeTargets } from "./scope_targets.ts";
 import { type PinnedRoot, pinRoot, releasePin } from "../paths/root_pin.ts";
 import { callBuiltinLike, isBuiltinLike } from "../plugins/builtin_like.ts";
-import type { CallGrant } from "../plugins/host.ts";
+import type { CallGrant } from "../plugins/host_parts.ts";
 import { trustOptions } from "../spill/command_options.ts";
 import { publishedName } from "../workspace/names.ts";
 import { join } from "node:path";
