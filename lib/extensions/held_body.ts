@@ -13,7 +13,7 @@
 
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { outsideStrings } from "../redact/json_source.ts";
+import { heldBeforeParse } from "../redact/json_source.ts";
 import type { Protector } from "../redact/types.ts";
 import { heldMessage } from "./json_rpc_lines.ts";
 
@@ -22,7 +22,7 @@ const CR = 13;
 
 /** `text` (JSON-RPC JSON) when no value sits outside its strings, else its messages held. */
 function heldJson(p: Protector, text: string): string | undefined {
-  if (!outsideStrings(text, p.ranges(text))) return undefined;
+  if (!heldBeforeParse(text, p)) return undefined;
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

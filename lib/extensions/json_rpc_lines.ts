@@ -3,9 +3,10 @@
  * line_buffer.ts, each parsed and checked by the SDK's own `deserializeMessage`).
  *
  * Parsing rewrites what is outside JSON strings — a number with more digits than a double
- * holds is rounded, so a protected value inside one (`1<value>5`) comes out as most of
- * itself, where no redaction after the parse can find it. So a line holding a value
- * outside its strings is checked before the parse and delivered held: a response's result
+ * holds is rounded, so a protected value inside one (`1<value>5`, or its digits around
+ * a point the parse drops) comes out as most of itself, where no redaction after the
+ * parse can find it. So a line holding a value outside its strings is checked before the
+ * parse (`heldBeforeParse`) and delivered held: a response's result
  * becomes an error result that says why, an error response loses its message, a request
  * or notification its params.
  *
@@ -17,7 +18,7 @@ import type { Buffer } from "node:buffer";
 import { deserializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { outsideStrings } from "../redact/json_source.ts";
+import { heldBeforeParse } from "../redact/json_source.ts";
 import type { Protector } from "../redact/types.ts";
 import { LineBuffer } from "./line_buffer.ts";
 
@@ -77,7 +78,7 @@ export class JsonRpcLineBuffer {
     if (line === null) return null;
     const message = deserializeMessage(line);
     const p = this.#protect?.();
-    if (p?.active && outsideStrings(line, p.ranges(line))) return heldMessage(message);
+    if (p !== undefined && heldBeforeParse(line, p)) return heldMessage(message);
     return message;
   }
 

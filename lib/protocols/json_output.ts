@@ -14,7 +14,7 @@ import { admitImage } from "./image_block.ts";
 import { checkBlock, checkResultShape, isNonblank } from "./json_validate.ts";
 import { MAX_JSON_DEPTH, precheckJson } from "./json_precheck.ts";
 import { exitFailure, formatBytes, runFailure } from "./run_errors.ts";
-import { outsideStrings } from "../redact/json_source.ts";
+import { heldBeforeParse } from "../redact/json_source.ts";
 import type { Protector } from "../redact/types.ts";
 
 /**
@@ -76,9 +76,10 @@ function parseStdout(
       error: errorResult("The tool printed nothing; a json tool must print one JSON object."),
     };
   }
-  // A value outside a string would come out of the parse rewritten (a long number rounded):
-  // the redaction of the parsed result could no longer find it, so the output is refused.
-  if (protect?.active && outsideStrings(text, protect.ranges(text))) {
+  // A value outside a string would come out of the parse rewritten (a long number rounded,
+  // a number's point dropped): the redaction of the parsed result could no longer find
+  // it, so the output is refused.
+  if (protect !== undefined && heldBeforeParse(text, protect)) {
     return { error: errorResult(HELD_OUTSIDE_STRINGS) };
   }
   try {

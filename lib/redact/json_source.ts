@@ -5,10 +5,17 @@
  * redaction after the parse can recognise. A value inside a string token is safe to leave
  * to the redaction of the parsed strings (unescaping only re-forms it whole).
  *
+ * A number need not spell a value to be rewritten into part of one: the parse drops a
+ * number's point and exponent, so `9.8765432109876543210e19` (the value's digits, no
+ * contiguous value in the source) comes out as `98765432109876540000`, and `1.234567891e9`
+ * as `1234567891`. {@link heldBeforeParse} therefore also searches each number the parse
+ * rewrites, as its digits and as what it becomes.
+ *
  * @module
  */
 
 import type { Range } from "./ranges.ts";
+import type { Protector } from "./types.ts";
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -44,4 +51,76 @@ export function outsideStrings(text: string, ranges: readonly Range[]): boolean 
     }
   }
   return k < ranges.length;
+}
+
+const MINUS = 0x2d;
+const DIGIT_0 = 0x30;
+const DIGIT_9 = 0x39;
+
+/** Whether `c` may continue a JSON number token (digits, sign, point, exponent). */
+function numberUnit(c: number): boolean {
+  return (c >= DIGIT_0 && c <= DIGIT_9) || c === 0x2b || c === MINUS || c === 0x2e ||
+    c === 0x45 || c === 0x65;
+}
+
+/**
+ * For every number token outside the strings of JSON source `text` that parsing rewrites
+ * (its shortest form differs from its source: a point or exponent dropped, digits
+ * rounded), its digits in order (sign, point and exponent left out) and the form it
+ * parses to.
+ *
+ * @example
+ * ```ts
+ * import { rewrittenNumbers } from "./json_source.ts";
+ * rewrittenNumbers('{"a":1.2345e4,"b":"1.5e3","c":7}'); // ["12345", "12345"]
+ * rewrittenNumbers("[-9.87e2, 1.50]"); // ["987", "-987", "150", "1.5"]
+ * ```
+ */
+export function rewrittenNumbers(text: string): string[] {
+  const out: string[] = [];
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === BACKSLASH) i++;
+      else if (c === QUOTE) inString = false;
+      continue;
+    }
+    if (c === QUOTE) {
+      inString = true;
+      continue;
+    }
+    if (c !== MINUS && (c < DIGIT_0 || c > DIGIT_9)) continue;
+    let j = i + 1;
+    while (j < text.length && numberUnit(text.charCodeAt(j))) j++;
+    const token = text.slice(i, j);
+    const shown = String(Number(token));
+    if (shown !== token) out.push(token.replace(/[eE].*$/, "").replace(/[-.]/g, ""), shown);
+    i = j - 1;
+  }
+  return out;
+}
+
+/**
+ * Whether JSON source `text` must be held before it is parsed: a form of a value sits
+ * outside its strings ({@link outsideStrings}), or a number the parse rewrites holds one
+ * in its digits or in what it becomes ({@link rewrittenNumbers}) — either would come out
+ * of the parse as a value, or most of one, that no later redaction recognises. False
+ * whenever `p` has no value.
+ *
+ * @example
+ * ```ts
+ * import { heldBeforeParse } from "./json_source.ts";
+ * import { Redactor } from "./redactor.ts";
+ * const red = new Redactor();
+ * red.add("98765432109876543210");
+ * heldBeforeParse('{"n":9.8765432109876543210e19}', red); // true
+ * heldBeforeParse('{"s":"98765432109876543210","n":1.5}', red); // false: left to redaction
+ * ```
+ */
+export function heldBeforeParse(text: string, p: Protector): boolean {
+  if (!p.active) return false;
+  if (outsideStrings(text, p.ranges(text))) return true;
+  const numbers = rewrittenNumbers(text);
+  return numbers.length > 0 && p.leaks(numbers.join("\u0000"));
 }

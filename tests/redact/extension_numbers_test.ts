@@ -17,6 +17,8 @@ import { extensionToml } from "../mcp/_helpers.ts";
 import { assertNoPart } from "./_helpers.ts";
 
 const NUM = "98765432109876543210";
+/** Its digits around a point, one more after: no contiguous value, the parse joins them. */
+const SPLIT = `${NUM.slice(0, 5)}.${NUM.slice(5)}5e16`;
 
 // A raw MCP server over stdio: its call result carries the value inside a number.
 const SERVER = `
@@ -84,6 +86,7 @@ Deno.test("JsonRpcLineBuffer holds a line with a value outside its strings, what
     `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":${NUM}}}`,
     `{"jsonrpc":"2.0","id":"s","method":"sampling/createMessage","params":{"n":${NUM}}}`,
     `{"jsonrpc":"2.0","id":5,"result":{"content":[{"type":"text","text":"${NUM}"}]}}`,
+    `{"jsonrpc":"2.0","id":6,"result":{"content":[],"structuredContent":{"n":${SPLIT}}}}`,
   ];
   buf.append(Buffer.from(lines.join("\n") + "\n"));
   const out = lines.map(() => buf.readMessage());
@@ -101,5 +104,11 @@ Deno.test("JsonRpcLineBuffer holds a line with a value outside its strings, what
   assert.deepEqual(out[3], { jsonrpc: "2.0", id: "s", method: "sampling/createMessage" });
   // Inside a string, the value is left to the redaction of the parsed result.
   assert.equal(JSON.stringify(out[4]), lines[4]);
+  // The value's digits around a point: the parse would join and round them.
+  assert.deepEqual(out[5], {
+    jsonrpc: "2.0",
+    id: 6,
+    result: { content: [{ type: "text", text: HELD_EXTENSION_MESSAGE }], isError: true },
+  });
   assert.equal(buf.readMessage(), null);
 });

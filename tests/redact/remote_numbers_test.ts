@@ -19,6 +19,8 @@ import { extensionToml } from "../mcp/_helpers.ts";
 import { assertNoPart } from "./_helpers.ts";
 
 const NUM = "98765432109876543210";
+/** Its digits around a point, one more after: no contiguous value, the parse joins them. */
+const SPLIT = `${NUM.slice(0, 5)}.${NUM.slice(5)}5e16`;
 const red = new Redactor();
 red.add(NUM);
 
@@ -65,6 +67,10 @@ Deno.test("heldBody: JSON bodies and event streams, cut anywhere, hold only what
     const batch = await read(heldBody(chunked(`[${bad},${good}]`, size), false, red));
     assert.equal(JSON.parse(batch)[0].id, 7);
     assert.ok(!batch.includes(`1${NUM}`), batch);
+    // The value's digits around a point: the parse would join and round them.
+    const pointed = bad.replace(`1${NUM}5`, `${SPLIT}`);
+    const held = await read(heldBody(chunked(pointed, size), false, red));
+    assert.deepEqual(JSON.parse(held), heldResult);
     for (const eol of ["\n", "\r\n", "\r"]) {
       const split = bad.replace(",", `,${eol}data: `); // one message over two data lines
       const stream = `event: message${eol}id: 1${eol}data: ${good}${eol}${eol}` +
