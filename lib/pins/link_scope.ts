@@ -8,15 +8,18 @@
  * A link's target is resolved the way the kernel does — component by component, a link
  * met on the way resolved in turn (at most 40), `..` taken from where the walk actually
  * is — and every place the walk passes must be inside the pinned paths or one of their
- * ancestors (which their pins' identities cover), so no folder outside them (which could
- * be swapped later) decides where the link leads. An ancestor that is itself a link is
- * refused.
+ * ancestors inside the workspace root (which their pins' identities cover), so no folder
+ * outside them (which could be swapped later) decides where the link leads. An ancestor
+ * that is itself a link is refused. So is a link whose walk passes above the workspace
+ * root — an absolute target, or `../../../<root's name>/…`: it names the workspace by
+ * where it lies now, and once the workspace is moved (a checkout elsewhere, the lock
+ * committed with it) the same target text, still matching its pin, leads out of it.
  *
  * @module
  */
 
 import { lstatSync, readlinkSync } from "node:fs";
-import { dirname, join, sep } from "node:path";
+import { dirname, join, resolve, sep } from "node:path";
 import { resolveDeclaredPath } from "./declared_path.ts";
 import { resolvePinOptions } from "./options.ts";
 import { collectEntries } from "./walk_dir.ts";
@@ -39,14 +42,26 @@ function inside(abs: string, allowed: readonly string[]): boolean {
   return allowed.some((a) => below(abs, a));
 }
 
-/** On the way to a pinned path: one of its ancestors (whose identity its pin checks). */
-function onTheWay(abs: string, allowed: readonly string[]): boolean {
-  return allowed.some((a) => below(a, abs));
+/** Where a link's walk may pass: the pinned paths and their ancestors inside the root. */
+interface Scope {
+  /** The workspace root (absolute). */
+  root: string;
+  /** The pinned paths (absolute). */
+  allowed: readonly string[];
 }
 
-/** Where the link at `abs` leads, or undefined when the walk leaves `allowed`. */
-function resolveLink(abs: string, allowed: readonly string[], hops: number): string | undefined {
+/**
+ * On the way to a pinned path: one of its ancestors (whose identity its pin checks), not
+ * above the workspace root (what lies there stays behind when the workspace moves).
+ */
+function onTheWay(abs: string, scope: Scope): boolean {
+  return below(abs, scope.root) && scope.allowed.some((a) => below(a, abs));
+}
+
+/** Where the link at `abs` leads, or undefined when the walk leaves `scope`. */
+function resolveLink(abs: string, scope: Scope, hops: number): string | undefined {
   if (hops > MAX_HOPS) return undefined;
+  const { allowed } = scope;
   const target = readlinkSync(abs, "utf8");
   let cur = dirname(abs);
   if (target.startsWith("/")) {
@@ -55,7 +70,7 @@ function resolveLink(abs: string, allowed: readonly string[], hops: number): str
   for (const part of target.split("/")) {
     if (part === "" || part === ".") continue;
     cur = part === ".." ? dirname(cur) : join(cur, part);
-    if (!inside(cur, allowed) && !onTheWay(cur, allowed)) return undefined;
+    if (!inside(cur, allowed) && !onTheWay(cur, scope)) return undefined;
     let isLink = false;
     try {
       isLink = lstatSync(cur).isSymbolicLink();
@@ -64,7 +79,7 @@ function resolveLink(abs: string, allowed: readonly string[], hops: number): str
     }
     if (isLink) {
       if (!inside(cur, allowed)) return undefined; // a link outside the pinned paths
-      const next = resolveLink(cur, allowed, hops + 1);
+      const next = resolveLink(cur, scope, hops + 1);
       if (next === undefined) return undefined;
       cur = next;
     }
@@ -86,8 +101,9 @@ export async function linkLeaving(
   root: string,
   paths: readonly string[],
 ): Promise<LeavingLink | undefined> {
-  const targets = await Promise.all(paths.map((p) => resolveDeclaredPath(root, p)));
-  const allowed = targets.map((t) => t.abs);
+  const base = resolve(root);
+  const targets = await Promise.all(paths.map((p) => resolveDeclaredPath(base, p)));
+  const scope: Scope = { root: base, allowed: targets.map((t) => t.abs) };
   for (const [i, t] of targets.entries()) {
     if (t.kind !== "dir") continue;
     const entries = await collectEntries(t.abs, paths[i], resolvePinOptions());
@@ -95,7 +111,7 @@ export async function linkLeaving(
       if (e.kind !== "l") continue;
       let ok: string | undefined;
       try {
-        ok = resolveLink(e.abs, allowed, 0);
+        ok = resolveLink(e.abs, scope, 0);
       } catch {
         ok = undefined;
       }

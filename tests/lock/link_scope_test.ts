@@ -72,3 +72,22 @@ Deno.test("a link to a link that leaves is refused too; one that stays inside is
   // A link into another pinned path of the same tool is fine.
   assert.equal(await linkLeaving(tmp.root, ["app/tools", "app/outside"]), undefined);
 });
+
+Deno.test("a link that names the workspace by where it lies now is refused: it leaves once moved", async () => {
+  await using tmp = await ws("lib", "real");
+  const name = tmp.root.split("/").pop()!;
+  // Both resolve inside the pinned folder today; moved (a checkout elsewhere, the lock
+  // committed with it), the same target text leads to wherever the old place is.
+  for (const target of [`${tmp.root}/app/tools/real`, `../../../${name}/app/tools/real`]) {
+    Deno.removeSync(`${tmp.root}/app/tools/lib`);
+    Deno.symlinkSync(target, `${tmp.root}/app/tools/lib`);
+    assert.deepEqual(await linkLeaving(tmp.root, ["app/tools"]), {
+      declared: "app/tools",
+      link: "app/tools/lib",
+    }, target);
+  }
+  // Climbing to the root and back down stays inside the workspace: still fine.
+  Deno.removeSync(`${tmp.root}/app/tools/lib`);
+  Deno.symlinkSync("../../app/tools/real", `${tmp.root}/app/tools/lib`);
+  assert.equal(await linkLeaving(tmp.root, ["app/tools"]), undefined);
+});
