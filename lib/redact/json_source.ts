@@ -54,6 +54,12 @@ export function outsideStrings(text: string, ranges: readonly Range[]): boolean 
 }
 
 const MINUS = 0x2d;
+
+/** Whether every byte of `form` may appear in a number's digits or parsed form. */
+function numeric(form: Uint8Array): boolean {
+  for (const c of form) if (!numberUnit(c)) return false;
+  return form.length > 0;
+}
 const DIGIT_0 = 0x30;
 const DIGIT_9 = 0x39;
 
@@ -121,6 +127,9 @@ export function rewrittenNumbers(text: string): string[] {
 export function heldBeforeParse(text: string, p: Protector): boolean {
   if (!p.active) return false;
   if (outsideStrings(text, p.ranges(text))) return true;
+  // A rewritten number is made of digits, `.`, `e`, `+` and `-` only: unless a form of a
+  // value is too, no number can hold one (and the text need not be scanned again).
+  if (!p.needles().some(numeric)) return false;
   const numbers = rewrittenNumbers(text);
   return numbers.length > 0 && p.leaks(numbers.join("\u0000"));
 }
