@@ -4,7 +4,11 @@
  * protected value inside one comes out as most of itself, past any redaction. A JSON body
  * (one message or a batch) holding a value outside its strings is replaced by its
  * messages held; an event stream is checked event by event (the `data` lines of one
- * event form one message), and a held event is sent as its message held. Bodies are
+ * event form one message), and a held event is sent as its message held. A body taken
+ * whole is also checked as the event stream a client may read it as, whatever its type
+ * says — the SDK reads a Streamable HTTP GET stream as events without looking at its
+ * type, the legacy transport takes any type that starts `text/event-stream` — since as
+ * JSON a stray quote (in an event's comment) shifts which bytes count as strings. Bodies are
  * already bounded (bounded_fetch.ts: a whole JSON body, one event), so what is kept here
  * is too; with no protected value registered the body passes through untouched.
  *
@@ -117,6 +121,22 @@ function eventOut(p: Protector, bytes: Uint8Array): Uint8Array {
 }
 
 /**
+ * A whole body held whichever way its client reads it: as JSON (one message or a batch),
+ * or as an event stream (each event held as {@link eventOut} holds it). Valid JSON has no
+ * `data` line, so a body the events reading holds is no JSON a client could read.
+ */
+function heldWhole(p: Protector, bytes: Uint8Array): Uint8Array {
+  const text = decoder.decode(bytes);
+  const json = heldJson(p, text);
+  if (json !== undefined) return encoder.encode(json);
+  if (!text.includes("data")) return bytes;
+  const split = new EventSplitter();
+  const events = [...split.push(bytes), split.rest()];
+  const out = events.map((e) => e.byteLength === 0 ? e : eventOut(p, e));
+  return out.some((o, i) => o !== events[i]) ? concat(out) : bytes;
+}
+
+/**
  * `body` with every message holding a protected value outside its strings held (see the
  * module doc); `events` for a `text/event-stream`.
  *
@@ -144,9 +164,7 @@ export function heldBody(
           parts.push(chunk);
         },
         flush(controller) {
-          const bytes = concat(parts);
-          const held = heldJson(protect, decoder.decode(bytes));
-          controller.enqueue(held === undefined ? bytes : encoder.encode(held));
+          controller.enqueue(heldWhole(protect, concat(parts)));
         },
       }),
     );

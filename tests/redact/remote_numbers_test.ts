@@ -153,3 +153,18 @@ Deno.test("a remote extension's value inside a number is held before the SDK par
     await remote.close();
   }
 });
+
+Deno.test("heldBody: a body held as JSON is held as an event stream too (a client may read it so)", async () => {
+  // A stray quote in a comment shifts JSON's string pairing: read whole as JSON, the number
+  // sits "inside a string". The SDK reads a GET stream as events whatever its type, and
+  // the legacy transport takes any type starting `text/event-stream` (`…-streamX` too).
+  const message = `{"jsonrpc":"2.0","id":7,"result":{"structuredContent":{"n":1${NUM}5}}}`;
+  for (const eol of ["\n", "\r\n"]) {
+    const stream = `: "${eol}event: message${eol}data: ${message}${eol}${eol}: "${eol}${eol}`;
+    for (const size of [1, 5, 4096]) {
+      const out = await read(heldBody(chunked(stream, size), false, red));
+      assert.ok(!out.includes(`1${NUM}`), out);
+      for (const data of eventData(out)) assert.ok(!JSON.stringify(data).includes("98765432"));
+    }
+  }
+});
