@@ -2,8 +2,11 @@
  * Without a lock, an extension's declared `execution_paths` are still pins while its host
  * lives: hashed when the server first starts, and hashed again before every restart (a
  * crash, a lazy restart), so a long-lived `serve` never starts code that changed under
- * it — the same promise a command tool's pins keep between calls. With a lock, the lock's
- * pins are checked instead (`ExtensionLockCheck.serverDrift`).
+ * it — the same promise a command tool's pins keep between calls. A folder's pin covers a
+ * symlink by its target text only, so, as `toolhost lock` does, the first start is refused
+ * while a link in the paths leads outside them (lib/pins/link_scope.ts): what it leads to
+ * could change under an unchanged pin. With a lock, the lock's pins are checked instead
+ * (`ExtensionLockCheck.serverDrift`; locking refused such links).
  *
  * @module
  */
@@ -11,6 +14,7 @@
 import { PreparationFailed } from "../errors/errors.ts";
 import { showPath } from "../paths/show_path.ts";
 import { changedPin, extensionPathPins, type PinCache } from "../lock/extension_pins.ts";
+import { type LeavingLink, linkLeaving } from "../pins/link_scope.ts";
 import type { PathPins } from "../lock/lock_file.ts";
 import type { ExtensionDecl } from "../workspace/parse_extensions.ts";
 
@@ -38,7 +42,10 @@ export function startPinCheck(
   return async () => {
     if (first === undefined) {
       try {
-        first = await extensionPathPins(root, decl, { cache });
+        const pins = await extensionPathPins(root, decl, { cache });
+        const leaving = await linkLeaving(root, decl.executionPaths ?? []);
+        if (leaving !== undefined) return leavingRefusal(name, leaving);
+        first = pins;
         return undefined;
       } catch (e) {
         if (!(e instanceof PreparationFailed)) throw e;
@@ -53,4 +60,12 @@ export function startPinCheck(
       "root), so it no longer matches its pin. Review the change, then reopen the registry " +
       "(run the command again, or restart `toolhost serve`) to pin it anew.";
   };
+}
+
+function leavingRefusal(name: string, leaving: LeavingLink): string {
+  return `The extension ${name} was not started: its execution path ` +
+    `${showPath(leaving.declared)} holds a symlink ${showPath(leaving.link)} that leads ` +
+    "outside its execution paths (paths are relative to the workspace root); a folder's pin " +
+    "covers a link by its target text only, so what it leads to would run unpinned. Replace " +
+    "the link with what it leads to, or declare the folder it leads into in execution_paths.";
 }

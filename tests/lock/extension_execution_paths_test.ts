@@ -6,6 +6,7 @@
  */
 
 import assert from "node:assert/strict";
+import { startPinCheck } from "../../lib/extensions/start_pins.ts";
 import { buildLock } from "../../lib/lock_build/build_lock.ts";
 import { readLockFile, writeLockFile } from "../../lib/lock/lock_file.ts";
 import { evalToolSource } from "../../lib/mcp/tool_source.ts";
@@ -191,6 +192,32 @@ Deno.test("lock refuses an extension folder holding a link that leads outside it
   assert.match(r.err, /extension `hx`: execution path `ext` holds a symlink `ext\/lib\/impl\.ts`/);
   gone(`${tmp.root}/toolhost.lock`);
   gone(`${tmp.root}/started`);
+});
+
+Deno.test("without a lock an extension folder holding a link that leads outside it is not started", async () => {
+  await using tmp = await tempWorkspace("", {
+    ...FILES,
+    "elsewhere/impl.ts": IMPL,
+    "ext/lib/impl.ts": { symlink: "../../elsewhere/impl.ts" },
+  });
+  await Deno.writeTextFile(`${tmp.root}/toolhost.toml`, toml(tmp.root));
+  const ws = await loadWorkspace(tmp.root);
+  const source = evalToolSource(
+    await Registry.open(ws, "app/review", { stateDir: `${tmp.root}/.state` }),
+  );
+  try {
+    // Its pin would hold while elsewhere/impl.ts changed: the server is never started.
+    const r = await source.call("echo_hx", { text: "hi" });
+    assert.equal(r.isError, true, JSON.stringify(r));
+    gone(`${tmp.root}/started`);
+    const check = startPinCheck(tmp.root, { name: "hx", executionPaths: ["ext"] });
+    assert.match(
+      (await check!()) ?? "",
+      /The extension `hx` was not started: its execution path `ext` holds a symlink `ext\/lib\/impl\.ts`/,
+    );
+  } finally {
+    await source.close();
+  }
 });
 
 const REMOTE = (extra: string) =>
