@@ -31,7 +31,7 @@ import { randomBytes } from "node:crypto";
 import { setImmediate } from "node:timers";
 import { CleanupFailed } from "../errors/errors.ts";
 import { errnoOf } from "./errno.ts";
-import { procfsAvailable } from "./sandbox.ts";
+import { procfsAvailable } from "./procfs_probe.ts";
 
 /** Linux's `O_PATH` (not in `fs.constants`; the same value wherever Node or Deno run). */
 const O_PATH = 0o10000000;

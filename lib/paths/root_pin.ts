@@ -7,9 +7,11 @@
  */
 
 import fs from "node:fs";
-import { closeQuietly, type PinnedRoot, procfsAvailable } from "./sandbox.ts";
+import { closeQuietly } from "./close_quietly.ts";
+import { procfsAvailable } from "./procfs_probe.ts";
+import type { PinnedRoot } from "./sandbox_types.ts";
 
-export type { PinnedRoot } from "./sandbox.ts";
+export type { PinnedRoot } from "./sandbox_types.ts";
 
 /** What `Sandbox.open` with `exact` opens a root with. */
 const ROOT_FLAGS = fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW;

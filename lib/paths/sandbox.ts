@@ -21,149 +21,33 @@
  */
 
 import fs from "node:fs";
-import process from "node:process";
 import { PathError } from "../errors/errors.ts";
-import { errnoOf, pathErrorFor } from "./errno.ts";
-import { showPath } from "./show_path.ts";
-import { type ExactStats, fstatExact, identityKey, lstatExact, sameObject } from "./exact_stat.ts";
+import { lstatChecked, openChecked } from "./checked_open.ts";
+import { closeQuietly } from "./close_quietly.ts";
+import { type EntryKind, kindOfStats } from "./entry_kind.ts";
+import { pathErrorFor } from "./errno.ts";
+import { type ExactStats, identityKey } from "./exact_stat.ts";
 import { openFolderAt, openRegularAt, regularOrThrow } from "./open_at.ts";
+import { openRoot } from "./open_root.ts";
+import { readDirEntries } from "./read_dir.ts";
+import type { DirEntry, DirHandle, OpenedFile, SandboxOpenOptions } from "./sandbox_types.ts";
+import { showPath } from "./show_path.ts";
+
+export { closeQuietly } from "./close_quietly.ts";
+export type { EntryKind } from "./entry_kind.ts";
+export { procfsAvailable } from "./procfs_probe.ts";
+export { TooManyEntriesError } from "./read_dir.ts";
+export type {
+  DirEntry,
+  DirHandle,
+  OpenedFile,
+  PinnedRoot,
+  SandboxOpenOptions,
+} from "./sandbox_types.ts";
 
 const C = fs.constants;
 const DIR_FLAGS = C.O_RDONLY | C.O_DIRECTORY | C.O_NOFOLLOW;
-/**
- * The root path is trusted configuration and may lead through symlinks — unless the
- * caller says it is a realpath ({@link SandboxOpenOptions.exact}).
- */
-const ROOT_FLAGS = C.O_RDONLY | C.O_DIRECTORY;
 const FILE_FLAGS = C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK;
-
-/** Options of {@link Sandbox.open}. */
-export interface SandboxOpenOptions {
-  /**
-   * The path is a realpath that must still name the opened folder: no component may
-   * have become a symlink or been moved since it was declared (an Artifact folder
-   * swapped for a link to elsewhere). Checked after the open — by `/proc/self/fd` on
-   * Linux, by realpath and identity elsewhere. Default false.
-   */
-  exact?: boolean;
-  /**
-   * A root already opened and checked exactly as `exact` opens it (`pinRoot`): when
-   * it is for this path and not yet taken, the sandbox takes it (and closes it) instead
-   * of opening the folder again. Default none.
-   */
-  pinned?: PinnedRoot;
-}
-
-/** A folder opened and checked as an exact sandbox root, not yet given to a sandbox. */
-export interface PinnedRoot {
-  /** The realpath it was opened by and found at. */
-  readonly path: string;
-  /** The descriptor; -1 once a sandbox took it or it was released. */
-  fd: number;
-}
-
-/** What a directory entry is, without following it. */
-export type EntryKind = "file" | "directory" | "symlink" | "other";
-
-/** An open directory inside the sandbox. */
-export interface DirHandle {
-  /** The descriptor. */
-  fd: number;
-  /** Prefix addressing its children: `/proc/self/fd/N` or, without procfs, its path. */
-  base: string;
-}
-
-/** An open regular file inside the sandbox. */
-export interface OpenedFile {
-  /** The descriptor (the caller closes it with `fs.closeSync`). */
-  fd: number;
-  /** Size in bytes at open time. */
-  size: number;
-}
-
-/** One directory entry. */
-export interface DirEntry {
-  /** Entry name. */
-  name: string;
-  /** Entry kind (symlinks are reported, never followed). */
-  kind: EntryKind;
-}
-
-/** Folders larger than this (st_size) are streamed where `opendir` is incremental. */
-const HUGE_DIR_BYTES = 256 * 1024;
-/** Deno's `node:fs` opendir reads a whole folder at once; Node's streams it. */
-const STREAMING_DIRS = !("deno" in process.versions);
-
-let procfsState: boolean | undefined;
-
-/**
- * Whether `/proc/self/fd` shows what a descriptor is, probed once on `/` (never on a
- * caller's path, which a swap could make disagree and so switch the checks off).
- *
- * @example
- * ```ts
- * import { procfsAvailable } from "./sandbox.ts";
- * console.log(procfsAvailable()); // true on Linux
- * ```
- */
-export function procfsAvailable(): boolean {
-  if (procfsState === undefined) {
-    try {
-      const fd = fs.openSync("/", ROOT_FLAGS);
-      try {
-        procfsState = fs.readlinkSync(`/proc/self/fd/${fd}`) === "/";
-      } finally {
-        closeQuietly(fd);
-      }
-    } catch {
-      procfsState = false;
-    }
-  }
-  return procfsState;
-}
-
-/**
- * The root's physical path without procfs: its realpath — or, with `exact`, null when that
- * name no longer leads to the opened folder itself (same device and inode).
- */
-function realWithoutProcfs(fd: number, physicalDir: string, exact: boolean): string | null {
-  const real = fs.realpathSync(physicalDir);
-  if (!exact) return real;
-  const named = fs.statSync(real, { bigint: true });
-  const opened = fs.fstatSync(fd, { bigint: true });
-  return named.dev === opened.dev && named.ino === opened.ino ? real : null;
-}
-
-/** The error of a root that no longer is where it was declared. */
-function movedRoot(logical: string): PathError {
-  return new PathError(
-    `${showPath(logical)} was refused: its Artifact folder no longer is where the workspace ` +
-      "declared it (moved, or it or a parent replaced, e.g. by a symlink); restore it and retry.",
-  );
-}
-
-function kindOfStats(st: fs.Stats | fs.BigIntStats | fs.Dirent): EntryKind {
-  if (st.isFile()) return "file";
-  if (st.isDirectory()) return "directory";
-  if (st.isSymbolicLink()) return "symlink";
-  return "other";
-}
-
-/**
- * Close a descriptor, ignoring one already closed.
- *
- * @example
- * ```ts
- * import fs from "node:fs";
- * import { closeQuietly } from "./sandbox.ts";
- * closeQuietly(fs.openSync("/tmp", "r"));
- * ```
- */
-export function closeQuietly(fd: number): void {
-  try {
-    fs.closeSync(fd);
-  } catch { /* already closed */ }
-}
 
 /** A read-only view of the tree beneath one physical directory. Close it when done. */
 export class Sandbox {
@@ -195,32 +79,8 @@ export class Sandbox {
    * ```
    */
   static open(physicalDir: string, logical = ".", opts: SandboxOpenOptions = {}): Sandbox {
-    const pin = opts.pinned;
-    if (opts.exact && pin !== undefined && pin.fd >= 0 && pin.path === physicalDir) {
-      const fd = pin.fd;
-      pin.fd = -1; // the sandbox owns it now
-      return new Sandbox({ fd, base: `/proc/self/fd/${fd}` }, physicalDir, true);
-    }
-    let fd: number;
-    try {
-      fd = fs.openSync(physicalDir, opts.exact ? ROOT_FLAGS | C.O_NOFOLLOW : ROOT_FLAGS);
-    } catch (e) {
-      const swapped = opts.exact && (errnoOf(e) === "ELOOP" || errnoOf(e) === "ENOTDIR");
-      throw swapped ? movedRoot(logical) : pathErrorFor(e, logical);
-    }
-    let real: string;
-    try {
-      const found = procfsAvailable()
-        ? fs.readlinkSync(`/proc/self/fd/${fd}`) // what was opened, whatever the name now says
-        : realWithoutProcfs(fd, physicalDir, opts.exact === true);
-      if (found === null || (opts.exact && found !== physicalDir)) throw movedRoot(logical);
-      real = found;
-    } catch (e) {
-      closeQuietly(fd);
-      throw e instanceof PathError ? e : pathErrorFor(e, logical);
-    }
-    const procfs = procfsAvailable();
-    return new Sandbox({ fd, base: procfs ? `/proc/self/fd/${fd}` : real }, real, procfs);
+    const { root, real, procfs } = openRoot(physicalDir, logical, opts);
+    return new Sandbox(root, real, procfs);
   }
 
   /**
@@ -357,7 +217,7 @@ export class Sandbox {
           cur = { fd, base: `/proc/self/fd/${fd}` };
           continue;
         }
-        const st = this.lstatChecked(p, shown);
+        const st = lstatChecked(p, shown);
         if (this.isDenied(st)) {
           throw new PathError(
             `${showPath(shown)} belongs to an Artifact this eval does not admit.`,
@@ -371,7 +231,7 @@ export class Sandbox {
         if (!st.isDirectory()) {
           throw new PathError(`${showPath(shown)} is not a folder.`);
         }
-        const fd = this.openChecked(p, DIR_FLAGS, st, shown, "directory");
+        const fd = openChecked(p, DIR_FLAGS, st, shown, "directory", this.procfs);
         this.closeDir(cur);
         cur = { fd, base: this.procfs ? `/proc/self/fd/${fd}` : p };
       }
@@ -383,23 +243,9 @@ export class Sandbox {
     }
   }
 
-  private lstatChecked(p: string, shown: string): ExactStats {
-    let st: ExactStats | undefined;
-    try {
-      st = lstatExact(p);
-    } catch (e) {
-      throw pathErrorFor(e, shown);
-    }
-    if (!st) throw new PathError(`${showPath(shown)} does not exist.`);
-    if (st.isSymbolicLink()) {
-      throw new PathError(`${showPath(shown)} is a symlink; built-in tools never follow symlinks.`);
-    }
-    return st;
-  }
-
   private openRegular(p: string, st: ExactStats, shown: string): OpenedFile {
     regularOrThrow(st, shown);
-    const fd = this.openChecked(p, FILE_FLAGS, st, shown, "file");
+    const fd = openChecked(p, FILE_FLAGS, st, shown, "file", this.procfs);
     try {
       this.confirmInside(fd, shown);
       return { fd, size: Number(st.size) };
@@ -407,31 +253,6 @@ export class Sandbox {
       closeQuietly(fd);
       throw e;
     }
-  }
-
-  private openChecked(
-    p: string,
-    flags: number,
-    st: ExactStats,
-    shown: string,
-    kind: "file" | "directory",
-  ): number {
-    let fd: number;
-    try {
-      fd = fs.openSync(p, flags);
-    } catch (e) {
-      throw pathErrorFor(e, shown);
-    }
-    let ok = false;
-    try {
-      const f = fstatExact(fd, this.procfs);
-      ok = sameObject(f, st) && kindOfStats(f) === kind;
-    } catch { /* treated as changed */ }
-    if (!ok) {
-      closeQuietly(fd);
-      throw new PathError(`${showPath(shown)} changed while it was being opened; try again.`);
-    }
-    return fd;
   }
 
   /**
@@ -453,7 +274,7 @@ export class Sandbox {
     try {
       const st = fs.lstatSync(p, { bigint: true });
       if (!st.isDirectory() || this.isDenied(st)) return null;
-      return { fd: this.openChecked(p, DIR_FLAGS, st, name, "directory"), base: p };
+      return { fd: openChecked(p, DIR_FLAGS, st, name, "directory", this.procfs), base: p };
     } catch {
       return null;
     }
@@ -505,54 +326,6 @@ export class Sandbox {
    * @throws {PathError} when it cannot be read.
    */
   readDir(h: DirHandle, logical: string, maxEntries: number): DirEntry[] {
-    const out: DirEntry[] = [];
-    try {
-      if (STREAMING_DIRS && fs.fstatSync(h.fd).size > HUGE_DIR_BYTES) {
-        const dir = fs.opendirSync(h.base);
-        try {
-          for (let e = dir.readSync(); e !== null; e = dir.readSync()) {
-            if (out.length === maxEntries) throw tooMany(logical, maxEntries);
-            out.push({ name: e.name, kind: kindOfStats(e) });
-          }
-        } finally {
-          dir.closeSync();
-        }
-      } else {
-        for (const e of fs.readdirSync(h.base, { withFileTypes: true })) {
-          out.push({ name: e.name, kind: kindOfStats(e) });
-        }
-        if (out.length > maxEntries) throw tooMany(logical, maxEntries);
-      }
-    } catch (e) {
-      if (e instanceof PathError) throw e;
-      throw pathErrorFor(e, logical);
-    }
-    const key = this.#sortKey;
-    if (key === undefined) {
-      out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-      return out;
-    }
-    const keyed = out.map((e) => [key(e.name), e] as const);
-    keyed.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-    return keyed.map(([, e]) => e);
+    return readDirEntries(h, logical, maxEntries, this.#sortKey);
   }
-}
-
-/**
- * A folder holds more entries than a traversal allows (an error, not a truncation).
- *
- * @example
- * ```ts
- * import { TooManyEntriesError } from "./sandbox.ts";
- * const e = new TooManyEntriesError("The folder `big` has more than 10,000 entries.");
- * console.log(e.code); // "PATH_ERROR"
- * ```
- */
-export class TooManyEntriesError extends PathError {}
-
-function tooMany(logical: string, max: number): PathError {
-  return new TooManyEntriesError(
-    `The folder ${showPath(logical)} has more than ${max.toLocaleString("en-US")} entries; ` +
-      "name a smaller folder.",
-  );
 }
