@@ -9,35 +9,35 @@
 
 import { Client } from "@modelcontextprotocol/sdk/client";
 // @ts-types="@modelcontextprotocol/sdk/types"
-import {
-  ErrorCode,
-  McpError,
-  type Tool,
-  ToolListChangedNotificationSchema,
-} from "@modelcontextprotocol/sdk/types.js";
-import { ToolhostError } from "../errors/errors.ts";
+import { type Tool, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { openGuard } from "../limits/guard.ts";
 import { hasLimits, limitMessage } from "../limits/types.ts";
 import { toolEnvironment } from "../process/env.ts";
 import type { RunGuard } from "../process/run_guard.ts";
-import type { Confine } from "../process/sandbox_init.ts";
-import { openConfine, unconfinableMessage } from "../sandbox/confine.ts";
-import { confinementOf } from "../sandbox/confinement_of.ts";
-import type { Workspace } from "../workspace/types.ts";
-import { join } from "node:path";
 import type { ExtensionDecl } from "../workspace/parse_extensions.ts";
 import { resolveProgram } from "../workspace/program_path.ts";
 import { VERSION } from "../version.ts";
 import { nestingWithin } from "../results/json_depth.ts";
-import { NotDeliveredError, ProcessGroupTransport } from "./group_transport.ts";
+import type { ConnectionOptions } from "./connection_options.ts";
+import { confineExtension } from "./extension_confine.ts";
+import { ExtensionCallError, extensionMessage, ExtensionStartError } from "./extension_errors.ts";
+import { ProcessGroupTransport } from "./group_transport.ts";
 import { UNCHECKED_OUTPUT } from "./output_schemas.ts";
-import type { Protector } from "../redact/types.ts";
+import { remoteStartError } from "./remote_start_error.ts";
 import {
   httpStatusOf,
   remoteHeaders,
   type RemoteKind,
   RemoteTransport,
 } from "./remote_transport.ts";
+
+export type { ConnectionOptions, ExtensionSandboxContext } from "./connection_options.ts";
+export {
+  ExtensionCallError,
+  extensionMessage,
+  ExtensionStartError,
+  notDelivered,
+} from "./extension_errors.ts";
 
 /**
  * Most pages of `tools/list` followed.
@@ -70,162 +70,6 @@ export const MAX_EXTENSION_TOOLS = 1024;
  * ```
  */
 export const MAX_TOOL_NESTING = 128;
-
-/**
- * A call failed in a way the model should see as an error result.
- *
- * @example
- * ```ts
- * import { ExtensionCallError } from "./connection.ts";
- * new ExtensionCallError("The extension `fx` ended.").code; // "TOOL_ERROR"
- * ```
- */
-export class ExtensionCallError extends ToolhostError {
-  /** Create a value-free extension error. */
-  constructor(message: string) {
-    super("TOOL_ERROR", message);
-  }
-}
-
-/**
- * Starting a server failed; `spawned` says whether its process had started.
- *
- * @example
- * ```ts
- * import { ExtensionStartError } from "./connection.ts";
- * new ExtensionStartError("The extension `fx` cannot start.", false).spawned; // false
- * ```
- */
-export class ExtensionStartError extends ExtensionCallError {
-  /** The process was spawned (then stopped again). */
-  readonly spawned: boolean;
-  /**
-   * A later attempt may succeed (a remote server that could not be reached), so the
-   * failure is not kept for good. Default false.
-   */
-  readonly retryable: boolean;
-  /** Create the error. */
-  constructor(message: string, spawned: boolean, retryable = false) {
-    super(message);
-    this.spawned = spawned;
-    this.retryable = retryable;
-  }
-}
-
-/** What one generation needs. */
-export interface ConnectionOptions {
-  /** The declaration. */
-  decl: ExtensionDecl;
-  /** Workspace root: working directory and base of relative commands. */
-  root: string;
-  /** The author's environment. */
-  env: Record<string, string>;
-  /** SIGTERM → SIGKILL grace on stop, ms. Default 2000. */
-  graceMs?: number;
-  /** Called when the server announces `notifications/tools/list_changed`. */
-  onToolsChanged?: () => void;
-  /** The eval the server serves, for its confinement (lib/sandbox). Default: no scope. */
-  sandbox?: ExtensionSandboxContext;
-  /** The protected values now (json_rpc_lines.ts holds a message with one outside a string). */
-  protect?: () => Protector | undefined;
-}
-
-/** What a confined extension server's sandbox is built from. */
-export interface ExtensionSandboxContext {
-  /** The workspace. */
-  ws: Workspace;
-  /** The eval's scope (Artifact ids). */
-  scope: readonly string[];
-  /** The eval's Artifact (writable under `sandbox = "write"`). */
-  owner?: string;
-  /** The state directory (hidden inside). */
-  stateDir: string;
-}
-
-/**
- * The value-free message of a failure talking to extension `decl`.
- *
- * @example
- * ```ts
- * import { extensionMessage } from "./connection.ts";
- * // extensionMessage(error, decl) → "The extension `fx` ended."
- * ```
- */
-export function extensionMessage(e: unknown, decl: ExtensionDecl): string {
-  const name = `\`${decl.name}\``;
-  if (e instanceof ExtensionCallError) return e.message;
-  if (e instanceof McpError) {
-    if (e.code === ErrorCode.RequestTimeout) {
-      return `The extension ${name} did not answer within ${decl.timeoutMs} ms.`;
-    }
-    if (e.code === ErrorCode.ConnectionClosed) return `The extension ${name} ended.`;
-    if (e.code === ErrorCode.InvalidParams || e.code === ErrorCode.MethodNotFound) {
-      return `The extension ${name} refused the request (MCP error ${e.code}).`;
-    }
-    return `The extension ${name} failed (MCP error ${e.code}).`;
-  }
-  if (e instanceof ToolhostError) return `The extension ${name} cannot start: ${e.message}`;
-  const status = decl.remote ? httpStatusOf(e) : undefined;
-  if (status !== undefined) return `The extension ${name} answered HTTP ${status}.`;
-  return `The extension ${name} failed.`;
-}
-
-/**
- * Why a remote extension could not be connected: value-free (never the server's text,
- * a header or a token), naming what to set for 401/403.
- */
-function remoteStartError(e: unknown, decl: ExtensionDecl): ExtensionStartError {
-  const name = `\`${decl.name}\``;
-  const status = httpStatusOf(e);
-  if (status === 401 || status === 403) {
-    const r = decl.remote!;
-    const vars = [r.bearerTokenEnvVar, ...Object.values(r.envHttpHeaders)].filter((v) =>
-      v !== undefined
-    );
-    const fix = vars.length > 0
-      ? `check that the environment variable ${
-        vars.map((v) => `\`${v}\``).join(", ")
-      } holds valid credentials`
-      : `it needs credentials: set bearer_token_env_var (or env_http_headers) in ${decl.keyPath} and that environment variable`;
-    return new ExtensionStartError(
-      `The extension ${name} was refused by its server (HTTP ${status}): ${fix}.`,
-      false,
-    );
-  }
-  if (e instanceof McpError && e.code === ErrorCode.RequestTimeout) {
-    return new ExtensionStartError(
-      `The extension ${name} did not answer within ${decl.connectTimeoutMs ?? decl.timeoutMs} ms.`,
-      false,
-      true,
-    );
-  }
-  if (status !== undefined) {
-    return new ExtensionStartError(
-      `The extension ${name} cannot connect: its server answered HTTP ${status}.`,
-      false,
-      status >= 500 || status === 429,
-    );
-  }
-  return new ExtensionStartError(
-    `The extension ${name} cannot connect: its server could not be reached or did not speak MCP.`,
-    false,
-    true,
-  );
-}
-
-/**
- * True when a request failed before it reached the server (so it never ran).
- *
- * @example
- * ```ts
- * import { notDelivered } from "./connection.ts";
- * notDelivered(new Error("Not connected")); // true
- * ```
- */
-export function notDelivered(e: unknown): boolean {
-  return e instanceof NotDeliveredError ||
-    (e instanceof Error && !(e instanceof McpError) && e.message === "Not connected");
-}
 
 /**
  * One started, initialized extension server.
@@ -331,28 +175,6 @@ export class ExtensionConnection {
     throw remoteStartError(first, decl);
   }
 
-  /** The server's sandbox, undefined when unconfined; throws when it cannot be confined. */
-  static #confine(o: ConnectionOptions, program: string): Confine | undefined {
-    const ctx = o.sandbox;
-    const stateDir = ctx?.stateDir ?? join(o.root, ".toolhost", "state");
-    const { confinement } = confinementOf(o.decl, stateDir);
-    if (confinement === undefined) return undefined;
-    const c = openConfine(confinement, {
-      ws: ctx?.ws ?? emptyWorkspace(o.root),
-      scope: ctx?.scope ?? [],
-      owner: ctx?.owner,
-      executionPaths: o.decl.executionPaths ?? [],
-      program,
-    });
-    if (!c.ok) {
-      throw new ExtensionStartError(
-        `The extension \`${o.decl.name}\` was refused. ${unconfinableMessage(c.reason)}`,
-        false,
-      );
-    }
-    return c.confine;
-  }
-
   static async #spawn(o: ConnectionOptions): Promise<ExtensionConnection> {
     const { decl } = o;
     const env = toolEnvironment(o.env, decl.env);
@@ -374,7 +196,7 @@ export class ExtensionConnection {
       }
       guard = g.guard;
     }
-    const confine = ExtensionConnection.#confine(o, prog.path);
+    const confine = confineExtension(o, prog.path);
     const transport = new ProcessGroupTransport({
       command: prog.path,
       args: decl.args,
@@ -437,14 +259,4 @@ export class ExtensionConnection {
     await this.transport.close();
     return this.transport.cleanup?.confirmed ?? this.transport.record === undefined;
   }
-}
-
-function emptyWorkspace(root: string): Workspace {
-  return {
-    root,
-    manifestPath: join(root, "toolhost.toml"),
-    artifacts: new Map(),
-    evals: new Map(),
-    extra: {},
-  };
 }

@@ -22,20 +22,21 @@ import type { Client } from "@modelcontextprotocol/sdk/client";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { ProcessRecord } from "../process/proc_identity.ts";
 import type { ExtensionDecl } from "../workspace/parse_extensions.ts";
-import type { ExtensionSandboxContext } from "./connection.ts";
+import type { ExtensionSandboxContext } from "./connection_options.ts";
 import { toolHashes } from "../lock/canonical.ts";
+import { ExtensionConnection } from "./connection.ts";
 import {
   ExtensionCallError,
-  ExtensionConnection,
   extensionMessage,
   ExtensionStartError,
   notDelivered,
-} from "./connection.ts";
+} from "./extension_errors.ts";
 import { type RestartOptions, RestartPolicy } from "./restart_policy.ts";
 import { toolFilter } from "./tool_filter.ts";
 import type { Protector } from "../redact/types.ts";
 
-export { ExtensionCallError, MAX_EXTENSION_TOOLS, MAX_LIST_PAGES } from "./connection.ts";
+export { MAX_EXTENSION_TOOLS, MAX_LIST_PAGES } from "./connection.ts";
+export { ExtensionCallError } from "./extension_errors.ts";
 
 /** Readiness of one extension, as `tools check --execute` reports it. */
 export interface ExtensionReadiness {

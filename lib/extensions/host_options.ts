@@ -10,7 +10,7 @@ import type { ExtensionLockCheck } from "../lock/extension_lock.ts";
 import type { SpillHomeDir } from "../spill/extension_spill.ts";
 import { evalScope } from "../workspace/scope.ts";
 import type { Workspace } from "../workspace/types.ts";
-import type { ExtensionSandboxContext } from "./connection.ts";
+import type { ExtensionSandboxContext } from "./connection_options.ts";
 import type { RestartOptions } from "./restart_policy.ts";
 
 /** Options of `ExtensionHost` (host.ts). */
