@@ -48,16 +48,15 @@
  */
 
 import process from "node:process";
-import { type CallDirs, createCallDirs } from "../process/call_dirs.ts";
+import type { CallDirs } from "../process/call_dirs.ts";
 import { ReadyDirs } from "../process/ready_dirs.ts";
-import type { Confine } from "../process/sandbox_init.ts";
-import { abandonGroup, type GroupHandle, spawnGroup } from "../process/spawn_group.ts";
-import { runtimeSafeArgv } from "../process/runtime_argv.ts";
-import { sessionLauncher } from "../process/session_launcher.ts";
 import type { TakenSpare } from "../process/warm_adopt.ts";
-import { callPayload, WAITER_SCRIPT, waiterShell } from "../process/warm_script.ts";
-import { boundIdentity, sandboxedEnv } from "./warm_fresh.ts";
-import { endHostSpare, hostBaseEnv, spawnHostSpare, takeHostSpare } from "./warm_host.ts";
+import { waiterShell } from "../process/warm_script.ts";
+import { takeHostSpare } from "./warm_host.ts";
+import { spareKey, type WarmRequest } from "./warm_key.ts";
+import { endSpare, type ReadySpare, spawnSpare, stillFresh, takenSpare } from "./warm_spare.ts";
+
+export type { WarmRequest } from "./warm_key.ts";
 
 /** Options of a {@linkcode WarmPool}. */
 export interface WarmPoolOptions {
@@ -67,47 +66,10 @@ export interface WarmPoolOptions {
   idleMs?: number;
 }
 
-/** What identifies a call's spare. */
-export interface WarmRequest {
-  /**
-   * The call's confinement; undefined for an unconfined call, whose spare is a waiter
-   * leading its own session and process group (what the setsid launcher makes cold).
-   */
-  confine?: Confine;
-  /** Its working directory. */
-  cwd: string;
-  /** The state directory its call directories go under. */
-  stateDir: string;
-  /**
-   * An unconfined call's environment (what its tool gets, its call directories'
-   * variables and what it alone was granted aside): the base of the spare spawned after
-   * it (warm_host.ts `hostBaseEnv`). Default none.
-   */
-  env?: Readonly<Record<string, string>>;
-  /**
-   * Whether an unconfined call's line is short enough for a spare spawned with base
-   * environment `base` (warm_host.ts `hostCallFits`); if not, the spare is ended and the
-   * call runs cold. Default: it is.
-   */
-  fits?: (base: Readonly<Record<string, string>>) => boolean;
-}
-
 export type { TakenSpare } from "../process/warm_adopt.ts";
 
-interface Ready {
-  handle: GroupHandle;
-  /** A sandbox's call directories (an unconfined spare's are made when it is taken). */
-  dirs?: CallDirs;
-  /** The bwrap command line (command and args), as JSON. */
-  argv: string;
-  args: string[];
-  identity: string;
-  /** An unconfined spare's base environment. */
-  base?: Readonly<Record<string, string>>;
-}
-
 interface Entry {
-  ready: Promise<Ready | undefined>;
+  ready: Promise<ReadySpare | undefined>;
   /** Set once `ready` has settled. */
   done: boolean;
   /** Set once its spawn has begun (past its delay, with no call starting). */
@@ -121,9 +83,6 @@ interface Entry {
  */
 const PROCESS_MAX_SPARES = 16;
 let processSpares = 0;
-
-/** Writable dirs standing in for a spare's own in a key (same depth as the real ones). */
-const PLACEHOLDERS = ["/\0/calls/spare/output", "/\0/calls/spare/tmp"];
 
 /**
  * Whether warm sandboxes are on: `TOOLHOST_WARM_SANDBOXES=0` turns them off.
@@ -211,7 +170,7 @@ export class WarmPool {
    * and should be by a {@linkcode WarmPool.started} once its tool runs.
    */
   async take(req: WarmRequest): Promise<TakenSpare | undefined> {
-    const key = keyOf(req);
+    const key = spareKey(req);
     if (key === undefined) return undefined;
     this.#busy.set(key, (this.#busy.get(key) ?? 0) + 1);
     this.#starting++;
@@ -224,7 +183,7 @@ export class WarmPool {
     clearTimeout(entry.timer);
     const ready = await entry.ready;
     if (ready === undefined) return undefined;
-    if (this.#closed || !fresh(ready, req)) {
+    if (this.#closed || !stillFresh(ready, req)) {
       await this.#end(ready);
       return undefined;
     }
@@ -241,7 +200,7 @@ export class WarmPool {
         ready.base,
         this.takeDirs(req.stateDir),
       )
-      : taken(ready);
+      : takenSpare(ready);
     if (spare !== undefined) this.#stats.taken++;
     return spare;
   }
@@ -262,7 +221,7 @@ export class WarmPool {
    * are made, while this call's tool runs.
    */
   started(req?: WarmRequest): void {
-    if (req === undefined || keyOf(req) !== undefined) this.#starting--;
+    if (req === undefined || spareKey(req) !== undefined) this.#starting--;
     if (req !== undefined && !this.#closed) this.#ready.prepare(req.stateDir);
   }
 
@@ -277,7 +236,7 @@ export class WarmPool {
    * sandbox: shortly after, and only while no call of the key runs).
    */
   replenish(req: WarmRequest, started = false): void {
-    const key = keyOf(req);
+    const key = spareKey(req);
     if (key === undefined) return;
     if (!started) this.#starting--;
     const busy = (this.#busy.get(key) ?? 1) - 1;
@@ -336,7 +295,7 @@ export class WarmPool {
     this.#track(e.ready.then((r) => r === undefined ? undefined : this.#end(r)));
   }
 
-  #end(r: Ready): Promise<void> {
+  #end(r: ReadySpare): Promise<void> {
     return this.#track(endSpare(r));
   }
 
@@ -348,143 +307,8 @@ export class WarmPool {
 }
 
 /**
- * The waiter's command line confined by `req`, with `writable` as its call dirs, and its
- * bind sources opened (the caller closes them); with `key`, nothing opened.
- */
-function waiterArgv(req: WarmRequest, shell: string, writable: readonly string[], key = false) {
-  return req.confine!.wrap(shell, ["-c", WAITER_SCRIPT], req.cwd, writable, key);
-}
-
-/** A command line as JSON (what a spare's must still equal). */
-function argvJson(argv: { command: string; args: readonly string[] }): string {
-  return JSON.stringify({ command: argv.command, args: argv.args });
-}
-
-/**
- * Each request's key, worked out once: one call asks for it at its take, its start and its
- * replenish, and a confined key is a whole bubblewrap command line (about 0.1 ms each).
- * A key that would differ by the replenish (the host changed meanwhile) only misfiles the
- * next spare: a call takes a spare only under its own key, and `fresh` checks it again.
- */
-const keys = new WeakMap<WarmRequest, string | undefined>();
-
-function keyOf(req: WarmRequest): string | undefined {
-  if (keys.has(req)) return keys.get(req);
-  const key = computeKey(req);
-  keys.set(req, key);
-  return key;
-}
-
-function computeKey(req: WarmRequest): string | undefined {
-  const shell = waiterShell();
-  if (shell === null) return undefined;
-  // Unconfined, a waiter stands in for the setsid launcher (under Node a cold `detached`
-  // spawn is already as cheap as a plain one, and fails differently).
-  if (req.confine === undefined) {
-    return sessionLauncher() === null ? undefined : JSON.stringify([req.stateDir, shell]);
-  }
-  return JSON.stringify([
-    req.stateDir,
-    req.cwd,
-    argvJson(waiterArgv(req, shell, PLACEHOLDERS, true)),
-  ]);
-}
-
-/** Still what a cold spawn would be: running, same command line, same bound objects. */
-function fresh(r: Ready, req: WarmRequest): boolean {
-  if (r.handle.exitStatus !== null) return false;
-  if (r.dirs === undefined) return true; // unconfined: everything is found when taken
-  // What a cold call would bind now, opened and checked as its own binds would be.
-  const argv = waiterArgv(req, waiterShell()!, [r.dirs.outputDir, r.dirs.tmpDir]);
-  try {
-    return argvJson(argv) === r.argv &&
-      boundIdentity(argv.args, req.cwd, argv.binds?.fds) === r.identity;
-  } finally {
-    argv.binds?.close();
-  }
-}
-
-/**
  * How long after a call a spare's spawn waits: the call's result is on its way first (a
  * spawn's synchronous part costs a few ms), and a call of the same key that follows at
  * once runs cold without a spawn contending with it.
  */
 const SPAWN_DELAY_MS = 20;
-
-async function spawnSpare(
-  req: WarmRequest,
-  idle: () => boolean,
-  delayMs: number,
-): Promise<Ready | undefined> {
-  await new Promise((resolve) => setTimeout(resolve, delayMs));
-  const shell = waiterShell();
-  if (shell === null || !idle()) return undefined;
-  if (req.confine === undefined) {
-    const base = hostBaseEnv(req.env ?? {});
-    return await spawnHostSpare(shell, base).then(
-      (handle) => ({ handle, argv: "", args: [], identity: "", base }),
-      () => undefined,
-    );
-  }
-  let dirs: CallDirs | undefined;
-  try {
-    dirs = await createCallDirs(req.stateDir);
-    const argv = waiterArgv(req, shell, [dirs.outputDir, dirs.tmpDir]);
-    const d = dirs;
-    try {
-      // The objects its binds are made from: bwrap mounts these very descriptors.
-      const identity = boundIdentity(argv.args, req.cwd, argv.binds?.fds);
-      const handle = await spawnGroup({
-        command: argv.command,
-        args: argv.args,
-        binds: argv.binds,
-        cwd: req.cwd,
-        env: {},
-        sandboxed: true,
-        holdInput: true,
-        onSpawn: (record) => d.admit(record),
-      });
-      return { handle, dirs, argv: argvJson(argv), args: argv.args, identity };
-    } finally {
-      argv.binds?.close();
-    }
-  } catch {
-    await dirs?.remove().catch(() => {});
-    return undefined;
-  }
-}
-
-/** End a spare that never got a call, confirmed, then remove its call directories. */
-async function endSpare(r: Ready): Promise<void> {
-  if (r.dirs === undefined) return await endHostSpare(r.handle);
-  await endUnused(r);
-  await r.dirs.remove();
-}
-
-/** End a spare that got no call (its waiter reads an EOF); its directories stay. */
-async function endUnused(r: Ready): Promise<void> {
-  const report = await abandonGroup(r.handle, [r.handle.held?.stdin, r.handle.held?.call]);
-  if (report.confirmed) r.dirs?.retire(r.handle.record);
-}
-
-function taken(r: Ready): TakenSpare {
-  let handed = false;
-  let ended: Promise<void> | undefined;
-  return {
-    dirs: r.dirs!,
-    handover(command, args, env) {
-      const argv = runtimeSafeArgv(command, args); // as bwrap's argv has it cold
-      const payload = callPayload({ ...argv, env: sandboxedEnv(r.args, env) });
-      if (!payload.ok) {
-        ended = endUnused(r);
-        return undefined;
-      }
-      handed = true;
-      return { handle: r.handle, payload: payload.line };
-    },
-    async settle() {
-      // Not handed over, or handed to a run that never adopted it (it threw first).
-      if (!handed || r.handle.exitStatus === null) await (ended ??= endUnused(r));
-    },
-  };
-}

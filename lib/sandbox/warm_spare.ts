@@ -1,0 +1,172 @@
+/**
+ * One warm spare's life (warm_pool.ts): spawned as a confined call's sandbox is (or, for
+ * an unconfined call, as a session-leading waiter: warm_host.ts), checked to be still what
+ * a cold spawn would be, handed one call, or ended unused, confirmed, with its call
+ * directories removed.
+ *
+ * @module
+ */
+
+import { type CallDirs, createCallDirs } from "../process/call_dirs.ts";
+import { abandonGroup, type GroupHandle, spawnGroup } from "../process/spawn_group.ts";
+import { runtimeSafeArgv } from "../process/runtime_argv.ts";
+import type { TakenSpare } from "../process/warm_adopt.ts";
+import { callPayload, waiterShell } from "../process/warm_script.ts";
+import { boundIdentity, sandboxedEnv } from "./warm_fresh.ts";
+import { endHostSpare, hostBaseEnv, spawnHostSpare } from "./warm_host.ts";
+import { argvJson, waiterArgv, type WarmRequest } from "./warm_key.ts";
+
+/**
+ * A spare spawned and waiting for its call.
+ *
+ * @example
+ * ```ts
+ * import type { ReadySpare } from "./warm_spare.ts";
+ * const argv: ReadySpare["argv"] = '{"command":"bwrap","args":[]}';
+ * console.log(JSON.parse(argv).command); // "bwrap"
+ * ```
+ */
+export interface ReadySpare {
+  handle: GroupHandle;
+  /** A sandbox's call directories (an unconfined spare's are made when it is taken). */
+  dirs?: CallDirs;
+  /** The bwrap command line (command and args), as JSON. */
+  argv: string;
+  args: string[];
+  identity: string;
+  /** An unconfined spare's base environment. */
+  base?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Still what a cold spawn would be: running, same command line, same bound objects.
+ *
+ * @example
+ * ```ts
+ * import { stillFresh } from "./warm_spare.ts";
+ * // if (!stillFresh(ready, req)) await endSpare(ready); // the call runs cold
+ * console.log(typeof stillFresh); // "function"
+ * ```
+ */
+export function stillFresh(r: ReadySpare, req: WarmRequest): boolean {
+  if (r.handle.exitStatus !== null) return false;
+  if (r.dirs === undefined) return true; // unconfined: everything is found when taken
+  // What a cold call would bind now, opened and checked as its own binds would be.
+  const argv = waiterArgv(req, waiterShell()!, [r.dirs.outputDir, r.dirs.tmpDir]);
+  try {
+    return argvJson(argv) === r.argv &&
+      boundIdentity(argv.args, req.cwd, argv.binds?.fds) === r.identity;
+  } finally {
+    argv.binds?.close();
+  }
+}
+
+/**
+ * Spawn `req`'s spare after `delayMs`, unless `idle()` then says not to (a call is
+ * starting, or one of the key runs): undefined when none was spawned or its spawn failed.
+ *
+ * @example
+ * ```ts
+ * import { spawnSpare } from "./warm_spare.ts";
+ * const spare = await spawnSpare({ cwd: "/tmp", stateDir: "/tmp/state" }, () => false, 0);
+ * console.log(spare); // undefined: not idle, so nothing was spawned
+ * ```
+ */
+export async function spawnSpare(
+  req: WarmRequest,
+  idle: () => boolean,
+  delayMs: number,
+): Promise<ReadySpare | undefined> {
+  await new Promise((resolve) => setTimeout(resolve, delayMs));
+  const shell = waiterShell();
+  if (shell === null || !idle()) return undefined;
+  if (req.confine === undefined) {
+    const base = hostBaseEnv(req.env ?? {});
+    return await spawnHostSpare(shell, base).then(
+      (handle) => ({ handle, argv: "", args: [], identity: "", base }),
+      () => undefined,
+    );
+  }
+  let dirs: CallDirs | undefined;
+  try {
+    dirs = await createCallDirs(req.stateDir);
+    const argv = waiterArgv(req, shell, [dirs.outputDir, dirs.tmpDir]);
+    const d = dirs;
+    try {
+      // The objects its binds are made from: bwrap mounts these very descriptors.
+      const identity = boundIdentity(argv.args, req.cwd, argv.binds?.fds);
+      const handle = await spawnGroup({
+        command: argv.command,
+        args: argv.args,
+        binds: argv.binds,
+        cwd: req.cwd,
+        env: {},
+        sandboxed: true,
+        holdInput: true,
+        onSpawn: (record) => d.admit(record),
+      });
+      return { handle, dirs, argv: argvJson(argv), args: argv.args, identity };
+    } finally {
+      argv.binds?.close();
+    }
+  } catch {
+    await dirs?.remove().catch(() => {});
+    return undefined;
+  }
+}
+
+/**
+ * End a spare that never got a call, confirmed, then remove its call directories.
+ *
+ * @example
+ * ```ts
+ * import { endSpare } from "./warm_spare.ts";
+ * // await endSpare(ready); // the pool's idle timer, or its close()
+ * console.log(typeof endSpare); // "function"
+ * ```
+ */
+export async function endSpare(r: ReadySpare): Promise<void> {
+  if (r.dirs === undefined) return await endHostSpare(r.handle);
+  await endUnused(r);
+  await r.dirs.remove();
+}
+
+/** End a spare that got no call (its waiter reads an EOF); its directories stay. */
+async function endUnused(r: ReadySpare): Promise<void> {
+  const report = await abandonGroup(r.handle, [r.handle.held?.stdin, r.handle.held?.call]);
+  if (report.confirmed) r.dirs?.retire(r.handle.record);
+}
+
+/**
+ * A confined spare handed to its call: `handover` gives the call's line to its waiter
+ * (or ends it unused when the line cannot be exported), `settle` ends it when it never ran
+ * the call.
+ *
+ * @example
+ * ```ts
+ * import { takenSpare } from "./warm_spare.ts";
+ * // const spare = takenSpare(ready); const h = spare.handover(command, args, env);
+ * console.log(typeof takenSpare); // "function"
+ * ```
+ */
+export function takenSpare(r: ReadySpare): TakenSpare {
+  let handed = false;
+  let ended: Promise<void> | undefined;
+  return {
+    dirs: r.dirs!,
+    handover(command, args, env) {
+      const argv = runtimeSafeArgv(command, args); // as bwrap's argv has it cold
+      const payload = callPayload({ ...argv, env: sandboxedEnv(r.args, env) });
+      if (!payload.ok) {
+        ended = endUnused(r);
+        return undefined;
+      }
+      handed = true;
+      return { handle: r.handle, payload: payload.line };
+    },
+    async settle() {
+      // Not handed over, or handed to a run that never adopted it (it threw first).
+      if (!handed || r.handle.exitStatus === null) await (ended ??= endUnused(r));
+    },
+  };
+}
