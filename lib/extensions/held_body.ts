@@ -17,6 +17,7 @@
 
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { concatBytes } from "../bytes/concat_bytes.ts";
 import { heldBeforeParse } from "../redact/json_source.ts";
 import type { Protector } from "../redact/types.ts";
 import { heldMessage } from "./json_rpc_lines.ts";
@@ -82,7 +83,7 @@ class EventSplitter {
         continue;
       }
       this.#event.push(chunk.subarray(from, i + 1));
-      done.push(concat(this.#event));
+      done.push(concatBytes(this.#event, SHARE));
       this.#event = [];
       from = i + 1;
     }
@@ -92,23 +93,14 @@ class EventSplitter {
 
   /** What is left (an unfinished event). */
   rest(): Uint8Array {
-    const r = concat(this.#event);
+    const r = concatBytes(this.#event, SHARE);
     this.#event = [];
     return r;
   }
 }
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0];
-  if (parts.length === 0) return new Uint8Array(0);
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.byteLength;
-  }
-  return out;
-}
+/** An event or body in one chunk is passed on as it is, as before (a stream's chunks are ours). */
+const SHARE = { shareSingle: true };
 
 const decoder = new TextDecoder();
 const encoder = new TextEncoder();
@@ -133,7 +125,7 @@ function heldWhole(p: Protector, bytes: Uint8Array): Uint8Array {
   const split = new EventSplitter();
   const events = [...split.push(bytes), split.rest()];
   const out = events.map((e) => e.byteLength === 0 ? e : eventOut(p, e));
-  return out.some((o, i) => o !== events[i]) ? concat(out) : bytes;
+  return out.some((o, i) => o !== events[i]) ? concatBytes(out, SHARE) : bytes;
 }
 
 /**
@@ -164,7 +156,7 @@ export function heldBody(
           parts.push(chunk);
         },
         flush(controller) {
-          controller.enqueue(heldWhole(protect, concat(parts)));
+          controller.enqueue(heldWhole(protect, concatBytes(parts, SHARE)));
         },
       }),
     );

@@ -6,6 +6,7 @@
  */
 
 import { Buffer } from "node:buffer";
+import { concatBytes } from "../bytes/concat_bytes.ts";
 
 /** A half-open range `[start, end)` of an occurrence. */
 export type Range = [number, number];
@@ -106,14 +107,9 @@ export function spliceBytes(
     at = Math.min(end, z);
   }
   parts.push(b.subarray(at, end));
-  // Uint8Array.set, not Buffer.concat: the latter copies byte by byte under Deno.
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
-  let pos = 0;
-  for (const p of parts) {
-    out.set(p, pos);
-    pos += p.byteLength;
-  }
-  return out;
+  // Always a fresh array, also for one part: `b` may be a pooled scanner's buffer that
+  // the next search overwrites (native/read.ts), so a view of it must never escape.
+  return concatBytes(parts);
 }
 
 function countByte(b: Uint8Array, start: number, end: number, byte: number): number {

@@ -9,6 +9,7 @@
 
 import { constants } from "node:fs";
 import { open } from "node:fs/promises";
+import { concatBytes } from "../bytes/concat_bytes.ts";
 
 const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) |
   (constants.O_NONBLOCK ?? 0);
@@ -37,7 +38,10 @@ export async function readRecordFile(path: string, maxBytes: number): Promise<Re
     chunks.push(c.slice());
   });
   if (r.kind !== "read") return r;
-  return { kind: "text", text: new TextDecoder().decode(concat(chunks)) };
+  return {
+    kind: "text",
+    text: new TextDecoder().decode(concatBytes(chunks, { shareSingle: true })),
+  };
 }
 
 /** What {@linkcode streamRecordFile} found. */
@@ -93,15 +97,4 @@ export async function streamRecordFile(
   } finally {
     await fh.close();
   }
-}
-
-function concat(chunks: Uint8Array[]): Uint8Array {
-  if (chunks.length === 1) return chunks[0];
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
 }
