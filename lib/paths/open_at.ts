@@ -25,6 +25,7 @@
 
 import fs from "node:fs";
 import { PathError } from "../errors/errors.ts";
+import { closeQuietly } from "./close_quietly.ts";
 import { pathErrorFor } from "./errno.ts";
 import { showPath } from "./show_path.ts";
 import { type ExactStats, fstatExact, lstatExact } from "./exact_stat.ts";
@@ -99,12 +100,12 @@ export function openRegularAt(p: string, shown: string, guard: OpenGuard): Regul
     try {
       guard.confirmInside(fd, shown);
     } catch (e) {
-      closeIgnoring(fd);
+      closeQuietly(fd);
       throw e;
     }
     return { fd, size: Number(st.size) };
   } finally {
-    closeIgnoring(ref);
+    closeQuietly(ref);
   }
 }
 
@@ -140,7 +141,7 @@ export function openFolderAt(p: string, shown: string, guard: OpenGuard): number
     refusal = pathErrorFor(e, shown);
   }
   if (refusal === undefined) return fd;
-  closeIgnoring(fd);
+  closeQuietly(fd);
   throw refusal;
 }
 
@@ -187,10 +188,4 @@ export function regularOrThrow(st: ExactStats, shown: string): void {
       `${showPath(shown)} is a special file (not a regular file) and cannot be read.`,
     );
   }
-}
-
-function closeIgnoring(fd: number): void {
-  try {
-    fs.closeSync(fd);
-  } catch { /* already closed */ }
 }

@@ -30,6 +30,7 @@ import { rm } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import { setImmediate } from "node:timers";
 import { CleanupFailed } from "../errors/errors.ts";
+import { closeQuietly } from "./close_quietly.ts";
 import { errnoOf } from "./errno.ts";
 import { procfsAvailable } from "./procfs_probe.ts";
 
@@ -307,13 +308,5 @@ function unlinkQuietly(p: string): undefined {
     fs.unlinkSync(p);
   } catch (e) {
     if (errnoOf(e) !== "ENOENT") throw cannotRemove();
-  }
-}
-
-function closeQuietly(fd: number): void {
-  try {
-    fs.closeSync(fd);
-  } catch {
-    // already closed
   }
 }
