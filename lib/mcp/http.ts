@@ -45,6 +45,7 @@ import { ReplyBacklog } from "./http_backlog.ts";
 import { sameUserPeer } from "./peer_uid.ts";
 import { METRICS_PATH, ServeMetrics } from "./http_metrics.ts";
 import { checkDrainTimeout, type DrainOutcome, untilQuiet } from "./http_drain.ts";
+import { concatBytes } from "../bytes/concat_bytes.ts";
 
 /** The endpoint path. */
 export const MCP_PATH = "/mcp";
@@ -321,22 +322,12 @@ async function readJson(req: IncomingMessage): Promise<JsonRead> {
     }
     chunks.push(chunk as Uint8Array);
   }
-  const text = new TextDecoder().decode(concat(chunks, size));
+  const text = new TextDecoder().decode(concatBytes(chunks, { shareSingle: true }));
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch {
     return { ok: false, status: 400, code: -32700, message: "Parse error: the body is not JSON" };
   }
-}
-
-function concat(chunks: Uint8Array[], size: number): Uint8Array {
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
 }
 
 function sendError(res: ServerResponse, status: number, code: number, message: string): void {
