@@ -15,14 +15,19 @@
  * where it lies now, and once the workspace is moved (a checkout elsewhere, the lock
  * committed with it) the same target text, still matching its pin, leads out of it.
  *
+ * The walk reads nothing: it runs on the snapshots the pins were computed from
+ * (`pin_snapshot.ts`) — each link's target text as it was hashed, each place the walk
+ * passes a link or not as the pins' walks found it. A second look at the file system
+ * could see a link swapped between the pin and the check (leading out when hashed,
+ * inside when checked, put back after), and the lock would record a leaving link's text
+ * as fine. Where two pinned paths overlap and their snapshots disagree about an entry
+ * (the workspace changed between their walks), a walk passing it is refused.
+ *
  * @module
  */
 
-import { lstatSync, readlinkSync } from "node:fs";
 import { dirname, join, resolve, sep } from "node:path";
-import { resolveDeclaredPath } from "./declared_path.ts";
-import { resolvePinOptions } from "./options.ts";
-import { collectEntries } from "./walk_dir.ts";
+import { type PathSnapshot, snapshotPath } from "./pin_snapshot.ts";
 
 const MAX_HOPS = 40;
 
@@ -38,16 +43,23 @@ function below(abs: string, dir: string): boolean {
   return abs === dir || abs.startsWith(dir.endsWith(sep) ? dir : dir + sep);
 }
 
-function inside(abs: string, allowed: readonly string[]): boolean {
-  return allowed.some((a) => below(abs, a));
+/** One pinned path as its snapshot recorded it: its links by physical path. */
+interface Pinned {
+  declared: string;
+  abs: string;
+  links: Map<string, { rel: string; target: string | undefined }>;
 }
 
-/** Where a link's walk may pass: the pinned paths and their ancestors inside the root. */
+/** Where a link's walk may pass, and all it may know: the pinned paths' snapshots. */
 interface Scope {
   /** The workspace root (absolute). */
   root: string;
-  /** The pinned paths (absolute). */
-  allowed: readonly string[];
+  /** The pinned paths. */
+  pinned: readonly Pinned[];
+}
+
+function inside(abs: string, scope: Scope): boolean {
+  return scope.pinned.some((p) => below(abs, p.abs));
 }
 
 /**
@@ -55,41 +67,93 @@ interface Scope {
  * above the workspace root (what lies there stays behind when the workspace moves).
  */
 function onTheWay(abs: string, scope: Scope): boolean {
-  return below(abs, scope.root) && scope.allowed.some((a) => below(a, abs));
+  return below(abs, scope.root) && scope.pinned.some((p) => below(p.abs, abs));
+}
+
+/**
+ * The target text of the link at `abs` as the snapshots hashed it; undefined when it is
+ * no link in them (a pinned path itself, and each of its ancestors inside the root, was
+ * checked not to be one when pinned); null when the snapshots disagree (the workspace
+ * changed between the walks of overlapping paths).
+ */
+function linkAt(abs: string, scope: Scope): string | undefined | null {
+  let seen: string | undefined | null = null;
+  for (const p of scope.pinned) {
+    let text: string | undefined | null;
+    if (below(abs, p.abs)) {
+      const entry = p.links.get(abs);
+      text = entry === undefined ? undefined : entry.target ?? null;
+    } else if (below(p.abs, abs) && below(abs, scope.root)) {
+      text = undefined; // on the way to a pinned path: checked to be no link
+    } else continue;
+    if (text === null) return null;
+    if (seen !== null && seen !== text) return null;
+    seen = text;
+  }
+  return seen === null ? undefined : seen;
 }
 
 /** Where the link at `abs` leads, or undefined when the walk leaves `scope`. */
 function resolveLink(abs: string, scope: Scope, hops: number): string | undefined {
   if (hops > MAX_HOPS) return undefined;
-  const { allowed } = scope;
-  const target = readlinkSync(abs, "utf8");
-  let cur = dirname(abs);
-  if (target.startsWith("/")) {
-    cur = "/";
-  }
+  const target = linkAt(abs, scope);
+  if (typeof target !== "string") return undefined; // disagreeing snapshots
+  let cur = target.startsWith("/") ? "/" : dirname(abs);
   for (const part of target.split("/")) {
     if (part === "" || part === ".") continue;
     cur = part === ".." ? dirname(cur) : join(cur, part);
-    if (!inside(cur, allowed) && !onTheWay(cur, scope)) return undefined;
-    let isLink = false;
-    try {
-      isLink = lstatSync(cur).isSymbolicLink();
-    } catch {
-      continue; // missing: a later creation changes the pinned folder, which is checked
-    }
-    if (isLink) {
-      if (!inside(cur, allowed)) return undefined; // a link outside the pinned paths
-      const next = resolveLink(cur, scope, hops + 1);
-      if (next === undefined) return undefined;
-      cur = next;
+    if (!inside(cur, scope) && !onTheWay(cur, scope)) return undefined;
+    const next = linkAt(cur, scope);
+    if (next === null) return undefined;
+    if (next === undefined) continue; // no link: a later change alters a pin, which is checked
+    const to = resolveLink(cur, scope, hops + 1);
+    if (to === undefined) return undefined;
+    cur = to;
+  }
+  return inside(cur, scope) ? cur : undefined;
+}
+
+function pinnedOf(snap: PathSnapshot): Pinned {
+  const links = new Map<string, { rel: string; target: string | undefined }>();
+  for (const e of snap.entries.values()) {
+    if (e.kind === "l") links.set(resolve(e.abs), { rel: e.rel, target: e.target });
+  }
+  return { declared: snap.declared, abs: resolve(snap.abs), links };
+}
+
+/**
+ * The first symlink inside one of `snaps` (the snapshots of one tool's declared execution
+ * paths, in declared order, as pinned under `root`) whose target leads outside all of
+ * them, or undefined. Reads nothing: only the snapshots' link texts decide.
+ *
+ * @example
+ * ```ts
+ * import { leavingLink } from "./link_scope.ts";
+ * import { snapshotPath } from "./pin_snapshot.ts";
+ * console.log(leavingLink(".", [await snapshotPath(".", "lib/pins")])); // undefined
+ * ```
+ */
+export function leavingLink(
+  root: string,
+  snaps: readonly PathSnapshot[],
+): LeavingLink | undefined {
+  const scope: Scope = { root: resolve(root), pinned: snaps.map(pinnedOf) };
+  for (const p of scope.pinned) {
+    for (const [abs, { rel }] of p.links) {
+      if (resolveLink(abs, scope, 0) === undefined) {
+        return { declared: p.declared, link: `${p.declared}/${rel}` };
+      }
     }
   }
-  return inside(cur, allowed) ? cur : undefined;
+  return undefined;
 }
 
 /**
  * The first symlink inside one of `paths` (declared execution paths of one tool) whose
- * target leads outside all of them, or undefined.
+ * target leads outside all of them, or undefined: each path is pinned now and
+ * {@link leavingLink} decides on those snapshots. A caller that pinned the paths already
+ * passes its own snapshots to {@link leavingLink} instead, so the texts checked are the
+ * ones it hashed.
  *
  * @example
  * ```ts
@@ -102,21 +166,6 @@ export async function linkLeaving(
   paths: readonly string[],
 ): Promise<LeavingLink | undefined> {
   const base = resolve(root);
-  const targets = await Promise.all(paths.map((p) => resolveDeclaredPath(base, p)));
-  const scope: Scope = { root: base, allowed: targets.map((t) => t.abs) };
-  for (const [i, t] of targets.entries()) {
-    if (t.kind !== "dir") continue;
-    const entries = await collectEntries(t.abs, paths[i], resolvePinOptions());
-    for (const e of entries) {
-      if (e.kind !== "l") continue;
-      let ok: string | undefined;
-      try {
-        ok = resolveLink(e.abs, scope, 0);
-      } catch {
-        ok = undefined;
-      }
-      if (ok === undefined) return { declared: paths[i], link: `${paths[i]}/${e.rel}` };
-    }
-  }
-  return undefined;
+  const snaps = await Promise.all(paths.map((p) => snapshotPath(base, p)));
+  return leavingLink(base, snaps);
 }

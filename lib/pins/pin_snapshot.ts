@@ -26,12 +26,22 @@ import { type PinOptions, resolvePinOptions } from "./options.ts";
 import { collectEntries, type DirEntry, type PinEntry } from "./walk_dir.ts";
 
 /** One retained entry with its digest. */
-interface SnapEntry {
+export interface SnapEntry {
+  /** Physical path (never put in messages). */
   abs: string;
+  /** POSIX path relative to the pinned directory. */
   rel: string;
+  /** `f` for a regular file, `l` for a symlink. */
   kind: "f" | "l";
+  /** Its identity when hashed (see {@link identityOf}). */
   id: string;
+  /** SHA-256 of the file's bytes, or of the symlink's target. */
   digest: string;
+  /**
+   * A symlink's target text, the very bytes `digest` is the hash of (as UTF-8): what a
+   * check of where the link leads must use, never a second `readlink`.
+   */
+  target?: string;
 }
 
 /** A pinned path and the identities its digest was computed from. */
@@ -81,12 +91,16 @@ function idNow(abs: string): string | undefined {
   }
 }
 
-async function digestOf(declared: string, e: PinEntry): Promise<string> {
+/** An entry's digest and, for a symlink, the target text hashed. */
+async function digestOf(
+  declared: string,
+  e: PinEntry,
+): Promise<{ digest: string; target?: string }> {
   const what = `entry ${quotePath(`${declared}/${e.rel}`)}`;
   try {
-    return e.kind === "f"
-      ? await hashRegularFile(e.abs, e.stat)
-      : symlinkDigest(readlinkSync(e.abs, { encoding: "buffer" }));
+    if (e.kind === "f") return { digest: await hashRegularFile(e.abs, e.stat) };
+    const bytes = readlinkSync(e.abs, { encoding: "buffer" });
+    return { digest: symlinkDigest(bytes), target: new TextDecoder().decode(bytes) };
   } catch (err) {
     if (isPinFailure(err)) throw err;
     if (err instanceof FileChanged) throw pinFailure(declared, `${what} ${err.message}`);
@@ -127,7 +141,8 @@ export async function snapshotPath(
     const reuse = previous !== undefined && previous.id === id && previous.entries.size === 0;
     const digest = reuse
       ? previous.digest
-      : await digestOf(declared, { rel: "", abs: target.abs, kind: "f", stat: target.stat });
+      : (await digestOf(declared, { rel: "", abs: target.abs, kind: "f", stat: target.stat }))
+        .digest;
     return { ...base, digest };
   }
   const dirs: DirEntry[] = [];
@@ -137,10 +152,11 @@ export async function snapshotPath(
   for (const e of found) {
     const eid = identityOf(e.stat, since);
     const old = previous?.entries.get(e.abs);
-    const digest = old !== undefined && old.id === eid && old.kind === e.kind
-      ? old.digest
+    // An unchanged identity keeps the digest and the link text it was taken from together.
+    const { digest, target } = old !== undefined && old.id === eid && old.kind === e.kind
+      ? old
       : await digestOf(declared, e);
-    entries.set(e.abs, { abs: e.abs, rel: e.rel, kind: e.kind, id: eid, digest });
+    entries.set(e.abs, { abs: e.abs, rel: e.rel, kind: e.kind, id: eid, digest, target });
     lines.push({ rel: e.rel, kind: e.kind, digest });
   }
   return {
