@@ -4,9 +4,10 @@
  * crash, a lazy restart), so a long-lived `serve` never starts code that changed under
  * it — the same promise a command tool's pins keep between calls. A folder's pin covers a
  * symlink by its target text only, so, as `toolhost lock` does, the first start is refused
- * while a link in the paths leads outside them (lib/pins/link_scope.ts): what it leads to
- * could change under an unchanged pin. With a lock, the lock's pins are checked instead
- * (`ExtensionLockCheck.serverDrift`; locking refused such links).
+ * while a link in the paths leads outside them (lib/pins/link_scope.ts, on the snapshots
+ * those pins were computed from): what it leads to could change under an unchanged pin.
+ * With a lock, the lock's pins are checked instead (`ExtensionLockCheck.serverDrift`;
+ * locking refused such links).
  *
  * @module
  */
@@ -14,7 +15,7 @@
 import { PreparationFailed } from "../errors/errors.ts";
 import { showPath } from "../paths/show_path.ts";
 import { changedPin, extensionPathPins, type PinCache } from "../lock/extension_pins.ts";
-import { type LeavingLink, linkLeaving } from "../pins/link_scope.ts";
+import { type LeavingLink, leavingLink } from "../pins/link_scope.ts";
 import type { PathPins } from "../lock/lock_file.ts";
 import type { ExtensionDecl } from "../workspace/parse_extensions.ts";
 
@@ -43,7 +44,9 @@ export function startPinCheck(
     if (first === undefined) {
       try {
         const pins = await extensionPathPins(root, decl, { cache });
-        const leaving = await linkLeaving(root, decl.executionPaths ?? []);
+        // The links as those pins hashed them (their snapshots), never read a second time.
+        const snaps = (decl.executionPaths ?? []).map((p) => cache.get(p)!);
+        const leaving = leavingLink(root, snaps);
         if (leaving !== undefined) return leavingRefusal(name, leaving);
         first = pins;
         return undefined;

@@ -10,7 +10,9 @@
 
 import { processEnv } from "../process/env.ts";
 import { showPath } from "../paths/show_path.ts";
-import { linkLeaving } from "../pins/link_scope.ts";
+import { type LeavingLink, leavingLink } from "../pins/link_scope.ts";
+import { type PathSnapshot, snapshotPath } from "../pins/pin_snapshot.ts";
+import type { PinCache } from "../lock/extension_pins.ts";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { PreparationFailed } from "../errors/errors.ts";
@@ -94,9 +96,14 @@ async function listExtension(
   protect: Protector,
 ): Promise<ExtensionLock> {
   const env = opts.env ?? processEnv();
-  const part = await extensionDeclPart(ws.root, decl, env);
-  // Pinned above (a path that cannot be pinned has thrown), so each resolves.
-  await refuseLeavingLinks(ws, [[`extension ${showPath(decl.name)}`, decl.executionPaths ?? []]]);
+  const cache: PinCache = new Map();
+  const part = await extensionDeclPart(ws.root, decl, env, { cache });
+  // Pinned above (a path that cannot be pinned has thrown): the links checked are the
+  // ones those pins hashed, from their snapshots, not read again.
+  const snaps = await Promise.all(
+    (decl.executionPaths ?? []).map((p) => cache.get(p) ?? snapshotPath(ws.root, p)),
+  );
+  refuseLeavingLink(`extension ${showPath(decl.name)}`, leavingLink(ws.root, snaps));
   if (opts.checkAgainst !== undefined) {
     const locked = own(own(opts.checkAgainst.evals, evalId)?.extensions, decl.name);
     if (compareExtensionDecl(decl.name, locked, part).length > 0) {
@@ -119,17 +126,13 @@ async function listExtension(
 }
 
 /**
- * Refuse to lock a tool, session or extension (`subject`, as shown → its declared paths)
- * whose pinned folder holds a symlink leading outside its pinned paths: a folder pin
- * covers a link by its target text only, so what it leads to would run unpinned.
+ * Refuse to lock a tool, session or extension (`subject`, as shown) whose pinned folder
+ * holds a symlink leading outside its pinned paths (`leaving`, found in the snapshots its
+ * pins were computed from): a folder pin covers a link by its target text only, so what
+ * it leads to would run unpinned.
  */
-async function refuseLeavingLinks(
-  ws: Workspace,
-  subjects: Iterable<[string, readonly string[]]>,
-): Promise<void> {
-  for (const [subject, paths] of subjects) {
-    const leaving = await linkLeaving(ws.root, paths);
-    if (leaving === undefined) continue;
+function refuseLeavingLink(subject: string, leaving: LeavingLink | undefined): void {
+  if (leaving !== undefined) {
     throw new PreparationFailed(
       `${subject}: execution path ${showPath(leaving.declared)} holds a symlink ` +
         `${showPath(leaving.link)} that leads outside its execution paths; a folder's pin ` +
@@ -138,6 +141,13 @@ async function refuseLeavingLinks(
         "execution_paths; toolhost.lock was not written",
     );
   }
+}
+
+/** The snapshots `reg` pinned `key`'s paths from: the texts its links were hashed as. */
+function pinnedSnapshots(reg: Registry, key: string): PathSnapshot[] {
+  const snaps = reg.pinSnapshots(key);
+  if (snaps === undefined) throw new Error("a registry opened by Registry.open has pin snapshots");
+  return snaps;
 }
 
 async function evalLock(
@@ -157,8 +167,9 @@ async function evalLock(
   opts.protectors?.push(reg.plugins.redactor);
   let part;
   try {
-    const pinned = Object.entries(reg.pins);
-    await refuseLeavingLinks(ws, pinned.map(([key, p]) => [showPath(key), Object.keys(p)]));
+    for (const key of Object.keys(reg.pins)) {
+      refuseLeavingLink(showPath(key), leavingLink(ws.root, pinnedSnapshots(reg, key)));
+    }
     const source = {
       workspace: ws,
       selection: reg.selection,

@@ -152,6 +152,15 @@ export class PinGuard {
     return guard;
   }
 
+  /**
+   * The snapshots the pins of `key` (a tool, or `<session>_<artifact>.start` / `.stop`) were
+   * computed from, in declared order: what a check of where their links lead must read
+   * (`leavingLink` of `link_scope.ts`), never the file system a second time.
+   */
+  snapshots(key: string): PathSnapshot[] {
+    return Object.keys(this.pins[key] ?? {}).map((path) => this.#snaps.get(path)!);
+  }
+
   /** Whether hook programs are watched (key `""`): every call checks them first. */
   get watchesHooks(): boolean {
     return this.#programs.has("");

@@ -22,6 +22,7 @@ import { withCallPath } from "./call_path.ts";
 import { WarmPool, warmSandboxesEnabled } from "../sandbox/warm_pool.ts";
 import { SessionSupervisor } from "../sessions/supervisor.ts";
 import { PinGuard } from "./pin_guard.ts";
+import type { PathSnapshot } from "../pins/pin_snapshot.ts";
 import { sessionPinKey } from "../workspace/names.ts";
 import { PluginHost } from "../plugins/host.ts";
 import { openPluginHost } from "../plugins/open_host.ts";
@@ -227,6 +228,14 @@ export class Registry implements CallHost {
    */
   get extensions(): ExtensionHost | undefined {
     return this.#extensions;
+  }
+
+  /**
+   * The snapshots the pins of `key` were computed from (see `PinGuard.snapshots`), or
+   * undefined for a registry built without a guard.
+   */
+  pinSnapshots(key: string): PathSnapshot[] | undefined {
+    return this.#guard?.snapshots(key);
   }
 
   /** Execution-path provenance: `{ executionPaths: { TOOL: { PATH: sha256 } } }`. */
