@@ -97,7 +97,7 @@ function linkAt(abs: string, scope: Scope): string | undefined | null {
 function resolveLink(abs: string, scope: Scope, hops: number): string | undefined {
   if (hops > MAX_HOPS) return undefined;
   const target = linkAt(abs, scope);
-  if (typeof target !== "string") return undefined; // disagreeing snapshots
+  if (typeof target !== "string") return undefined; // null: the snapshots disagree
   let cur = target.startsWith("/") ? "/" : dirname(abs);
   for (const part of target.split("/")) {
     if (part === "" || part === ".") continue;
