@@ -40,17 +40,28 @@ export function pinFailure(declared: string, reason: string): PreparationFailed 
   );
 }
 
+/** U+FFFD, what a directory listing puts for bytes of a name that are not UTF-8. */
+const REPLACEMENT = "\uFFFD";
+
 /**
- * Describe an fs error by its code only (its message holds a physical path).
+ * Describe an fs error by its code only (its message holds a physical path). `name` is the
+ * entry's path as a directory listing spelled it: when it holds U+FFFD, the listing could
+ * not decode the name, and the entry is missing only because that spelling names no file,
+ * which the message says.
  *
  * @example
  * ```ts
  * import { describeFsError } from "./failure.ts";
  * describeFsError(Object.assign(new Error("x"), { code: "ENOENT" })); // "it is missing"
+ * describeFsError({ code: "ENOENT" }, "entry \"a\"", "a\uFFFD"); // "... not valid UTF-8 ..."
  * ```
  */
-export function describeFsError(e: unknown, what = "it"): string {
+export function describeFsError(e: unknown, what = "it", name = ""): string {
   const code = typeof e === "object" && e !== null && "code" in e ? String(e.code) : "";
+  if ((code === "ENOENT" || code === "ENOTDIR") && name.includes(REPLACEMENT)) {
+    return `${what} is missing, or its name is not valid UTF-8 and cannot be opened to pin ` +
+      `it (rename it)`;
+  }
   if (code === "ENOENT" || code === "ENOTDIR") return `${what} is missing`;
   if (code === "ELOOP") return `${what} is a symlink`;
   if (code === "EACCES" || code === "EPERM") return `${what} is not readable (permission denied)`;

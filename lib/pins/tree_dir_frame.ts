@@ -96,7 +96,7 @@ export function openDirFrame(
     fd = freeingQueued(walk, () => openSync(path, DIR_FLAGS));
   } catch (e) {
     if (isPinFailure(e)) throw e; // a queued file's failure, first in walk order
-    throw pinFailure(walk.declared, notADirectory(path, what) ?? describeFsError(e, what));
+    throw pinFailure(walk.declared, notADirectory(path, what) ?? describeFsError(e, what, rel));
   }
   const base = descriptorPath(fd);
   let entries: ListedEntry[];
@@ -105,7 +105,7 @@ export function openDirFrame(
     entries = freeingQueued(walk, () => listDirectory(base ?? abs));
   } catch (e) {
     closeSync(fd);
-    throw isPinFailure(e) ? e : pinFailure(walk.declared, describeFsError(e, what));
+    throw isPinFailure(e) ? e : pinFailure(walk.declared, describeFsError(e, what, rel));
   }
   sortByUtf8(entries, (d) => d.name);
   if (base === undefined || walk.held >= MAX_HELD_DIRS) {

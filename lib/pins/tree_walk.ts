@@ -108,7 +108,7 @@ export function entryFailure(walk: TreeWalk, rel: string, e: unknown): unknown {
   if (isPinFailure(e)) return e;
   const what = entryName(walk, rel);
   if (e instanceof FileChanged) return pinFailure(walk.declared, `${what} ${e.message}`);
-  return pinFailure(walk.declared, describeFsError(e, what));
+  return pinFailure(walk.declared, describeFsError(e, what, rel));
 }
 
 /**

@@ -98,7 +98,10 @@ export async function collectEntries(
     const { child, stat } = nextChild(frame);
     checkEntryLimit(walk);
     if (!stat.ok) {
-      throw pinFailure(walk.declared, describeFsError(stat.error, entryName(walk, child.rel)));
+      throw pinFailure(
+        walk.declared,
+        describeFsError(stat.error, entryName(walk, child.rel), child.rel),
+      );
     }
     if (stat.value.isDirectory()) {
       walk.dirs?.push({ abs: child.abs, stat: stat.value });
@@ -181,7 +184,7 @@ async function readSortedNames(walk: Walk, abs: string, rel: string): Promise<st
     names = await readdir(abs);
   } catch (e) {
     const what = rel === "" ? "it" : entryName(walk, rel);
-    throw pinFailure(walk.declared, describeFsError(e, what));
+    throw pinFailure(walk.declared, describeFsError(e, what, rel));
   }
   return sortByUtf8(names, (name) => name);
 }
