@@ -11,7 +11,7 @@ import { protectGlob } from "../redact/glob.ts";
 import fs from "node:fs";
 import { Buffer } from "node:buffer";
 import { jsonResult, LIMITS, type ToolResult } from "../results/types.ts";
-import { resolveLogicalPath } from "../paths/resolve.ts";
+import { type ResolvedPath, resolveLogicalPath } from "../paths/resolve.ts";
 import { type CompiledGlob, compileGlob } from "../glob/pattern.ts";
 import { jsonBytes, ownership, withSandbox } from "../builtins/common.ts";
 import type { BuiltinEnv } from "../builtins/context.ts";
@@ -201,8 +201,23 @@ async function search(
     full: false,
     outOfBudget: false,
   };
-  let warnings: string[] = [];
-  let truncated = false;
+  const scanned = await scan(st, env, r, glob);
+  return searchResult(st, r, scanned);
+}
+
+/** What {@linkcode scan} reports besides the matches in the state. */
+interface Scanned {
+  truncated: boolean;
+  warnings: string[];
+}
+
+/** Search the one file `r` names, or traverse the folder it names. */
+async function scan(
+  st: SearchState,
+  env: BuiltinEnv,
+  r: ResolvedPath,
+  glob: CompiledGlob | undefined,
+): Promise<Scanned> {
   // A single file is looked up and searched inside one sandbox; anything else traverses.
   const single = r.components.length === 0 ? undefined : await withSandbox(r, env, (box) => {
     if (box.kindOf(r.components, r.path) !== "file") return undefined;
@@ -213,22 +228,24 @@ async function search(
       fs.closeSync(f.fd);
     }
   });
-  if (single !== undefined) {
-    truncated = !single;
-  } else {
-    const out = await traverse(env, r, { depth: 256, scanEntries: lim.scanEntries }, (e, box) => {
-      if (e.kind !== "file" || !globFilter(glob, e.rel, e.name)) return;
-      const fd = box.childFile(e.dir, e.name, false);
-      if (fd === null) return;
-      try {
-        if (!searchFd(st, fd, e.path)) return "stop";
-      } finally {
-        fs.closeSync(fd);
-      }
-    });
-    truncated = out.truncated;
-    warnings = out.warnings;
-  }
+  if (single !== undefined) return { truncated: !single, warnings: [] };
+  const out = await traverse(env, r, { depth: 256, scanEntries: st.lim.scanEntries }, (e, box) => {
+    if (e.kind !== "file" || !globFilter(glob, e.rel, e.name)) return;
+    const fd = box.childFile(e.dir, e.name, false);
+    if (fd === null) return;
+    try {
+      if (!searchFd(st, fd, e.path)) return "stop";
+    } finally {
+      fs.closeSync(fd);
+    }
+  });
+  return { truncated: out.truncated, warnings: out.warnings };
+}
+
+/** The tool's JSON result from the finished state. */
+function searchResult(st: SearchState, r: ResolvedPath, scanned: Scanned): ToolResult {
+  const warnings = scanned.warnings;
+  const { lim } = st;
   if (st.full) warnings.unshift(`only the first ${st.matches.length} matches are returned`);
   if (st.outOfBudget) warnings.unshift(`the scan budget of ${lim.scanBudget} bytes was used up`);
   if (st.oversized > 0) {
@@ -241,7 +258,7 @@ async function search(
     filesScanned: st.files,
     bytesScanned: st.bytes,
     skipped: { oversized: st.oversized, binary: st.binary },
-    truncated: truncated || st.full || st.outOfBudget,
+    truncated: scanned.truncated || st.full || st.outOfBudget,
     warnings,
   });
 }
