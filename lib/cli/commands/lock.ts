@@ -15,7 +15,13 @@ import { describeDrift } from "../../lock/compare.ts";
 import { redactDrift } from "../../lock/redact_drift.ts";
 import type { Protector } from "../../redact/types.ts";
 import { diffLocks } from "../../lock/diff_locks.ts";
-import { LOCK_FILE_NAME, LOCK_VERSION, readLockFile, writeLockFile } from "../../lock/lock_file.ts";
+import {
+  LOCK_FILE_NAME,
+  LOCK_VERSION,
+  type LockFile,
+  readLockFile,
+  writeLockFile,
+} from "../../lock/lock_file.ts";
 import { type CommonOptions, openWorkspace, withCommon } from "../common_options.ts";
 import { type CliIo, EXIT } from "../exit.ts";
 import { suggestEval } from "../../registry/selection.ts";
@@ -57,16 +63,7 @@ export function lockCommand(io: CliIo, done: (code: number) => void): Command {
     );
   withCommon(cmd).action(async (o: LockOptions) => {
     const { ws, stateDir } = await openWorkspace(o);
-    for (const e of o.eval ?? []) {
-      if (ws.evals.has(e)) continue;
-      const evals = [...ws.evals.keys()];
-      const hint = suggestEval(e, evals);
-      throw new InvocationError(
-        `no eval \`${e}\` in this workspace${hint ? ` (did you mean \`${hint}\`?)` : ""}; ` +
-          `evals: ${evals.join(", ") || "(none)"}`,
-        "UNKNOWN_EVAL",
-      );
-    }
+    refuseUnknownEvals(o.eval ?? [], [...ws.evals.keys()]);
     // A check compares with the lock on disk and never starts an extension that differs
     // from it (nor any, when there is no lock): it must not run an unreviewed command.
     const locked = o.check ? await readLockFile(ws) : undefined;
@@ -75,30 +72,55 @@ export function lockCommand(io: CliIo, done: (code: number) => void): Command {
       : undefined;
     const protectors: Protector[] = [];
     const built = await buildLock(ws, { evals: o.eval, stateDir, checkAgainst, protectors });
-    const ids = o.eval ?? Object.keys(built.evals);
-    const counts = {
-      evals: ids.length,
-      tools: ids.reduce((n, id) => n + Object.keys(built.evals[id].tools).length, 0),
-      extensions: ids.reduce((n, id) => n + Object.keys(built.evals[id].extensions).length, 0),
-    };
-    if (o.check) {
-      const drift = diffLocks(locked, built, o.eval);
-      // Names out of the lock file may hold a protected value: shown as `[protected]`.
-      const lines = drift.map((d) => describeDrift(redactDrift(d, protectors)));
-      if (o.json) io.out(`${JSON.stringify({ upToDate: drift.length === 0, drift: lines })}\n`);
-      else if (drift.length === 0) io.out(`${LOCK_FILE_NAME} is up to date\n`);
-      else io.out(`${LOCK_FILE_NAME} is out of date:\n${lines.map((l) => `  ${l}\n`).join("")}`);
-      return done(drift.length === 0 ? EXIT.ok : EXIT.failure);
-    }
+    if (o.check) return done(reportCheck(io, o, locked, built, protectors));
     await writeLockFile(ws, built);
-    if (o.json) io.out(`${JSON.stringify({ written: LOCK_FILE_NAME, ...counts })}\n`);
-    else {
-      io.out(
-        `wrote ${LOCK_FILE_NAME}: ${counts.evals} eval(s), ${counts.tools} tool(s), ` +
-          `${counts.extensions} extension(s)\n`,
-      );
-    }
+    reportWritten(io, o, built);
     done(EXIT.ok);
   });
   return cmd;
+}
+
+function refuseUnknownEvals(asked: string[], evals: string[]): void {
+  for (const e of asked) {
+    if (evals.includes(e)) continue;
+    const hint = suggestEval(e, evals);
+    throw new InvocationError(
+      `no eval \`${e}\` in this workspace${hint ? ` (did you mean \`${hint}\`?)` : ""}; ` +
+        `evals: ${evals.join(", ") || "(none)"}`,
+      "UNKNOWN_EVAL",
+    );
+  }
+}
+
+/** Print how the lock on disk differs from `built`; the exit code. */
+function reportCheck(
+  io: CliIo,
+  o: LockOptions,
+  locked: LockFile | undefined,
+  built: LockFile,
+  protectors: Protector[],
+): number {
+  const drift = diffLocks(locked, built, o.eval);
+  // Names out of the lock file may hold a protected value: shown as `[protected]`.
+  const lines = drift.map((d) => describeDrift(redactDrift(d, protectors)));
+  if (o.json) io.out(`${JSON.stringify({ upToDate: drift.length === 0, drift: lines })}\n`);
+  else if (drift.length === 0) io.out(`${LOCK_FILE_NAME} is up to date\n`);
+  else io.out(`${LOCK_FILE_NAME} is out of date:\n${lines.map((l) => `  ${l}\n`).join("")}`);
+  return drift.length === 0 ? EXIT.ok : EXIT.failure;
+}
+
+function reportWritten(io: CliIo, o: LockOptions, built: LockFile): void {
+  const ids = o.eval ?? Object.keys(built.evals);
+  const counts = {
+    evals: ids.length,
+    tools: ids.reduce((n, id) => n + Object.keys(built.evals[id].tools).length, 0),
+    extensions: ids.reduce((n, id) => n + Object.keys(built.evals[id].extensions).length, 0),
+  };
+  if (o.json) io.out(`${JSON.stringify({ written: LOCK_FILE_NAME, ...counts })}\n`);
+  else {
+    io.out(
+      `wrote ${LOCK_FILE_NAME}: ${counts.evals} eval(s), ${counts.tools} tool(s), ` +
+        `${counts.extensions} extension(s)\n`,
+    );
+  }
 }
