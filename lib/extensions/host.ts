@@ -22,7 +22,6 @@ import { processEnv } from "../process/env.ts";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { CleanupFailed } from "../errors/errors.ts";
 import { describeDrift, type Drift } from "../lock/compare.ts";
-import type { ExtensionLockCheck } from "../lock/extension_lock.ts";
 import { lockRefusalText } from "../lock/registry_lock.ts";
 import type { ToolListing } from "../results/tool_listing.ts";
 import { errorResult, type ToolResult } from "../results/types.ts";
@@ -48,21 +47,10 @@ import {
 
 import { type ExtensionHostOptions, sandboxContext } from "./host_options.ts";
 import { startPinCheck } from "./start_pins.ts";
+import { startRefusal } from "./start_refusal.ts";
 
 export { MCP_TOOL_NAME };
 export type { ExtensionHostOptions };
-
-async function startRefusal(
-  lock: ExtensionLockCheck,
-  decl: ExtensionDecl,
-): Promise<string | undefined> {
-  const held = await lock.serverDrift(decl);
-  if (held.length === 0) return undefined;
-  reportCallEvent({ kind: "lock_mismatch", what: "extension" });
-  return `LOCK_MISMATCH: the extension \`${decl.name}\` was not started because it differs ` +
-    `from toolhost.lock (${held.map(describeDrift).join("; ")}). Review the change, then run ` +
-    "`toolhost lock` to accept it.";
-}
 
 /**
  * The extension tools of one eval.
