@@ -55,7 +55,70 @@ interface ServeOptions extends CommonOptions {
  * ```
  */
 export function serveCommand(io: CliIo, done: (code: number) => void): Command {
-  const cmd = new Command("serve")
+  const cmd = serveDefinition();
+  withCommon(cmd).action(async (o: ServeOptions) => {
+    if (o.eval === undefined) {
+      throw await missingEvalError(o, true);
+    }
+    checkHttpFlags(o);
+    // Read (and taken out of the environment tools inherit) before anything is opened.
+    const token = o.tokenEnv === undefined ? undefined : readToken(o.tokenEnv);
+    const { ws, stateDir } = await openWorkspace(o);
+    requireAgentEval(ws, o.eval, "serve");
+    const evalId = o.eval;
+    const log = (line: string) => io.err(`toolhost serve: ${line}\n`);
+    if (o.lock === false) warnLockDisabled((l) => io.err(l));
+    // Calls a killed or crashed serve left running are swept once (crash_sweep.ts), never
+    // through a state dir that is a symlink (Registry.open refuses it, but it sweeps first).
+    checkStateDir(ws.root, stateDir);
+    const sweep = crashSweep(stateDir, log);
+    const open = async (): Promise<ToolSource> =>
+      sweepingSource(
+        prefetchingCalls(
+          evalToolSource(
+            await Registry.open(ws, evalId, {
+              stateDir,
+              lock: o.lock !== false,
+              extensions: { log },
+              // A tool that reads it anyway (toolhost's /proc/<pid>/environ, a config file)
+              // never hands the credential guarding this server to a client.
+              secrets: token === undefined ? undefined : [token],
+            }),
+          ),
+        ),
+        sweep,
+      );
+    const signal = o.http !== undefined
+      ? await serveHttp(evalId, o, open, log, token)
+      : await serveOnStdio(evalId, open, log, ws.root);
+    // Ended by a signal: 128 + its number, as for `tools call` and any interrupted program
+    // (a completed --http drain is a replica's normal end and returns no signal).
+    done(signal === undefined ? EXIT.ok : signalExitCode(signal));
+  });
+  return cmd;
+}
+
+/** Refuse HTTP-only flags without `--http`, and bad HTTP values, before opening anything. */
+function checkHttpFlags(o: ServeOptions): void {
+  const httpOnly = o.allowRemote || o.tokenEnv || o.allowOrigin || o.maxSessions ||
+    o.sessionIdleTimeout || o.drainTimeout;
+  if (o.http === undefined && httpOnly) {
+    throw new InvocationError(
+      "--allow-remote, --allow-origin, --token-env, --max-sessions, --session-idle-timeout " +
+        "and --drain-timeout need --http",
+    );
+  }
+  if (o.http !== undefined) {
+    parseBind(o.http);
+    checkAllowedOrigins(o.allowOrigin ?? []);
+    sessionLimits(o);
+    drainTimeout(o);
+  }
+}
+
+/** `serve`'s description, options and help text. */
+function serveDefinition(): Command {
+  return new Command("serve")
     .description(
       "Serve an agent eval's tools over MCP: stdio by default, Streamable HTTP with --http. " +
         "One connection (or HTTP session) owns one registry; its tool sessions and extension " +
@@ -103,60 +166,6 @@ export function serveCommand(io: CliIo, done: (code: number) => void): Command {
         "    --max-sessions 16 --session-idle-timeout 5m\n" +
         "  toolhost serve --eval app/review --http 127.0.0.1:8765 --drain-timeout 20s\n",
     );
-  withCommon(cmd).action(async (o: ServeOptions) => {
-    if (o.eval === undefined) {
-      throw await missingEvalError(o, true);
-    }
-    const httpOnly = o.allowRemote || o.tokenEnv || o.allowOrigin || o.maxSessions ||
-      o.sessionIdleTimeout || o.drainTimeout;
-    if (o.http === undefined && httpOnly) {
-      throw new InvocationError(
-        "--allow-remote, --allow-origin, --token-env, --max-sessions, --session-idle-timeout " +
-          "and --drain-timeout need --http",
-      );
-    }
-    if (o.http !== undefined) {
-      parseBind(o.http);
-      checkAllowedOrigins(o.allowOrigin ?? []);
-      sessionLimits(o); // refuse bad values before opening anything
-      drainTimeout(o);
-    }
-    // Read (and taken out of the environment tools inherit) before anything is opened.
-    const token = o.tokenEnv === undefined ? undefined : readToken(o.tokenEnv);
-    const { ws, stateDir } = await openWorkspace(o);
-    requireAgentEval(ws, o.eval, "serve");
-    const evalId = o.eval;
-    const log = (line: string) => io.err(`toolhost serve: ${line}\n`);
-    if (o.lock === false) warnLockDisabled((l) => io.err(l));
-    const lock = o.lock !== false;
-    // Calls a killed or crashed serve left running are swept once (crash_sweep.ts), never
-    // through a state dir that is a symlink (Registry.open refuses it, but it sweeps first).
-    checkStateDir(ws.root, stateDir);
-    const sweep = crashSweep(stateDir, log);
-    const open = async (): Promise<ToolSource> =>
-      sweepingSource(
-        prefetchingCalls(
-          evalToolSource(
-            await Registry.open(ws, evalId, {
-              stateDir,
-              lock,
-              extensions: { log },
-              // A tool that reads it anyway (toolhost's /proc/<pid>/environ, a config file)
-              // never hands the credential guarding this server to a client.
-              secrets: token === undefined ? undefined : [token],
-            }),
-          ),
-        ),
-        sweep,
-      );
-    const signal = o.http !== undefined
-      ? await serveHttp(evalId, o, open, log, token)
-      : await serveOnStdio(evalId, open, log, ws.root);
-    // Ended by a signal: 128 + its number, as for `tools call` and any interrupted program
-    // (a completed --http drain is a replica's normal end and returns no signal).
-    done(signal === undefined ? EXIT.ok : signalExitCode(signal));
-  });
-  return cmd;
 }
 
 /**
