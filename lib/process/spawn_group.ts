@@ -1,7 +1,8 @@
 /**
  * Spawning a command as the leader of its own session and process group, with a recorded
  * identity and group-wide signalling. Verified on Deno 2.9.6 (node compat) and Node 20:
- * `spawn(..., { detached: true })` calls `setsid`, so `/proc/<pid>/stat` shows
+ * `spawn(..., { detached: true })`, or under Deno the `setsid` program it is started
+ * through (session_launcher.ts), calls `setsid`, so `/proc/<pid>/stat` shows
  * `pgrp === sid === pid`.
  *
  * @module
@@ -9,7 +10,7 @@
 
 import { runtimeSafeArgv } from "./runtime_argv.ts";
 import { noteOwnChild } from "./adopted.ts";
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { Readable, type Writable } from "node:stream";
 import { type ProcessRecord, recordProcess } from "./proc_identity.ts";
 import { type ExitStatus, type GroupHandle, GroupHandleImpl } from "./group_handle.ts";
@@ -110,51 +111,15 @@ export async function spawnGroup(options: SpawnGroupOptions): Promise<GroupHandl
   if (sandboxed || options.holdInput !== "stdin") armDeadMan(tag);
   // Under Deno, `setsid PROGRAM` costs far less than a detached spawn (session_launcher.ts).
   const launcher = sessionLauncher();
-  if (launcher !== null) {
-    try {
-      checkExecutable(options.command);
-    } catch (e) {
-      disarmDeadMan(tag);
-      options.binds?.close();
-      throw e;
-    }
-  }
-  // Deno rewrites an argv naming its own binary (runtime_argv.ts).
-  const argv = launcher === null
-    ? runtimeSafeArgv(options.command, options.args ?? [])
-    : runtimeSafeArgv(launcher, ["--", options.command, ...options.args ?? []]);
-  let child: ReturnType<typeof spawn>;
-  try {
-    child = spawn(argv.command, argv.args, {
-      cwd: options.cwd,
-      env: { ...options.env, [GROUP_TAG_VAR]: tag },
-      detached: launcher === null,
-      stdio: withBindFds(stdioOf(options), options.binds),
-      windowsHide: true,
-    });
-  } finally {
-    options.binds?.close();
-  }
-  noteOwnChild(child.pid); // synchronously: never taken for an adopted orphan
+  const child = launchChild(options, tag, launcher);
   if (child.pid === undefined) {
     disarmDeadMan(tag);
-    const code = await new Promise<string | undefined>((resolve) => {
-      child.once("error", (e: Error & { code?: string }) => resolve(e.code));
-    });
-    throw new SpawnError(spawnFailureFromCode(code));
+    throw await spawnFailure(child);
   }
   // Synchronously, before the event loop can reap the child.
   bindDeadMan(tag, child.pid);
   const record: ProcessRecord = { ...recordProcess(child.pid), tag };
-  child.on("error", () => {});
-  const exited = new Promise<ExitStatus>((resolve) => {
-    child.once("exit", (exitCode, signal) => resolve({ exitCode, signal }));
-  });
-  const stderr = child.stderr ?? Readable.from([]);
-  const info = child.stdio[SANDBOX_INFO_FD] as Readable | null | undefined;
-  const init = sandboxed ? (info ? readSandboxInfo(info) : Promise.resolve(undefined)) : undefined;
-  const handle = new GroupHandleImpl(record, child.stdout!, stderr, exited, tag, init);
-  trackLiveGroup(handle);
+  const handle = groupHandleOf(child, record, tag, sandboxed);
   options.onStreams?.(handle.stdout, handle.stderr);
   const stdin = child.stdin!;
   stdin.on("error", () => {}); // EPIPE when the tool does not read its input
@@ -178,6 +143,73 @@ export async function spawnGroup(options: SpawnGroupOptions): Promise<GroupHandl
   const input = options.stdin;
   if (input === undefined || input.length === 0) stdin.end();
   else stdin.end(input);
+  return handle;
+}
+
+/**
+ * Spawn the command (through `launcher` when there is one), tagged with `tag`, and note
+ * the child as toolhost's own at once (never taken for an adopted orphan). Throws the
+ * {@linkcode SpawnError} `exec` would give when the launcher cannot report it; the binds
+ * are closed whatever happens.
+ */
+function launchChild(
+  options: SpawnGroupOptions,
+  tag: string,
+  launcher: string | null,
+): ChildProcess {
+  if (launcher !== null) {
+    try {
+      checkExecutable(options.command);
+    } catch (e) {
+      disarmDeadMan(tag);
+      options.binds?.close();
+      throw e;
+    }
+  }
+  // Deno rewrites an argv naming its own binary (runtime_argv.ts).
+  const argv = launcher === null
+    ? runtimeSafeArgv(options.command, options.args ?? [])
+    : runtimeSafeArgv(launcher, ["--", options.command, ...options.args ?? []]);
+  let child: ChildProcess;
+  try {
+    child = spawn(argv.command, argv.args, {
+      cwd: options.cwd,
+      env: { ...options.env, [GROUP_TAG_VAR]: tag },
+      detached: launcher === null,
+      stdio: withBindFds(stdioOf(options), options.binds),
+      windowsHide: true,
+    });
+  } finally {
+    options.binds?.close();
+  }
+  noteOwnChild(child.pid);
+  return child;
+}
+
+/** The {@linkcode SpawnError} of a child that got no pid, from its `error` event's code. */
+async function spawnFailure(child: ChildProcess): Promise<SpawnError> {
+  const code = await new Promise<string | undefined>((resolve) => {
+    child.once("error", (e: Error & { code?: string }) => resolve(e.code));
+  });
+  return new SpawnError(spawnFailureFromCode(code));
+}
+
+/** The handle of a spawned group, tracked as live (a sandbox's init read from its info fd). */
+function groupHandleOf(
+  child: ChildProcess,
+  record: ProcessRecord,
+  tag: string,
+  sandboxed: boolean,
+): GroupHandleImpl {
+  child.on("error", () => {});
+  const exited = new Promise<ExitStatus>((resolve) => {
+    child.once("exit", (exitCode, signal) => resolve({ exitCode, signal }));
+  });
+  const stderr = child.stderr ?? Readable.from([]);
+  const info = child.stdio[SANDBOX_INFO_FD] as Readable | null | undefined;
+  const init = sandboxed ? (info ? readSandboxInfo(info) : Promise.resolve(undefined)) : undefined;
+  const handle = new GroupHandleImpl(record, child.stdout!, stderr, exited, tag, init);
+  trackLiveGroup(handle);
   return handle;
 }
 
