@@ -40,6 +40,8 @@ import { adoptedOrphans, type Orphan, reapOrphan } from "../process/adopted.ts";
 import { childrenOf, lastPid, listPids, readStatm } from "./proc_scan.ts";
 import type { ScanBudget } from "../process/proc_budget.ts";
 import { systemPageSize } from "./page_size.ts";
+import { heldFileBytes } from "./held_files.ts";
+import { newRound, type Round, USER_HZ } from "./tree_round.ts";
 
 /**
  * Most members one tracker follows; a tool with more live descendants cannot be
@@ -69,6 +71,11 @@ export interface TreeSample {
   processes: number;
   /** Sum of resident memory of running members, bytes. */
   rssBytes: number;
+  /**
+   * Memory the running members hold in open memory files (memfd, `/dev/shm`; held_files.ts),
+   * bytes, each file once: read on full-scan rounds, the last reading counted in between.
+   */
+  heldFileBytes: number;
   /** Largest data segment of one member, bytes. */
   maxDataBytes: number;
   /** CPU seconds of members (reaped children included) and of members that ended. */
@@ -103,6 +110,11 @@ export interface TrackerOptions {
    * the leader is this tree's (the guard decides among its live trees). Default: none.
    */
   adopts?: (o: Orphan) => boolean;
+  /**
+   * Read the memory members hold in open memory files (held_files.ts) on full-scan rounds;
+   * a member whose descriptors cannot all be read makes the round `truncated`. Default off.
+   */
+  heldFiles?: boolean;
 }
 
 interface Member {
@@ -110,40 +122,8 @@ interface Member {
   ppid: number;
   /** CPU ticks last seen, when counted (else 0). */
   ticks: number;
-}
-
-interface Round {
-  scan: number[];
-  /** The `/proc` listing of this round was cut by its budget. */
-  cut: boolean;
-  si: number;
-  queue: [pid: number, parent: number][];
-  qi: number;
-  visited: Set<number>;
-  sample: TreeSample;
-  ticks: number;
-}
-
-const USER_HZ = 100;
-
-function newRound(scan: number[], members: Iterable<number>, cut = false): Round {
-  return {
-    scan,
-    cut,
-    si: 0,
-    queue: [...members].map((p) => [p, -1]),
-    qi: 0,
-    visited: new Set(),
-    sample: {
-      processes: 0,
-      rssBytes: 0,
-      maxDataBytes: 0,
-      cpuSeconds: 0,
-      complete: false,
-      truncated: false,
-    },
-    ticks: 0,
-  };
+  /** Bytes of memory files it held at the last full-scan round (held_files.ts). */
+  held?: number;
 }
 
 /**
@@ -169,6 +149,7 @@ export class DescendantTracker {
   readonly #counts?: (pid: number) => boolean;
   readonly #scan: ScanBudget;
   readonly #adopts?: (o: Orphan) => boolean;
+  readonly #heldFiles: boolean;
   /** Adopted orphans taken in, pid → start time. */
   readonly #adopted = new Map<number, number>();
   /** Adopted orphans handed over to another tree: never taken in again. */
@@ -186,6 +167,7 @@ export class DescendantTracker {
     this.#counts = opts.counts;
     this.#scan = opts.scan ?? {};
     this.#adopts = opts.adopts;
+    this.#heldFiles = opts.heldFiles ?? false;
     this.#members.set(root.pid, { startTime: root.startTime, ppid: -1, ticks: 0 });
   }
 
@@ -223,6 +205,7 @@ export class DescendantTracker {
    */
   async collect(): Promise<{ known: { pid: number; startTime: number }[]; complete: boolean }> {
     const r = this.#begin(true);
+    r.full = false; // only who is there counts here, not what they hold
     this.#round = undefined;
     let deadline = performance.now() + this.#sliceMs;
     for (let ops = 1; this.#advance(r) && !r.sample.truncated; ops++) {
@@ -296,7 +279,7 @@ export class DescendantTracker {
   }
 
   #begin(scan: boolean): Round {
-    if (!scan) return newRound([], this.#members.keys());
+    if (!scan) return newRound([], this.#members.keys(), false);
     const whole = this.#adopt();
     // Pids are handed out in increasing order until they wrap: unless the counter wrapped
     // since the leader started, only larger pids can be its descendants.
@@ -306,7 +289,7 @@ export class DescendantTracker {
     const pids = listing.pids.filter((p) => wrapped || p > root);
     const listed = new Set(pids);
     for (const pid of this.#foreign.keys()) if (!listed.has(pid)) this.#foreign.delete(pid);
-    return newRound(pids, this.#members.keys(), listing.cut || !whole);
+    return newRound(pids, this.#members.keys(), true, listing.cut || !whole);
   }
 
   /** One unit of work; false when the round has nothing left to do. */
@@ -387,6 +370,21 @@ export class DescendantTracker {
     const mem = readStatm(pid);
     r.sample.rssBytes += mem.rss * page;
     r.sample.maxDataBytes = Math.max(r.sample.maxDataBytes, mem.data * page);
+    this.#countHeld(r, pid, m);
+  }
+
+  /**
+   * Add the memory `pid` holds in open memory files: read on full-scan rounds (a process
+   * not measurable so fails the round closed), the last reading on the others.
+   */
+  #countHeld(r: Round, pid: number, m: Member): void {
+    if (!this.#heldFiles) return;
+    if (r.full) {
+      const held = heldFileBytes(pid, r.files);
+      if (!held.complete) r.sample.truncated = true;
+      m.held = held.bytes;
+    }
+    r.sample.heldFileBytes += m.held ?? 0;
   }
 
   /** A member ended: its CPU time stays counted unless a member parent reaped it. */

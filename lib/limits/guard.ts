@@ -83,7 +83,8 @@ function unmeasurable(l: ResourceLimits): GuardLimit {
 function overLimit(l: ResourceLimits, s: TreeSample): GuardLimit | null {
   if (s.truncated) return unmeasurable(l);
   if (l.maxProcesses !== undefined && s.processes > l.maxProcesses) return "processes";
-  if (l.maxMemoryMb !== undefined && s.rssBytes > l.maxMemoryMb * MIB) return "memory";
+  const memory = s.rssBytes + s.heldFileBytes;
+  if (l.maxMemoryMb !== undefined && memory > l.maxMemoryMb * MIB) return "memory";
   if (l.maxCpuSeconds !== undefined && s.cpuSeconds > l.maxCpuSeconds) return "cpu";
   return null;
 }
@@ -162,11 +163,16 @@ async function endTree(tree: Tree | undefined): Promise<void> {
 function trackerFor(
   record: ProcessRecord,
   tag: string | undefined,
+  limits: ResourceLimits,
   counts?: (pid: number) => boolean,
 ): Tree {
   const root = { pid: record.pid, startTime: record.startTime ?? 0, tag };
   const made: { tree?: Tree } = {};
-  const tracker = new DescendantTracker(root, { counts, adopts: adoptsFor(() => made.tree) });
+  const tracker = new DescendantTracker(root, {
+    counts,
+    adopts: adoptsFor(() => made.tree),
+    heldFiles: limits.maxMemoryMb !== undefined,
+  });
   return made.tree = { tracker, record };
 }
 
@@ -190,7 +196,7 @@ class RlimitGuard implements RunGuard {
   }
 
   watch(record: ProcessRecord, breach: (kind: GuardLimit) => void, tag?: string): void {
-    const tree = this.#tree = watchTree(trackerFor(record, tag));
+    const tree = this.#tree = watchTree(trackerFor(record, tag, this.#limits));
     const tracker = tree.tracker;
     const l = this.#limits;
     this.#ticker.start(() => {
@@ -265,6 +271,7 @@ class CgroupGuard implements RunGuard {
     const s: TreeSample = {
       processes: inside.pids + (out?.processes ?? 0),
       rssBytes: inside.memoryBytes + (out?.rssBytes ?? 0),
+      heldFileBytes: out?.heldFileBytes ?? 0,
       maxDataBytes: 0,
       cpuSeconds: e.cpuUsec / 1e6 + (out?.cpuSeconds ?? 0),
       complete: true,
@@ -275,7 +282,9 @@ class CgroupGuard implements RunGuard {
 
   watch(record: ProcessRecord, breach: (kind: GuardLimit) => void, tag?: string): void {
     const group = this.#group;
-    const tree = this.#tree = watchTree(trackerFor(record, tag, (pid) => !group.holds(pid)));
+    const tree = this.#tree = watchTree(
+      trackerFor(record, tag, this.#limits, (pid) => !group.holds(pid)),
+    );
     const tracker = tree.tracker;
     this.#ticker.start(() => this.#check(), (kind) => {
       beginEnd(tree);
