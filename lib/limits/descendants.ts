@@ -268,14 +268,42 @@ export class DescendantTracker {
     if (this.#adopts === undefined) return true;
     const { orphans, complete } = adoptedOrphans();
     for (const o of orphans) {
-      if (o.zombie) reapOrphan(o); // nobody else reaps it (its CPU time stays counted)
-      if (o.zombie || o.startTime < this.#root.startTime || this.#members.has(o.pid)) continue;
+      if (o.zombie) {
+        reapOrphan(o); // nobody else reaps it (its CPU time is counted: chargeReaped)
+        continue;
+      }
+      if (o.startTime < this.#root.startTime || this.#members.has(o.pid)) continue;
       if (this.#released.get(o.pid) === o.startTime || !this.#adopts(o)) continue;
       this.#members.set(o.pid, { startTime: o.startTime, ppid: process.pid, ticks: 0 });
       this.#adopted.set(o.pid, o.startTime);
       if (this.#members.size > this.#max) return false;
     }
     return complete;
+  }
+
+  /**
+   * Count the CPU time of an adopted orphan just reaped (lib/process/adopted.ts reports
+   * every reap) when it is this tree's: a member (the whole replaces its last reading), or
+   * one no round saw running (it lived and ended between two full-scan rounds) that this
+   * tree would have adopted.
+   *
+   * @example
+   * ```ts
+   * import { DescendantTracker } from "./descendants.ts";
+   * const t = new DescendantTracker({ pid: 999999999, startTime: 1 });
+   * t.chargeReaped({ pid: 4242, startTime: 7, sid: 4242, pgrp: 4242, zombie: true }, 50);
+   * ```
+   */
+  chargeReaped(o: Orphan, ticks: number): void {
+    const m = this.#members.get(o.pid);
+    if (m !== undefined && m.startTime === o.startTime) {
+      m.ticks = 0; // its retirement adds nothing more
+      this.#retiredTicks += ticks;
+      return;
+    }
+    if (o.startTime < this.#root.startTime || m !== undefined) return;
+    if (this.#released.get(o.pid) === o.startTime || this.#adopts?.(o) !== true) return;
+    this.#retiredTicks += ticks;
   }
 
   #begin(scan: boolean): Round {

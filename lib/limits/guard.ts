@@ -31,7 +31,7 @@ import { DescendantTracker, type TreeSample } from "./descendants.ts";
 import { killKnown, killTreeConfirmed } from "./tree_kill.ts";
 import { dataBackstopBytes, prlimitCommand } from "./rlimit.ts";
 import type { ResourceLimits } from "./types.ts";
-import { type Orphan, reapAdoptedZombies } from "../process/adopted.ts";
+import { onOrphanReaped, type Orphan, reapAdoptedZombies } from "../process/adopted.ts";
 
 /** A guard, or why the limits cannot be enforced here (value-free). */
 export type GuardOutcome = { ok: true; guard: RunGuard } | { ok: false; reason: string };
@@ -108,6 +108,10 @@ function watchTree(tree: Tree): Tree {
     lastResortInstalled = true;
     onLastResort(() => {
       for (const t of liveTrees) killKnown(t.tracker, t.record);
+    });
+    // An orphan reaped anywhere (a round, a group's end) is charged to the trees it is of.
+    onOrphanReaped((o, ticks) => {
+      for (const t of liveTrees) if (!t.ended) t.tracker.chargeReaped(o, ticks);
     });
   }
   liveTrees.add(tree);

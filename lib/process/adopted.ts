@@ -181,10 +181,55 @@ function runningLeaders(): Orphan[] {
 export function reapOrphan(o: Orphan): boolean {
   const host = hostSubreaper();
   if (host === undefined || !o.zombie) return false;
+  const before = childrenTicks();
   try {
-    return host.reap(o.pid);
+    if (!host.reap(o.pid)) return false;
   } catch {
     return false; // the host refused: left for the next listing
+  }
+  const after = childrenTicks();
+  const ticks = before === null || after === null ? 0 : Math.max(0, after - before);
+  for (const l of reapListeners) l(o, ticks);
+  return true;
+}
+
+/** Told of every adopted orphan reaped, with the CPU time it used (see {@link onOrphanReaped}). */
+export type ReapListener = (o: Orphan, ticks: number) => void;
+
+const reapListeners = new Set<ReapListener>();
+
+/**
+ * Call `listener` with every adopted orphan this process reaps, wherever it is reaped, and
+ * the CPU time it used in clock ticks — all of it, its reaped descendants' included — so
+ * the limits watchdog counts an orphan that lived and ended between two of its looks. The
+ * time is what reaping it added to this process's children's CPU time (`cutime + cstime`
+ * of `/proc/self/stat`, which the kernel sums in nanoseconds): unlike the orphan's own
+ * `stat`, which rounds each process down to a whole tick, the differences of many reaps
+ * add up to their true total, so a tool cannot hide CPU time in many orphans that each use
+ * less than a tick. A child Deno or Node reaps at the same instant would be counted with
+ * it (more, never less). Returns the function that removes the listener.
+ *
+ * @example
+ * ```ts
+ * import { onOrphanReaped } from "./adopted.ts";
+ * const off = onOrphanReaped((o, ticks) => console.log(o.pid, ticks));
+ * off();
+ * ```
+ */
+export function onOrphanReaped(listener: ReapListener): () => void {
+  reapListeners.add(listener);
+  return () => void reapListeners.delete(listener);
+}
+
+/** `cutime + cstime` of this process (`/proc/self/stat` fields 16–17), or null. */
+function childrenTicks(): number | null {
+  try {
+    const text = readFileSync("/proc/self/stat", "latin1");
+    const f = text.slice(text.lastIndexOf(")") + 2).split(" ");
+    const t = Number(f[13]) + Number(f[14]);
+    return Number.isFinite(t) ? t : null;
+  } catch {
+    return null;
   }
 }
 
