@@ -41,6 +41,7 @@ import { childrenOf, lastPid, listPids, readStatm } from "./proc_scan.ts";
 import type { ScanBudget } from "../process/proc_budget.ts";
 import { systemPageSize } from "./page_size.ts";
 import { heldFileBytes } from "./held_files.ts";
+import { sandboxTmpfsBytes } from "./sandbox_tmpfs.ts";
 import { newRound, type Round, USER_HZ } from "./tree_round.ts";
 
 /**
@@ -402,15 +403,16 @@ export class DescendantTracker {
   }
 
   /**
-   * Add the memory `pid` holds in open memory files: read on full-scan rounds (a process
-   * not measurable so fails the round closed), the last reading on the others.
+   * Add the memory `pid` holds in open memory files and in its sandbox's private tmpfs
+   * mounts: read on full-scan rounds (a process not measurable so fails the round closed),
+   * the last reading on the others.
    */
   #countHeld(r: Round, pid: number, m: Member): void {
     if (!this.#heldFiles) return;
     if (r.full) {
       const held = heldFileBytes(pid, r.files);
       if (!held.complete) r.sample.truncated = true;
-      m.held = held.bytes;
+      m.held = held.bytes + sandboxTmpfsBytes(pid, r.files);
     }
     r.sample.heldFileBytes += m.held ?? 0;
   }

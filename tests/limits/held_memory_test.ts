@@ -44,29 +44,40 @@ if (fork() == 0) { POSIX::setsid(); sleep 300 while 1; }
 sleep 300 while 1;
 `;
 
-const tool = (name: string, args: string[], extra = "") =>
+// Files written to the sandbox's private /tmp and /dev/shm (MIB each), closed; then
+// \`wait\`: wait for ever, \`exit\`: print "ok" and end.
+const FILL = `#!/bin/sh
+for d in /tmp /dev/shm; do /usr/bin/dd if=/dev/zero of=$d/fill bs=1M count=$1 2>/dev/null || exit 3; done
+if [ "$2" = exit ]; then echo ok; exit 0; fi
+exec /usr/bin/perl -e 'sleep 300 while 1' "$0"
+`;
+
+const tool = (name: string, args: string[], extra = "", script = "hold.pl") =>
   `\n[artifacts.app.views.agent_tools.${name}]\ndescription = "${name}"\nprotocol = "plain"\n` +
-  `command = "tools/hold.pl"\nargs = ${JSON.stringify(args)}\n` +
+  `command = "tools/${script}"\nargs = ${JSON.stringify(args)}\n` +
   `max_memory_mb = 50\ntimeout_ms = 60000\n${extra}`;
 
 const TOML = `[artifacts.app]\npath = "app"\n\n[artifacts.app.evals.review]\naudience = "agent"\n` +
   tool("memfd", ["memfd", "200"]) +
   tool("shm", ["shm", "200"]) +
-  tool("confined", ["memfd", "200"], 'sandbox = "read"\n');
+  tool("confined", ["memfd", "200"], 'sandbox = "read"\n') +
+  tool("tmpfs", ["30", "wait"], 'sandbox = "read"\n', "fill.sh") +
+  tool("small", ["8", "exit"], 'sandbox = "read"\n', "fill.sh");
 
 const enforcement = currentEnforcement();
 const enforceable = enforcement.mode !== "none" && Deno.build.arch === "x86_64";
 if (!enforceable) console.log(`SKIP held memory tests: ${enforcementLabel(enforcement)}`);
 const noSandbox = skipReason();
 
-function stoppedForMemory(name: string, what: string, ignore = !enforceable) {
+function stoppedForMemory(name: string, what: string, ignore = !enforceable, expect = STOPPED) {
   Deno.test({
-    name: `${what} counts toward max_memory_mb: stopped, nothing survives`,
+    name: `${what} counts toward max_memory_mb (${expect.trim()}), nothing survives`,
     ignore,
     async fn() {
       await using tmp = await tempWorkspace(TOML, {
         "app/README.md": "# app\n",
         "app/tools/hold.pl": { text: HOLD, mode: 0o755 },
+        "app/tools/fill.sh": { text: FILL, mode: 0o755 },
       });
       const reg = await Registry.open(await loadWorkspace(tmp.root), "app/review", {
         stateDir: `${tmp.root}/.state`,
@@ -75,7 +86,7 @@ function stoppedForMemory(name: string, what: string, ignore = !enforceable) {
       try {
         const r = await reg.call(`${name}_app`, {});
         const text = (r.content[0] as { text: string }).text;
-        assert.equal(text, "The tool was stopped: resource limit: memory.");
+        assert.equal(text, expect);
         assert.deepEqual(liveWith(tmp.root), []);
       } finally {
         await reg.close();
@@ -85,10 +96,25 @@ function stoppedForMemory(name: string, what: string, ignore = !enforceable) {
   });
 }
 
+const STOPPED = "The tool was stopped: resource limit: memory.";
+
 stoppedForMemory("memfd", "memory written to memfds and never mapped");
 stoppedForMemory("shm", "memory written to unlinked /dev/shm files");
 stoppedForMemory(
   "confined",
   "a confined tool's memfds",
   !enforceable || noSandbox !== undefined,
+);
+// 30 MiB in each of /tmp and /dev/shm (each mount capped at 50): 60 MiB in all.
+stoppedForMemory(
+  "tmpfs",
+  "files a confined tool wrote to its private /tmp and /dev/shm",
+  !enforceable || noSandbox !== undefined,
+);
+// 8 MiB in each, under the limit with the tool's own memory: the call runs to its end.
+stoppedForMemory(
+  "small",
+  "(control) a confined tool's small tmpfs files",
+  !enforceable || noSandbox !== undefined,
+  "ok\n",
 );
