@@ -21,7 +21,7 @@ import { processEnv } from "../process/env.ts";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { CleanupFailed } from "../errors/errors.ts";
-import { describeDrift, type Drift } from "../lock/compare.ts";
+import type { Drift } from "../lock/compare.ts";
 import { lockRefusalText } from "../lock/registry_lock.ts";
 import type { ToolListing } from "../results/tool_listing.ts";
 import { errorResult, type ToolResult } from "../results/types.ts";
