@@ -17,7 +17,7 @@
 
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 // @ts-types="@modelcontextprotocol/sdk/server/streamableHttp"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
@@ -49,6 +49,8 @@ import { concatBytes } from "../bytes/concat_bytes.ts";
 
 /** The endpoint path. */
 export const MCP_PATH = "/mcp";
+/** What another user's connection to a server without a token is told (with 403). */
+const FOREIGN_PEER_MESSAGE = "Forbidden: only the user serving may connect without a token";
 /** Largest POST body read, bytes. */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
@@ -127,6 +129,7 @@ export async function startHttpServer(opts: HttpServeOptions): Promise<HttpMcpSe
   const server = createServer((req, res) => {
     handle(ctx, req, res).catch(() => sendError(res, 500, -32603, "Internal server error"));
   });
+  if (opts.token === undefined) closeForeignPeers(server);
   await new Promise<void>((resolve, reject) => {
     server.once("error", (e) => reject(listenError(e, opts.bind)));
     server.listen(opts.bind.port, opts.bind.host, () => resolve());
@@ -192,12 +195,7 @@ async function handle(ctx: Ctx, req: IncomingMessage, res: ServerResponse): Prom
   // Without a token, a loopback port is the only gate, and every local user can reach it:
   // only the serving user's own connections pass (peer_uid.ts).
   if (ctx.policy.token === undefined && !(await sameUserPeer(req.socket))) {
-    return sendError(
-      res,
-      403,
-      -32001,
-      "Forbidden: only the user serving may connect without a token",
-    );
+    return sendError(res, 403, -32001, FOREIGN_PEER_MESSAGE);
   }
   if (path === METRICS_PATH) return await sendMetrics(ctx.metrics, req, res);
   const id = req.headers["mcp-session-id"];
@@ -282,6 +280,41 @@ async function sendMetrics(m: ServeMetrics, req: IncomingMessage, res: ServerRes
   res.writeHead(200, { "Content-Type": m.contentType, "Cache-Control": "no-store" });
   res.end(text);
 }
+
+/**
+ * Without a token only the serving user may connect (peer_uid.ts). Another user's
+ * connection is answered 403 and closed as soon as its owner is known, on accept, before
+ * a byte of its request is needed: answered only after its headers, a connection held
+ * open silent (or fed a header line at a time) kept a descriptor of this process until
+ * the header timeout, a minute, and a flood of them left none for the tools' pipes and
+ * sandboxes. The request handler's own check stays (the verdict is remembered per socket).
+ */
+function closeForeignPeers(server: Server): void {
+  server.on("connection", (socket: Socket) => {
+    void sameUserPeer(socket).then((same) => {
+      if (same || socket.destroyed) return;
+      socket.end(FOREIGN_PEER_RESPONSE, () => socket.destroy());
+      // A peer that never reads still loses the connection.
+      setTimeout(() => socket.destroy(), FOREIGN_PEER_LINGER_MS).unref?.();
+    });
+  });
+}
+
+/** The whole HTTP response a foreign peer gets, written straight to its socket. */
+const FOREIGN_PEER_RESPONSE = (() => {
+  const body = JSON.stringify({
+    jsonrpc: "2.0",
+    error: { code: -32001, message: FOREIGN_PEER_MESSAGE },
+    id: null,
+  });
+  return "HTTP/1.1 403 Forbidden\r\nContent-Type: application/json\r\n" +
+    `Content-Length: ${
+      new TextEncoder().encode(body).byteLength
+    }\r\nConnection: close\r\n\r\n${body}`;
+})();
+
+/** How long a foreign peer's 403 may take to be flushed before its socket is destroyed, ms. */
+const FOREIGN_PEER_LINGER_MS = 1000;
 
 /** Count `res` open until it ends (or its connection closes). */
 function countOpen(ctx: Ctx, res: ServerResponse): void {
