@@ -46,6 +46,7 @@ import { sameUserPeer } from "./peer_uid.ts";
 import { METRICS_PATH, ServeMetrics } from "./http_metrics.ts";
 import { checkDrainTimeout, type DrainOutcome, untilQuiet } from "./http_drain.ts";
 import { concatBytes } from "../bytes/concat_bytes.ts";
+import { PendingConnections } from "./http_pending.ts";
 
 /** The endpoint path. */
 export const MCP_PATH = "/mcp";
@@ -75,6 +76,11 @@ export interface HttpServeOptions extends McpServerOptions {
   idleTimeoutMs?: number;
   /** Longest wait of {@link HttpMcpServer.drain} for open requests, ms (0..1 h). Default 30000. */
   drainTimeoutMs?: number;
+  /**
+   * Most connections no request has passed the guards on yet; the oldest is closed for
+   * each one more (http_pending.ts), 1..65536. Default 256.
+   */
+  maxPendingConnections?: number;
 }
 
 /** A running HTTP server. */
@@ -125,10 +131,23 @@ export async function startHttpServer(opts: HttpServeOptions): Promise<HttpMcpSe
     token: opts.token,
   };
   const metrics = new ServeMetrics({ liveSessions: () => pool.live.size });
-  const ctx: Ctx = { opts, pool, policy, metrics, draining: false, open: 0, changed: new Set() };
+  const pending = new PendingConnections<Socket>(opts.maxPendingConnections);
+  const ctx: Ctx = {
+    opts,
+    pool,
+    policy,
+    metrics,
+    pending,
+    draining: false,
+    open: 0,
+    changed: new Set(),
+  };
   const server = createServer((req, res) => {
     handle(ctx, req, res).catch(() => sendError(res, 500, -32603, "Internal server error"));
   });
+  // Anyone who reaches the port can open connections: those no request passed the
+  // guards on are bounded, so they never take the descriptors the tools need.
+  server.on("connection", (socket: Socket) => pending.add(socket));
   if (opts.token === undefined) closeForeignPeers(server);
   await new Promise<void>((resolve, reject) => {
     server.once("error", (e) => reject(listenError(e, opts.bind)));
@@ -172,6 +191,8 @@ interface Ctx {
   pool: SessionPool;
   policy: GuardPolicy;
   metrics: ServeMetrics;
+  /** Connections no request passed the guards on yet. */
+  pending: PendingConnections<Socket>;
   /** Set by `drain()`. */
   draining: boolean;
   /** MCP requests (not `GET` event streams) whose response has not ended. */
@@ -197,6 +218,7 @@ async function handle(ctx: Ctx, req: IncomingMessage, res: ServerResponse): Prom
   if (ctx.policy.token === undefined && !(await sameUserPeer(req.socket))) {
     return sendError(res, 403, -32001, FOREIGN_PEER_MESSAGE);
   }
+  ctx.pending.admit(req.socket);
   if (path === METRICS_PATH) return await sendMetrics(ctx.metrics, req, res);
   const id = req.headers["mcp-session-id"];
   const sid = Array.isArray(id) ? id[0] : id;
