@@ -47,6 +47,7 @@ import { METRICS_PATH, ServeMetrics } from "./http_metrics.ts";
 import { checkDrainTimeout, type DrainOutcome, untilQuiet } from "./http_drain.ts";
 import { concatBytes } from "../bytes/concat_bytes.ts";
 import { PendingConnections } from "./http_pending.ts";
+import { REUSED_ID_MESSAGE, reusesRequestId, transportOwes } from "./request_ids.ts";
 
 /** The endpoint path. */
 export const MCP_PATH = "/mcp";
@@ -234,6 +235,10 @@ async function handle(ctx: Ctx, req: IncomingMessage, res: ServerResponse): Prom
   if (sid !== undefined) {
     const s = ctx.pool.live.get(sid);
     if (!s) return sendError(res, 404, -32001, "Session not found");
+    // Before the transport maps the ids to this response (request_ids.ts).
+    if (req.method === "POST" && reusesRequestId(body, transportOwes(s.transport))) {
+      return sendError(res, 400, -32600, REUSED_ID_MESSAGE);
+    }
     // A GET event stream may stay open for ever: it is not a call and not activity.
     s.replies?.add(res);
     if (req.method === "GET") return await s.transport.handleRequest(req, res, body);

@@ -43,6 +43,7 @@ import { lazyJsonSchemaValidator } from "./lazy_validator.ts";
 import { coalescedNotice } from "./list_changed_notice.ts";
 import { toMcpResult } from "./result_mapping.ts";
 import { requestRoute } from "./request_route.ts";
+import { guardRequestIds } from "./request_ids.ts";
 import { watchBacklog } from "./resource_gate.ts";
 import { artifactLinks, registerArtifactResources } from "./resources.ts";
 import type { ToolSource } from "./tool_source.ts";
@@ -148,7 +149,9 @@ export function createMcpServer(
       const route = transport.onmessage === undefined ? requestRoute(server) : undefined;
       await server.connect(transport);
       const inner = transport.onmessage;
+      const admit = guardRequestIds(transport); // an id in flight is never taken twice
       transport.onmessage = (message, extra) => {
+        if (!admit(message)) return;
         if ("method" in message && message.method === "initialize") {
           client.version = negotiatedVersion(message.params?.protocolVersion);
           client.structured = client.version >= "2025-06-18"; // ISO dates compare as strings
