@@ -43,6 +43,7 @@ import type { ToolSource } from "./tool_source.ts";
 import { answerProbe } from "./http_ops.ts";
 import { ReplyBacklog } from "./http_backlog.ts";
 import { sameUserPeer } from "./peer_uid.ts";
+import { closeForeignPeers, FOREIGN_PEER_MESSAGE } from "./foreign_peers.ts";
 import { METRICS_PATH, ServeMetrics } from "./http_metrics.ts";
 import { checkDrainTimeout, type DrainOutcome, untilQuiet } from "./http_drain.ts";
 import { concatBytes } from "../bytes/concat_bytes.ts";
@@ -51,8 +52,6 @@ import { REUSED_ID_MESSAGE, reusesRequestId, transportOwes } from "./request_ids
 
 /** The endpoint path. */
 export const MCP_PATH = "/mcp";
-/** What another user's connection to a server without a token is told (with 403). */
-const FOREIGN_PEER_MESSAGE = "Forbidden: only the user serving may connect without a token";
 /** Largest POST body read, bytes. */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
@@ -307,41 +306,6 @@ async function sendMetrics(m: ServeMetrics, req: IncomingMessage, res: ServerRes
   res.writeHead(200, { "Content-Type": m.contentType, "Cache-Control": "no-store" });
   res.end(text);
 }
-
-/**
- * Without a token only the serving user may connect (peer_uid.ts). Another user's
- * connection is answered 403 and closed as soon as its owner is known, on accept, before
- * a byte of its request is needed: answered only after its headers, a connection held
- * open silent (or fed a header line at a time) kept a descriptor of this process until
- * the header timeout, a minute, and a flood of them left none for the tools' pipes and
- * sandboxes. The request handler's own check stays (the verdict is remembered per socket).
- */
-function closeForeignPeers(server: Server): void {
-  server.on("connection", (socket: Socket) => {
-    void sameUserPeer(socket).then((same) => {
-      if (same || socket.destroyed) return;
-      socket.end(FOREIGN_PEER_RESPONSE, () => socket.destroy());
-      // A peer that never reads still loses the connection.
-      setTimeout(() => socket.destroy(), FOREIGN_PEER_LINGER_MS).unref?.();
-    });
-  });
-}
-
-/** The whole HTTP response a foreign peer gets, written straight to its socket. */
-const FOREIGN_PEER_RESPONSE = (() => {
-  const body = JSON.stringify({
-    jsonrpc: "2.0",
-    error: { code: -32001, message: FOREIGN_PEER_MESSAGE },
-    id: null,
-  });
-  return "HTTP/1.1 403 Forbidden\r\nContent-Type: application/json\r\n" +
-    `Content-Length: ${
-      new TextEncoder().encode(body).byteLength
-    }\r\nConnection: close\r\n\r\n${body}`;
-})();
-
-/** How long a foreign peer's 403 may take to be flushed before its socket is destroyed, ms. */
-const FOREIGN_PEER_LINGER_MS = 1000;
 
 /** Count `res` open until it ends (or its connection closes). */
 function countOpen(ctx: Ctx, res: ServerResponse): void {
