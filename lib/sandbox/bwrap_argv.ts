@@ -20,6 +20,7 @@ import type { SandboxPolicy } from "./policy.ts";
 import { SANDBOX_INFO_FD } from "../process/sandbox_info.ts";
 import { runtimeSafeArgv } from "../process/runtime_argv.ts";
 import { BIND_FD_BASE, HeldFds } from "../process/bind_fds.ts";
+import { mountPins } from "./mount_pins.ts";
 
 /** The resolved paths of one confined declaration (all absolute). */
 export interface SandboxPlan {
@@ -178,7 +179,12 @@ function planMounts(plan: SandboxPlan, run: SandboxRun): Mount[] {
   for (const w of [...plan.writable, ...run.writable]) {
     mounts.push({ path: w, order: 2, writable: true });
   }
-  return mounts.sort((a, b) => depth(a.path) - depth(b.path) || a.order - b.order);
+  const byDepth = (a: Mount, b: Mount) => depth(a.path) - depth(b.path) || a.order - b.order;
+  mounts.sort(byDepth);
+  // No folder that holds a mount inside a writable path may be renamed (mount_pins.ts).
+  const pins = mountPins(mounts.map((m) => ({ path: m.path, writable: m.writable === true })));
+  for (const p of pins) mounts.push({ path: p, order: 2, writable: true });
+  return pins.length === 0 ? mounts : mounts.sort(byDepth);
 }
 
 /**
