@@ -74,6 +74,7 @@ export function suggestEval(name: string, evalIds: string[]): string | undefined
  */
 export function selectTools(ws: Workspace, spec: SelectionSpec): Selection {
   if ("eval" in spec) {
+    if (typeof spec.eval !== "string") throw missingEval(ws);
     const ev = ws.evals.get(spec.eval);
     if (!ev) {
       const hint = suggestEval(spec.eval, [...ws.evals.keys()]);
@@ -95,6 +96,16 @@ export function selectTools(ws: Workspace, spec: SelectionSpec): Selection {
   }
   const scope = artifactScope(ws, spec.artifact, []);
   return { audience: spec.audience, scope, tools: toolsOf(ws, scope, spec.audience) };
+}
+
+/** A caller (a JavaScript one: TypeScript would not compile it) that named no eval. */
+function missingEval(ws: Workspace): InvocationError {
+  const ids = [...ws.evals.keys()];
+  return new InvocationError(
+    `name the eval to open as a string, e.g. Registry.open(ws, "${ids[0] ?? "app/review"}"); ` +
+      `evals: ${ids.join(", ") || "(none)"}`,
+    "UNKNOWN_EVAL",
+  );
 }
 
 function toolsOf(ws: Workspace, scope: string[], audience: Audience): RegisteredTool[] {

@@ -101,3 +101,16 @@ Deno.test("the examples workspace lists app/review", async () => {
     await reg.close();
   }
 });
+
+Deno.test("no eval at all (a JavaScript caller) is an InvocationError naming the evals", async () => {
+  const ws = await loadWorkspace(SCOPED);
+  for (const bad of [undefined, null, 42, { eval: "app/review" }]) {
+    await assert.rejects(Registry.open(ws, bad as unknown as string), (e) => {
+      assert.ok(e instanceof InvocationError, String(e));
+      assert.equal(e.code, "UNKNOWN_EVAL");
+      assert.match(e.message, /name the eval to open as a string/);
+      assert.match(e.message, /app\/review, app\/triage, spec\/rules/);
+      return true;
+    });
+  }
+});
