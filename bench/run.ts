@@ -2,7 +2,7 @@
  * `deno task bench`: install the anchor tools if needed, print machine info, then run each
  * benchmark section present in bench/ and print its ratio lines.
  *
- * Usage: `deno run -A bench/run.ts [--only NAME] [--no-install] [--check]`
+ * Usage: `deno run -A bench/run.ts [--only NAME] [--no-install] [--check] [--help]`
  * (NAME: pins, process, builtins, odek, ..., trust). Env: BENCH_QUICK=1 for smaller inputs.
  * Every run ends with the goals of the sections it ran (`met` / `NOT met` / `SKIP`);
  * `--check` also exits 1 when a measured goal is not met.
@@ -45,6 +45,27 @@ interface RunOptions {
   only?: string;
   install: boolean;
   check: boolean;
+  help?: boolean;
+}
+
+/**
+ * What `deno task bench --help` prints: the options and every section `--only` takes.
+ *
+ * @example
+ * ```ts
+ * import { usage } from "./run.ts";
+ * console.log(usage().includes("--only NAME")); // true
+ * ```
+ */
+export function usage(): string {
+  return [
+    "usage: deno task bench [--only NAME] [--no-install] [--check]",
+    "  --only NAME    run one section: " + SECTIONS.map((s) => s.name).join(" | "),
+    "  --no-install   do not apt-get missing anchor tools (ripgrep, fd, ...)",
+    "  --check        also exit 1 when a measured goal is NOT met",
+    "  BENCH_QUICK=1  (environment) smaller inputs, a quicker and rougher run",
+    "Ratios against named anchors, measured interleaved in one run; see bench/README.md.",
+  ].join("\n");
 }
 
 function parseArgs(args: string[]): RunOptions {
@@ -60,9 +81,11 @@ function parseArgs(args: string[]): RunOptions {
       opts.install = false;
     } else if (arg === "--check") {
       opts.check = true;
+    } else if (arg === "--help" || arg === "-h") {
+      opts.help = true;
     } else {
       throw new Error(
-        `unknown argument ${JSON.stringify(arg)}; use --only NAME, --no-install or --check`,
+        `unknown argument ${JSON.stringify(arg)}; use --only NAME, --no-install, --check or --help`,
       );
     }
   }
@@ -193,6 +216,10 @@ export async function main(args: string[]): Promise<number> {
   } catch (e) {
     console.error((e as Error).message);
     return 2;
+  }
+  if (opts.help) {
+    console.log(usage());
+    return 0;
   }
   console.log("toolhost benchmarks");
   for (const line of await machineInfo()) console.log(line);
