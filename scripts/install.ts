@@ -101,14 +101,22 @@ export function onPath(dir: string, path = process.env.PATH ?? ""): boolean {
   return path.split(delimiter).some((p) => p !== "" && resolve(p) === resolve(dir));
 }
 
-/** `--prefix DIR` / `--prefix=DIR` from argv, or undefined. */
+/**
+ * `--prefix DIR` / `--prefix=DIR` from argv, or undefined. An empty DIR (`--prefix "$UNSET"`)
+ * is refused: resolved, it would be the current folder, the clone itself.
+ */
 export function prefixArg(argv: string[]): string | undefined {
   for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === "--prefix") {
-      if (argv[i + 1] === undefined) throw new Error("--prefix needs a folder: --prefix DIR");
-      return argv[i + 1];
+    const value = argv[i] === "--prefix"
+      ? argv[i + 1]
+      : argv[i].startsWith("--prefix=")
+      ? argv[i].slice("--prefix=".length)
+      : null;
+    if (value === null) continue;
+    if (value === undefined || value === "") {
+      throw new Error("--prefix needs a folder: --prefix DIR (it was empty or missing)");
     }
-    if (argv[i].startsWith("--prefix=")) return argv[i].slice("--prefix=".length);
+    return value;
   }
   return undefined;
 }
@@ -136,13 +144,16 @@ export function usageError(argv: string[]): string | undefined {
 
 if (import.meta.main) {
   const argv = process.argv.slice(2);
-  const usage = usageError(argv);
-  if (usage !== undefined) {
-    console.error(`install: ${usage}`);
+  let prefix: string | undefined;
+  try {
+    const usage = usageError(argv);
+    if (usage !== undefined) throw new Error(usage);
+    prefix = prefixArg(argv);
+  } catch (e) {
+    console.error(`install: ${(e as Error).message}`);
     process.exit(2);
   }
   try {
-    const prefix = prefixArg(argv);
     const log = (l: string) => console.error(l);
     if (argv.includes("--uninstall")) {
       if (!uninstall({ prefix, log })) {

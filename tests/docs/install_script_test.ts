@@ -58,3 +58,25 @@ Deno.test("uninstall: removes the file, reports absence, refuses a symlink", () 
     rmSync(prefix, { recursive: true, force: true });
   }
 });
+
+Deno.test('install: an empty --prefix (an unset "$PREFIX") is a usage error, exit 2, nothing built', async () => {
+  assert.throws(() => prefixArg(["--prefix", ""]), /needs a folder/);
+  assert.throws(() => prefixArg(["--prefix="]), /needs a folder/);
+  const script = new URL("../../scripts/install.ts", import.meta.url).pathname;
+  const cwd = mkdtempSync(join(tmpdir(), "toolhost-install-cwd-"));
+  try {
+    for (const args of [["--prefix", ""], ["--prefix="], ["--prefix"]]) {
+      const out = await new Deno.Command(Deno.execPath(), {
+        args: ["run", "-A", script, ...args],
+        cwd,
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      assert.equal(out.code, 2, JSON.stringify(args));
+      assert.match(new TextDecoder().decode(out.stderr), /^install: --prefix needs a folder/);
+      assert.equal(existsSync(join(cwd, "bin")), false);
+    }
+  } finally {
+    rmSync(cwd, { recursive: true, force: true });
+  }
+});
