@@ -32,8 +32,41 @@ export interface CommonOptions {
  */
 export function withCommon(cmd: Command): Command {
   return cmd
-    .option("--repo <dir>", "workspace root (default: nearest folder with toolhost.toml)")
-    .option("--state-dir <dir>", "state directory (default: <workspace>/.toolhost/state)");
+    .option(
+      "--repo <dir>",
+      "workspace root (default: nearest folder with toolhost.toml)",
+      nonEmptyFolder("--repo"),
+    )
+    .option(
+      "--state-dir <dir>",
+      "state directory (default: <workspace>/.toolhost/state)",
+      nonEmptyFolder("--state-dir"),
+    );
+}
+
+/**
+ * The parser of a folder option that refuses an empty value: `--state-dir "$UNSET"` would
+ * otherwise resolve to the current folder (made private, filled with `calls/`, `artifacts/`),
+ * and `--repo ""` would quietly mean "search from here".
+ *
+ * @example
+ * ```ts
+ * import { nonEmptyFolder } from "./common_options.ts";
+ * nonEmptyFolder("--repo")("examples"); // "examples"
+ * ```
+ */
+export function nonEmptyFolder(flag: string): (value: string) => string {
+  return (value) => {
+    if (value.trim() === "") {
+      throw new InvocationError(
+        `${flag} was given an empty folder name (an unset variable?): pass a folder, ` +
+          `e.g. ${flag} ${
+            flag === "--repo" ? "my-tools" : ".toolhost/state"
+          }, or leave ${flag} out`,
+      );
+    }
+    return value;
+  };
 }
 
 /**

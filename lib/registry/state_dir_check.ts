@@ -33,6 +33,9 @@ import { lstatPath } from "../workspace/lstat_path.ts";
  * ```
  */
 export function checkStateDir(root: string, stateDir: string): void {
+  if (stateDir.trim() === "") { // resolved, it would be the current folder (made 0700, filled)
+    throw new PreparationFailed("The state directory's name is empty; pass a folder, or none.");
+  }
   const rel = relative(root, resolve(stateDir));
   if (rel === "" || rel === ".." || rel.startsWith("../") || isAbsolute(rel)) {
     return makePrivate(resolve(stateDir));
