@@ -34,6 +34,10 @@ export function checkKeyPath(keyPath: string, check: string): string {
 
 const FIXES: [RegExp, string][] = [
   [
+    /^lock: it is not in toolhost\.lock yet/,
+    "review the new declaration, then run `toolhost lock` to add it",
+  ],
+  [
     /^lock: it differs from what toolhost\.lock pins/,
     "if the change is yours, review it (`toolhost lock --check`) and run `toolhost lock`; " +
     "otherwise undo it",

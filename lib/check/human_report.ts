@@ -94,7 +94,7 @@ function rows(ws: Workspace, r: SelectionReport): Row[][] {
     const keyPath = toolKeyPath(ws, t.artifactId, t.name);
     const problems = failed(keyPath, t.checks);
     // A tool the drifted lock blocks is refused at its call, whatever its own checks say.
-    if (blocked.has(t.name)) problems.push({ detail: LOCK_BLOCKED, keyPath });
+    if (blocked.has(t.name)) problems.push({ detail: lockBlocked(r, t.name), keyPath });
     return {
       name: t.name,
       ready: t.ready && !blocked.has(t.name),
@@ -133,6 +133,17 @@ function confinementNote(c: ConfinementInfo): string {
 const HEADINGS = ["TOOL", "SESSION", "EXTENSION", "HOOK"];
 /** The row problem of a tool a drifted `toolhost.lock` blocks (its fix is the lock line's). */
 const LOCK_BLOCKED = "lock: it differs from what toolhost.lock pins, so a call is refused";
+/** The row problem of a tool declared since `toolhost lock` last ran. */
+const LOCK_NEW = "lock: it is not in toolhost.lock yet, so a call is refused";
+
+/** Which of the two a blocked tool is: new (its one drift line says so) or changed. */
+function lockBlocked(r: SelectionReport, name: string): string {
+  const lines = r.lock?.status === "drift" ? r.lock.drift : [];
+  const own = lines.filter((l) => l.includes(`tool \`${name}\`: `));
+  return own.length > 0 && own.every((l) => l.endsWith(`tool \`${name}\`: not in toolhost.lock`))
+    ? LOCK_NEW
+    : LOCK_BLOCKED;
+}
 
 function section(
   heading: string,

@@ -116,3 +116,24 @@ Deno.test("toolhost lock / lock --check / tools check / tools call / --no-lock",
   assert.equal((await runCapture(call)).code, 0);
   assert.equal((await runCapture(["lock", "--eval", "app/nope", ...repo])).code, 2);
 });
+
+Deno.test("tools check: a tool declared after `toolhost lock` is named new, with the fix to add it", async () => {
+  await using tmp = await tempWorkspace(TOML, {
+    "app/README.md": "# app\n",
+    "app/tools/stats.sh": { text: TOOL, mode: 0o755 },
+  });
+  const repo = ["--repo", tmp.root];
+  assert.equal((await runCapture(["lock", ...repo])).code, 0);
+  const toml = `${tmp.root}/toolhost.toml`;
+  Deno.writeTextFileSync(toml, `\n[artifacts.app.views.agent_tools.list]\nbuiltin = "list"\n`, {
+    append: true,
+  });
+  Deno.writeTextFileSync(toml, Deno.readTextFileSync(toml).replace("Stats.", "Counts."));
+  const table = await runCapture(["tools", "check", "app/review", ...repo]);
+  assert.equal(table.code, 1);
+  const rowOf = (name: string) => table.out.split(/\n(?= {2}\S)/).find((r) => r.includes(name))!;
+  assert.match(rowOf("list_app"), /lock: it is not in toolhost\.lock yet, so a call is refused/);
+  assert.match(rowOf("list_app"), /fix: review the new declaration, then run `toolhost lock`/);
+  // A changed tool keeps the wording that says it changed.
+  assert.match(rowOf("stats_app"), /lock: it differs from what toolhost\.lock pins/);
+});
