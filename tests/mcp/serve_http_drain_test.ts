@@ -29,7 +29,9 @@ async function get(url: string, init: RequestInit = {}): Promise<{ status: numbe
 Deno.test("serve over HTTP: /healthz and /readyz need no token and reveal nothing", async () => {
   await using tmp = await tempWorkspace("", E2E_FILES);
   Deno.writeTextFileSync(`${tmp.root}/toolhost.toml`, gateToml(tmp.root));
-  const served = await serveHttp(tmp.root, ["--token-env", "E2E_TOKEN"], { E2E_TOKEN: "t0k" });
+  const served = await serveHttp(tmp.root, ["--token-env", "E2E_TOKEN"], {
+    E2E_TOKEN: "t0k-0123456789abcdef",
+  });
   try {
     const base = served.url.replace(/\/mcp$/, "");
     const health = await get(`${base}/healthz`);

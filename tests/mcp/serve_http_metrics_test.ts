@@ -13,8 +13,10 @@ import { parseExposition, value } from "./_exposition.ts";
 Deno.test("serve over HTTP: /metrics counts calls by tool and outcome, sessions; token; no values", async () => {
   await using tmp = await tempWorkspace("", E2E_FILES);
   Deno.writeTextFileSync(`${tmp.root}/toolhost.toml`, e2eToml(tmp.root));
-  const served = await serveHttp(tmp.root, ["--token-env", "E2E_TOKEN"], { E2E_TOKEN: "t0k" });
-  const auth = { authorization: "Bearer t0k" };
+  const served = await serveHttp(tmp.root, ["--token-env", "E2E_TOKEN"], {
+    E2E_TOKEN: "t0k-0123456789abcdef",
+  });
+  const auth = { authorization: "Bearer t0k-0123456789abcdef" };
   const metricsUrl = served.url.replace(/\/mcp$/, "/metrics");
   try {
     const refused = await fetch(metricsUrl);

@@ -142,7 +142,7 @@ Deno.test("serve over HTTP: --token-env requires the bearer token", async () => 
   await using tmp = await tempWorkspace("", E2E_FILES);
   Deno.writeTextFileSync(`${tmp.root}/toolhost.toml`, e2eToml(tmp.root));
   const served = await serveHttp(tmp.root, ["--token-env", "E2E_TOKEN"], {
-    E2E_TOKEN: "t0ken-value",
+    E2E_TOKEN: "t0ken-value-0123456789",
   });
   try {
     await assert.rejects(client(served.url));
@@ -151,13 +151,13 @@ Deno.test("serve over HTTP: --token-env requires the bearer token", async () => 
     assert.equal(raw.status, 401);
     assert.match(raw.headers.get("www-authenticate") ?? "", /^Bearer/);
     await raw.body?.cancel();
-    const ok = await client(served.url, { authorization: "Bearer t0ken-value" });
+    const ok = await client(served.url, { authorization: "Bearer t0ken-value-0123456789" });
     assert.ok((await ok.c.listTools()).tools.length > 0);
     await ok.c.close();
   } finally {
     await served.stop();
   }
-  assert.doesNotMatch(served.stderr(), /t0ken-value/);
+  assert.doesNotMatch(served.stderr(), /t0ken-value-0123456789/);
 });
 
 Deno.test("serve over HTTP: non-loopback binds are refused without --allow-remote", async () => {
@@ -208,18 +208,18 @@ Deno.test("serve over HTTP: the token never reaches tools; a loopback bind keeps
     "app/tools/ancestors.sh": { text: ancestors, mode: 0o755 },
   });
   const served = await serveHttp(tmp.root, ["--allow-remote", "--token-env", "E2E_TOKEN"], {
-    E2E_TOKEN: "t0ken-value",
+    E2E_TOKEN: "t0ken-value-0123456789",
   });
   try {
     const url = served.url;
-    const auth = { authorization: "Bearer t0ken-value" };
+    const auth = { authorization: "Bearer t0ken-value-0123456789" };
     const { c } = await client(url, auth);
     const r = await c.callTool({ name: "env_app", arguments: {} });
     assert.equal((r.content as Text[])[0].text.trim(), "token=none");
     const a = await c.callTool({ name: "ancestors_app", arguments: {} });
     const shown = (a.content as Text[])[0].text;
     assert.match(shown, /E2E_TOKEN=\[protected\]/, "the tool found toolhost's environment");
-    assert.doesNotMatch(JSON.stringify(a), /t0ken-value/);
+    assert.doesNotMatch(JSON.stringify(a), /t0ken-value-0123456789/);
     await c.close();
     const port = new URL(url).port;
     const init = JSON.stringify({
@@ -242,10 +242,10 @@ Deno.test("serve over HTTP: the token never reaches tools; a loopback bind keeps
   } finally {
     await served.stop();
   }
-  assert.doesNotMatch(served.stderr(), /t0ken-value/);
+  assert.doesNotMatch(served.stderr(), /t0ken-value-0123456789/);
 });
 
-Deno.test("serve over HTTP: --allow-remote without a token, or a token with spaces, is refused", async () => {
+Deno.test("serve over HTTP: --allow-remote without a token, a token with spaces or a short one, is refused", async () => {
   await using tmp = await tempWorkspace("", E2E_FILES);
   Deno.writeTextFileSync(`${tmp.root}/toolhost.toml`, e2eToml(tmp.root));
   // Refused before anything opens: in-process (serve_http's first refusal runs a process).
@@ -261,6 +261,21 @@ Deno.test("serve over HTTP: --allow-remote without a token, or a token with spac
     assert.doesNotMatch(spaced.err, /two words/);
   } finally {
     Deno.env.delete("E2E_SPACED_TOKEN");
+  }
+  // A short token is guessed (and the same-user check is off with a token): refused, before
+  // the eval is looked up (an eval that does not exist: a server that starts fails, not hangs).
+  const noEval = base.map((a) => a === E2E_EVAL ? "no/such-eval" : a);
+  for (const short of ["t0k", "fifteen-chars15"]) {
+    Deno.env.set("E2E_SHORT_TOKEN", short);
+    try {
+      const r = await runCapture([...noEval, "--token-env", "E2E_SHORT_TOKEN"]);
+      assert.equal(r.code, 2, r.err);
+      assert.match(r.err, /E2E_SHORT_TOKEN: the token is shorter than 16 characters/);
+      assert.match(r.err, /openssl rand -hex 32/);
+      assert.ok(!r.err.includes(short), "the token's value is never shown");
+    } finally {
+      Deno.env.delete("E2E_SHORT_TOKEN");
+    }
   }
 });
 

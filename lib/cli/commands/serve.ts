@@ -340,6 +340,9 @@ function watchSignals(): { next(): Promise<string>; stop(): void } {
   };
 }
 
+/** The shortest bearer token `--token-env` accepts. */
+const MIN_TOKEN_LENGTH = 16;
+
 function readToken(name: string): string {
   if (!isEnvName(name)) {
     throw new InvocationError("--token-env takes an environment variable name");
@@ -351,6 +354,15 @@ function readToken(name: string): string {
   const token = v.trim();
   if (/\s/.test(token)) {
     throw new InvocationError(`--token-env ${name}: the token must not contain whitespace`);
+  }
+  // With a token, the token alone admits a client (the same-user check is off), and every
+  // tool runs with the serving user's authority: a short one is guessed, and is not redacted.
+  if (token.length < MIN_TOKEN_LENGTH) {
+    throw new InvocationError(
+      `--token-env ${name}: the token is shorter than ${MIN_TOKEN_LENGTH} characters; ` +
+        "whoever guesses it may run every tool: use a long random one, e.g. " +
+        `${name}="$(openssl rand -hex 32)"`,
+    );
   }
   // The credential guarding the server never reaches a tool, session or extension.
   delete process.env[name];
