@@ -377,6 +377,11 @@ export class Registry implements CallHost {
     return (this.#closing ??= this.#close());
   }
 
+  /** `await using reg = await Registry.open(...)` closes it ({@link Registry.close}). */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
   async #close(): Promise<void> {
     for (const ctl of this.#inflight.keys()) ctl.abort(CLOSED);
     await Promise.allSettled(this.#inflight.values());

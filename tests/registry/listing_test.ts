@@ -114,3 +114,14 @@ Deno.test("no eval at all (a JavaScript caller) is an InvocationError naming the
     });
   }
 });
+
+Deno.test("`await using` closes a registry at the end of its scope", async () => {
+  const ws = await loadWorkspace(SCOPED);
+  let kept: Registry;
+  {
+    await using reg = await Registry.open(ws, "app/review");
+    kept = reg;
+    assert.equal(reg.closed, false);
+  }
+  assert.equal(kept.closed, true);
+});
