@@ -86,12 +86,21 @@ function isWindows(target: string | undefined): boolean {
 
 const DENORT_UNAVAILABLE = "deno compile could not download its denort runtime";
 
-/** Turn `deno compile`'s stderr into one line saying what went wrong. */
-function failureReason(stderr: string): string {
+/**
+ * Turn `deno compile`'s stderr into one line saying what went wrong, and what to do.
+ *
+ * @example
+ * ```ts
+ * import { failureReason } from "./compile.ts";
+ * failureReason("error: dns error"); // "deno compile could not download its denort runtime ..."
+ * ```
+ */
+export function failureReason(stderr: string): string {
   const plain = stderr.replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g"), "");
   if (/dl\.deno\.land|dns error|error sending request|denort/i.test(plain)) {
     return `${DENORT_UNAVAILABLE} (its release host is unreachable here); set DENORT_BIN ` +
-      "to a denort binary of the same Deno version";
+      "to a denort binary of the same Deno version, or build the Node single binary instead: " +
+      "`deno task build:sea` (what `deno task install` installs; it downloads no runtime)";
   }
   const line = plain.split("\n").find((l) => /^error/.test(l.trim()));
   return `deno compile failed: ${(line ?? plain.trim().split("\n")[0] ?? "no output").trim()}`;
