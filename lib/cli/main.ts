@@ -11,6 +11,15 @@ import { VERSION } from "../version.ts";
 import { commandBuilders } from "./command_loaders.ts";
 import { misplacedOptionHint } from "./misplaced_option.ts";
 
+/** The root help's examples: a first workspace from nothing (most readers have no clone). */
+const ROOT_EXAMPLES = `
+Examples:
+  toolhost init json-tool greet        # in an empty folder: a tool, its test, toolhost.toml
+  toolhost tools check                 # every eval: ready or not, why, and the fix
+  toolhost tools call greet_tools --eval tools/agent --args '{"who":"Ada"}'
+  toolhost serve --eval tools/agent    # MCP over stdio
+`;
+
 /**
  * Run the CLI with `argv` (without the program name); resolves to the exit code.
  *
@@ -32,7 +41,7 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
     .version(VERSION, "-V, --version")
     .showSuggestionAfterError(true)
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
-    .addHelpText("after", "\nExample:\n  toolhost tools check --repo examples app/review\n");
+    .addHelpText("after", ROOT_EXAMPLES);
   if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
     io.out(`${VERSION}\n`); // what commander prints, without loading any command
     return EXIT.ok;
