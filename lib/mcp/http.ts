@@ -46,14 +46,13 @@ import { sameUserPeer } from "./peer_uid.ts";
 import { closeForeignPeers, FOREIGN_PEER_MESSAGE } from "./foreign_peers.ts";
 import { METRICS_PATH, ServeMetrics } from "./http_metrics.ts";
 import { checkDrainTimeout, type DrainOutcome, untilQuiet } from "./http_drain.ts";
-import { concatBytes } from "../bytes/concat_bytes.ts";
+import { readJsonBody } from "./http_body.ts";
 import { PendingConnections } from "./http_pending.ts";
 import { REUSED_ID_MESSAGE, reusesRequestId, transportOwes } from "./request_ids.ts";
 
 /** The endpoint path. */
 export const MCP_PATH = "/mcp";
-/** Largest POST body read, bytes. */
-export const MAX_BODY_BYTES = 4 * 1024 * 1024;
+export { MAX_BODY_BYTES } from "./http_body.ts";
 
 /** Options of {@link startHttpServer}. */
 export interface HttpServeOptions extends McpServerOptions {
@@ -81,6 +80,8 @@ export interface HttpServeOptions extends McpServerOptions {
    * each one more (http_pending.ts), 1..65536. Default 256.
    */
   maxPendingConnections?: number;
+  /** Most time a POST body may take to arrive, ms (http_body.ts); then 408. Default 30000. */
+  bodyDeadlineMs?: number;
 }
 
 /** A running HTTP server. */
@@ -224,7 +225,7 @@ async function handle(ctx: Ctx, req: IncomingMessage, res: ServerResponse): Prom
   const sid = Array.isArray(id) ? id[0] : id;
   let body: unknown;
   if (req.method === "POST") {
-    const read = await readJson(req);
+    const read = await readJsonBody(req, { deadlineMs: ctx.opts.bodyDeadlineMs });
     if (!read.ok) return sendError(res, read.status, read.code, read.message);
     body = read.value;
     if (Array.isArray(body) && body.length === 0) {
@@ -330,28 +331,6 @@ async function closeAll(
   await closed;
   const failed = results.find((r) => r.status === "rejected");
   if (failed) throw (failed as PromiseRejectedResult).reason;
-}
-
-type JsonRead =
-  | { ok: true; value: unknown }
-  | { ok: false; status: 400 | 413; code: number; message: string };
-
-async function readJson(req: IncomingMessage): Promise<JsonRead> {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Uint8Array).byteLength;
-    if (size > MAX_BODY_BYTES) {
-      return { ok: false, status: 413, code: -32600, message: "Request body too large" };
-    }
-    chunks.push(chunk as Uint8Array);
-  }
-  const text = new TextDecoder().decode(concatBytes(chunks, { shareSingle: true }));
-  try {
-    return { ok: true, value: JSON.parse(text) };
-  } catch {
-    return { ok: false, status: 400, code: -32700, message: "Parse error: the body is not JSON" };
-  }
 }
 
 function sendError(res: ServerResponse, status: number, code: number, message: string): void {
