@@ -120,6 +120,7 @@ export async function startHttpServer(opts: HttpServeOptions): Promise<HttpMcpSe
   checkBind(opts.bind, {
     allowRemote: opts.allowRemote ?? false,
     hasToken: opts.token !== undefined,
+    tokenLength: opts.token?.length,
   });
   const limits = checkSessionLimits(opts);
   const drainTimeoutMs = checkDrainTimeout(opts.drainTimeoutMs);

@@ -131,6 +131,18 @@ export function isLoopbackHost(host: string): boolean {
 }
 
 /**
+ * The shortest bearer token a server accepts: with a token, the token alone admits a client
+ * (the same-user check is off) and every tool runs with the serving user's authority.
+ *
+ * @example
+ * ```ts
+ * import { MIN_TOKEN_LENGTH } from "./http_guard.ts";
+ * "0123456789abcdef".length >= MIN_TOKEN_LENGTH; // true
+ * ```
+ */
+export const MIN_TOKEN_LENGTH = 16;
+
+/**
  * Refuse a non-loopback bind unless `allowRemote`; a remote bind also needs a token.
  *
  * @example
@@ -141,8 +153,13 @@ export function isLoopbackHost(host: string): boolean {
  */
 export function checkBind(
   bind: BindAddress,
-  opts: { allowRemote: boolean; hasToken: boolean },
+  opts: { allowRemote: boolean; hasToken: boolean; tokenLength?: number },
 ): void {
+  if (opts.tokenLength !== undefined && opts.tokenLength < MIN_TOKEN_LENGTH) {
+    throw new InvocationError(
+      `the bearer token is shorter than ${MIN_TOKEN_LENGTH} characters: use a long random one`,
+    );
+  }
   if (opts.allowRemote && !opts.hasToken) {
     throw new InvocationError(
       "--allow-remote requires a bearer token: pass --token-env NAME naming an environment variable",

@@ -98,3 +98,34 @@ Deno.test("checkRequest: the token compare takes any length (digests), and only 
     assert.equal(status(`Bearer ${t}`), 401, t.slice(0, 20));
   }
 });
+
+Deno.test("startHttpServer refuses a short bearer token before it listens", async () => {
+  const { startHttpServer } = await import("../../lib/mcp/http.ts");
+  const source = {
+    list: () => Promise.resolve([]),
+    call: () => Promise.resolve({ content: [], isError: false }),
+    close: () => Promise.resolve(),
+  };
+  await assert.rejects(
+    startHttpServer({
+      bind: { host: "127.0.0.1", port: 0 },
+      openSource: () => Promise.resolve(source),
+      token: "s3cret",
+    }),
+    (e) => e instanceof InvocationError && /shorter than 16 characters/.test(e.message),
+  );
+  assert.throws(
+    () =>
+      checkBind({ host: "127.0.0.1", port: 1 }, {
+        allowRemote: false,
+        hasToken: true,
+        tokenLength: 15,
+      }),
+    /shorter than 16/,
+  );
+  checkBind({ host: "127.0.0.1", port: 1 }, {
+    allowRemote: false,
+    hasToken: true,
+    tokenLength: 16,
+  });
+});

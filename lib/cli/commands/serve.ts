@@ -10,7 +10,7 @@ import process from "node:process";
 import { isatty } from "node:tty";
 import { Command } from "commander";
 import { InvocationError } from "../../errors/errors.ts";
-import { checkAllowedOrigins, parseBind } from "../../mcp/http_guard.ts";
+import { checkAllowedOrigins, MIN_TOKEN_LENGTH, parseBind } from "../../mcp/http_guard.ts";
 import { checkSessionLimits, type SessionLimits } from "../../mcp/http_sessions.ts";
 import { checkDrainTimeout } from "../../mcp/http_drain.ts";
 import { serveStdio } from "../../mcp/stdio.ts";
@@ -339,9 +339,6 @@ function watchSignals(): { next(): Promise<string>; stop(): void } {
     },
   };
 }
-
-/** The shortest bearer token `--token-env` accepts. */
-const MIN_TOKEN_LENGTH = 16;
 
 function readToken(name: string): string {
   if (!isEnvName(name)) {
