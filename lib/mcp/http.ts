@@ -31,6 +31,7 @@ import {
   isLoopbackHost,
   listenError,
   loopbackOrigins,
+  shortTokenWarning,
 } from "./http_guard.ts";
 import { createMcpServer, type McpServerOptions } from "./server.ts";
 import {
@@ -64,8 +65,13 @@ export interface HttpServeOptions extends McpServerOptions {
   allowRemote?: boolean;
   /** Extra accepted `Origin` values. Default none (loopback origins of the port only). */
   allowOrigins?: string[];
-  /** Required bearer token. Default none. */
+  /**
+   * Required bearer token. Default none. One shorter than 16 characters is served, with a
+   * warning through `log` (it can be guessed).
+   */
   token?: string;
+  /** Where `token` came from, named in that warning (never its value). Default "token". */
+  tokenSource?: string;
   /**
    * Most concurrent MCP sessions, 1..65536; at the cap the least recently used idle one is
    * evicted. Default 128.
@@ -120,8 +126,11 @@ export async function startHttpServer(opts: HttpServeOptions): Promise<HttpMcpSe
   checkBind(opts.bind, {
     allowRemote: opts.allowRemote ?? false,
     hasToken: opts.token !== undefined,
-    tokenLength: opts.token?.length,
   });
+  const weak = opts.token === undefined
+    ? undefined
+    : shortTokenWarning(opts.token.length, opts.tokenSource ?? "token");
+  if (weak !== undefined) opts.log?.(`warning: ${weak}`);
   const limits = checkSessionLimits(opts);
   const drainTimeoutMs = checkDrainTimeout(opts.drainTimeoutMs);
   const pool = new SessionPool(limits, opts.log);

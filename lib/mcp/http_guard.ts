@@ -131,8 +131,9 @@ export function isLoopbackHost(host: string): boolean {
 }
 
 /**
- * The shortest bearer token a server accepts: with a token, the token alone admits a client
- * (the same-user check is off) and every tool runs with the serving user's authority.
+ * The shortest bearer token served without a warning: with a token, the token alone admits
+ * a client (the same-user check is off) and every tool runs with the serving user's
+ * authority, so a short one can be guessed (and one under 8 characters is not redacted).
  *
  * @example
  * ```ts
@@ -141,6 +142,24 @@ export function isLoopbackHost(host: string): boolean {
  * ```
  */
 export const MIN_TOKEN_LENGTH = 16;
+
+/**
+ * The warning for a bearer token shorter than {@linkcode MIN_TOKEN_LENGTH} (`source` names
+ * where it came from, e.g. `--token-env NAME`; never its value), or undefined.
+ *
+ * @example
+ * ```ts
+ * import { shortTokenWarning } from "./http_guard.ts";
+ * shortTokenWarning(3, "--token-env T"); // "--token-env T: the bearer token is shorter than ..."
+ * shortTokenWarning(32, "--token-env T"); // undefined
+ * ```
+ */
+export function shortTokenWarning(length: number, source: string): string | undefined {
+  if (length >= MIN_TOKEN_LENGTH) return undefined;
+  return `${source}: the bearer token is shorter than ${MIN_TOKEN_LENGTH} characters, and ` +
+    "whoever guesses it may run every tool with this user's authority; use a long random " +
+    "one, e.g. the output of `openssl rand -hex 32`";
+}
 
 /**
  * Refuse a non-loopback bind unless `allowRemote`; a remote bind also needs a token.
@@ -153,13 +172,8 @@ export const MIN_TOKEN_LENGTH = 16;
  */
 export function checkBind(
   bind: BindAddress,
-  opts: { allowRemote: boolean; hasToken: boolean; tokenLength?: number },
+  opts: { allowRemote: boolean; hasToken: boolean },
 ): void {
-  if (opts.tokenLength !== undefined && opts.tokenLength < MIN_TOKEN_LENGTH) {
-    throw new InvocationError(
-      `the bearer token is shorter than ${MIN_TOKEN_LENGTH} characters: use a long random one`,
-    );
-  }
   if (opts.allowRemote && !opts.hasToken) {
     throw new InvocationError(
       "--allow-remote requires a bearer token: pass --token-env NAME naming an environment variable",

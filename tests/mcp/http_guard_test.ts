@@ -99,33 +99,28 @@ Deno.test("checkRequest: the token compare takes any length (digests), and only 
   }
 });
 
-Deno.test("startHttpServer refuses a short bearer token before it listens", async () => {
+Deno.test("startHttpServer serves a short bearer token, with a warning that never shows it", async () => {
   const { startHttpServer } = await import("../../lib/mcp/http.ts");
+  const { shortTokenWarning } = await import("../../lib/mcp/http_guard.ts");
   const source = {
     list: () => Promise.resolve([]),
     call: () => Promise.resolve({ content: [], isError: false }),
     close: () => Promise.resolve(),
   };
-  await assert.rejects(
-    startHttpServer({
-      bind: { host: "127.0.0.1", port: 0 },
-      openSource: () => Promise.resolve(source),
-      token: "s3cret",
-    }),
-    (e) => e instanceof InvocationError && /shorter than 16 characters/.test(e.message),
-  );
-  assert.throws(
-    () =>
-      checkBind({ host: "127.0.0.1", port: 1 }, {
-        allowRemote: false,
-        hasToken: true,
-        tokenLength: 15,
-      }),
-    /shorter than 16/,
-  );
-  checkBind({ host: "127.0.0.1", port: 1 }, {
-    allowRemote: false,
-    hasToken: true,
-    tokenLength: 16,
+  const lines: string[] = [];
+  const http = await startHttpServer({
+    bind: { host: "127.0.0.1", port: 0 },
+    openSource: () => Promise.resolve(source),
+    token: "s3cret",
+    tokenSource: "--token-env T",
+    log: (l) => lines.push(l),
   });
+  await http.close();
+  assert.equal(
+    lines.filter((l) => /--token-env T: the bearer token is shorter than 16/.test(l)).length,
+    1,
+  );
+  assert.ok(!lines.join("\n").includes("s3cret"));
+  assert.equal(shortTokenWarning(15, "x") !== undefined, true);
+  assert.equal(shortTokenWarning(16, "x"), undefined);
 });

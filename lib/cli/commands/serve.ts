@@ -10,7 +10,7 @@ import process from "node:process";
 import { isatty } from "node:tty";
 import { Command } from "commander";
 import { InvocationError } from "../../errors/errors.ts";
-import { checkAllowedOrigins, MIN_TOKEN_LENGTH, parseBind } from "../../mcp/http_guard.ts";
+import { checkAllowedOrigins, parseBind } from "../../mcp/http_guard.ts";
 import { checkSessionLimits, type SessionLimits } from "../../mcp/http_sessions.ts";
 import { checkDrainTimeout } from "../../mcp/http_drain.ts";
 import { serveStdio } from "../../mcp/stdio.ts";
@@ -248,6 +248,7 @@ async function serveHttp(
     allowRemote: o.allowRemote ?? false,
     allowOrigins: o.allowOrigin,
     token,
+    tokenSource: `--token-env ${o.tokenEnv}`,
     ...limits,
     drainTimeoutMs: drainTimeout(o),
     log,
@@ -351,15 +352,6 @@ function readToken(name: string): string {
   const token = v.trim();
   if (/\s/.test(token)) {
     throw new InvocationError(`--token-env ${name}: the token must not contain whitespace`);
-  }
-  // With a token, the token alone admits a client (the same-user check is off), and every
-  // tool runs with the serving user's authority: a short one is guessed, and is not redacted.
-  if (token.length < MIN_TOKEN_LENGTH) {
-    throw new InvocationError(
-      `--token-env ${name}: the token is shorter than ${MIN_TOKEN_LENGTH} characters; ` +
-        "whoever guesses it may run every tool: use a long random one, e.g. " +
-        `${name}="$(openssl rand -hex 32)"`,
-    );
   }
   // The credential guarding the server never reaches a tool, session or extension.
   delete process.env[name];
