@@ -30,6 +30,10 @@ Examples:
  * ```
  */
 export async function runCli(argv: string[], io: CliIo = processIo): Promise<number> {
+  // `help tools call`: commander's help command stops at its first word (`tools`).
+  if (argv.length > 2 && argv[0] === "help" && argv.slice(1).every(isWord)) {
+    argv = [...argv.slice(1), "--help"];
+  }
   let code: number = EXIT.ok;
   const done = (c: number) => {
     code = c;
@@ -81,6 +85,11 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
     return reportError(e, io);
   }
   return code;
+}
+
+/** A command word (not an option). */
+function isWord(arg: string): boolean {
+  return /^[a-z][a-z0-9-]*$/.test(arg);
 }
 
 /** `toolhost tools list` for the `list` command: the words that run it. */
