@@ -70,6 +70,7 @@ export async function importExtensions(
     }
     taken.add(m.name);
     tables[m.name] = m.table;
+    if (m.name !== server) m.notes.unshift(renamedNote(server));
     if (m.notes.length > 0) report.notes.push({ extension: m.name, notes: m.notes });
     for (const v of m.setEnv) if (!report.setEnv.includes(v)) report.setEnv.push(v);
   }
@@ -123,4 +124,10 @@ export function formatImportReport(r: ImportReport): string {
     );
   }
   return `${lines.join("\n")}\n`;
+}
+
+/** The note of a server imported under another name than its client's. */
+function renamedNote(server: string): string {
+  const shown = JSON.stringify(server.length > 64 ? `${server.slice(0, 64)}…` : server);
+  return `renamed from ${shown}: extension names are lowercase letters, digits, \`_\` and \`-\``;
 }

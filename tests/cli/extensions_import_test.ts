@@ -58,6 +58,9 @@ Deno.test("a Claude Desktop / Cursor config is appended as text; secrets never w
   assert.deepEqual(decls.get("linear")!.remote?.httpHeaders, { "X-Team": "core" });
   assert.match(r.out, /GITHUB_PERSONAL_ACCESS_TOKEN, LINEAR_TOKEN/);
   assert.match(r.out, /skipped `insecure`: its url is not https/);
+  // Imported under another name than the client's: the report says so.
+  assert.match(r.out, /github: renamed from "GitHub": extension names are lowercase/);
+  assert.doesNotMatch(r.out, /linear: renamed/);
 });
 
 Deno.test("VS Code servers (JSONC) and ${env:X} references", async () => {
