@@ -58,3 +58,33 @@ Deno.test("a shared (sticky) folder as the state directory is refused, its mode 
   );
   assert.equal(statSync(stateDir).mode & 0o7777, 0o1777);
 });
+
+Deno.test("a folder that is not toolhost's keeps its mode: the workspace, what holds it, a full folder", async () => {
+  await using outside = await tempWorkspace("", { "notes/a.txt": "mine\n" });
+  await using tmp = await tempWorkspace(BASE_TOML, BASE_FILES);
+  const ws = await loadWorkspace(tmp.root);
+  const full = join(outside.root, "notes"); // someone's folder, open to others
+  chmodSync(full, 0o755);
+  const parent = join(tmp.root, ".."); // holds the workspace
+  const before = [tmp.root, parent, full].map(mode);
+  for (
+    const [stateDir, why] of [
+      [tmp.root, /workspace root/],
+      [parent, /holds it/],
+      [full, /not toolhost's/],
+    ] as const
+  ) {
+    await assert.rejects(
+      Registry.open(ws, "app/review", { stateDir }),
+      (e: Error & { code?: string }) => e.code === "PREPARATION_FAILED" && why.test(e.message),
+      stateDir,
+    );
+  }
+  assert.deepEqual([tmp.root, parent, full].map(mode), before, "no mode was changed");
+  // An empty folder, or one toolhost used before, is still made private.
+  const used = join(outside.root, "used");
+  mkdirSync(join(used, "calls"), { recursive: true });
+  chmodSync(used, 0o755);
+  await (await Registry.open(ws, "app/review", { stateDir: used })).close();
+  assert.equal(mode(used), 0o700);
+});
