@@ -8,7 +8,9 @@
  * shell prompt's, an editor's, a `host` tool's — runs with the user's full authority:
  * toolhost's own git tools override them) or a missing `toolhost.lock` (whose extension
  * listings toolhost shows agents before the extension starts), and equally a `.git` in
- * each folder between the root and that writable path (git looks upward for one).
+ * each folder between the root and that writable path (git looks upward for one) — and
+ * any run could create a `.git` in a writable Artifact's folder (or above it), which git
+ * run there by that Artifact's `host` tools would use first.
  *
  * They are watched instead: each such name missing before the run is looked at when the
  * run has ended, and one that appeared is moved aside (renamed, never followed or
@@ -48,8 +50,10 @@ function missing(path: string): boolean {
 
 /**
  * The trust anchors missing now that a run with `writable` paths could create: the
- * root's anchors, and `.git` in each folder from the root up to a writable path that
- * contains the root. `root` is the workspace's canonical root.
+ * root's anchors, `.git` in each folder from the root up to a writable path that
+ * contains the root, and each of `gits` (canonical `.git` paths git may use: an
+ * Artifact's own, trust_anchors.ts `gitAnchors`) whose folder lies in a writable path.
+ * `root` is the workspace's canonical root.
  *
  * @example
  * ```ts
@@ -57,11 +61,18 @@ function missing(path: string): boolean {
  * watchedAnchors("/nonexistent/ws", ["/nonexistent/ws"]); // [] (no such writable path)
  * ```
  */
-export function watchedAnchors(root: string, writable: readonly string[]): string[] {
+export function watchedAnchors(
+  root: string,
+  writable: readonly string[],
+  gits: readonly string[] = [],
+): string[] {
   const out = new Set<string>();
   for (const w of writable) {
     const rw = real(w);
-    if (rw === undefined || !isWithin(root, rw)) continue;
+    if (rw === undefined) continue;
+    // Any `.git` git may use (trust_anchors.ts gitAnchors) in a folder the run may write.
+    for (const g of gits) if (isWithin(dirname(g), rw)) out.add(g);
+    if (!isWithin(root, rw)) continue;
     for (const a of TRUST_ANCHORS) out.add(join(root, a));
     for (let d = dirname(root); isWithin(d, rw); d = dirname(d)) {
       out.add(join(d, ".git"));

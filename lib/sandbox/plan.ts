@@ -20,7 +20,7 @@ import type { SandboxPlan } from "./bwrap_argv.ts";
 import type { SandboxPolicy } from "./policy.ts";
 import { interpreterPath } from "./interpreter_path.ts";
 import { harnessKitFiles } from "./harness_kit_files.ts";
-import { anchorBinds } from "./trust_anchors.ts";
+import { anchorBinds, gitAnchors } from "./trust_anchors.ts";
 import { watchedAnchors } from "./anchor_watch.ts";
 import process from "node:process";
 
@@ -103,7 +103,7 @@ export function sandboxPlan(policy: SandboxPolicy, ctx: PlanContext): SandboxPla
   // read-only under any writable path.
   const anchors = anchorBinds(ws, writable);
   // Missing ones cannot be bound without leaving a file on the host: watched instead.
-  const watch = watchedAnchors(ws.root, writable);
+  const watch = watchedAnchors(ws.root, writable, gitAnchors(ws));
   // A folder inside a read-only path (a child Artifact) cannot be renamed anyway, and a
   // writable self-bind there would make it writable.
   const pinned = anchors.pinned.filter((d) => !readable.some((r) => isWithin(d, r)));

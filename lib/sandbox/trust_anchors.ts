@@ -13,8 +13,12 @@
  * Each anchor that exists and lies strictly inside a writable path is bound read-only
  * again at the place that path shows it, and each folder between the two is bound onto
  * itself (still writable): a mount point can be neither renamed nor removed, so an anchor
- * can neither be written nor swapped by renaming a folder that holds it. A `.git` in a
- * folder above the root (the repository git finds from the workspace) is an anchor too.
+ * can neither be written nor swapped by renaming a folder that holds it. Every `.git` git
+ * may use from a folder declarations run in is an anchor too (gitAnchors): the one of a
+ * folder above the root (the repository git finds from the workspace), and an Artifact's
+ * own when the Artifact is a repository of its own — a `write` tool there would otherwise
+ * set its `core.fsmonitor` or a hook, which the next `git status` of a `host` tool (or of
+ * the user's shell) in that folder runs unconfined.
  * An anchor that does not exist is not bound (a mount point would leave an empty file on
  * the host): anchor_watch.ts moves aside one that a run created.
  *
@@ -86,15 +90,32 @@ function declaredPrograms(ws: Workspace): string[] {
 }
 
 /**
- * `.git` in each folder above the root: git run in the workspace looks upward for one
- * (the repository a workspace folder belongs to), so under a writable path that holds
- * one it is an anchor too.
+ * Every `.git` git may use when a declaration runs it: git looks for one in its working
+ * directory and then in each folder above, and declarations run in the workspace root
+ * (extensions, hooks) and in each Artifact's folder (tools, sessions) — an Artifact that
+ * is a repository of its own has its `.git` there, below the root. Each path once,
+ * nearest folders first.
+ *
+ * @example
+ * ```ts
+ * import { loadWorkspaceSync } from "../workspace/load_workspace.ts";
+ * import { gitAnchors } from "./trust_anchors.ts";
+ * const ws = loadWorkspaceSync("examples");
+ * gitAnchors(ws).includes(`${ws.root}/.git`); // true
+ * ```
  */
-function ancestorGits(root: string): string[] {
-  const out: string[] = [];
-  for (let d = dirname(root); d !== dirname(d); d = dirname(d)) out.push(join(d, ".git"));
-  out.push("/.git");
-  return out;
+export function gitAnchors(ws: Workspace): string[] {
+  const out = new Set<string>();
+  const folders = [ws.root, ...[...ws.artifacts.values()].map((a) => a.cwd)];
+  for (const from of folders.filter((f) => typeof f === "string" && f !== "")) {
+    for (let d = from;; d = dirname(d)) {
+      const git = join(d, ".git");
+      if (out.has(git)) break; // this folder and those above it are listed
+      out.add(git);
+      if (d === dirname(d)) break;
+    }
+  }
+  return [...out];
 }
 
 /** What {@link anchorBinds} asks of a sandbox. */
@@ -126,7 +147,7 @@ export function anchorBinds(ws: Workspace, writable: readonly string[]): AnchorB
   if (writable.length === 0) return { readOnly: [], pinned: [] };
   const paths = [
     ...TRUST_ANCHORS.map((a) => join(ws.root, a)),
-    ...ancestorGits(ws.root),
+    ...gitAnchors(ws),
     ...declaredPrograms(ws),
   ];
   const anchors = paths.map(real).filter((a) => a !== undefined);

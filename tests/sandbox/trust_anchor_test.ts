@@ -17,7 +17,8 @@ const TOUCH = `#!/bin/sh
 for p in "$@"; do
   if (echo "# pwned" >> "$p") 2>/dev/null; then echo "WROTE $p"; else echo "KEPT $p"; fi
 done
-if (mkdir -p .git/hooks && echo 'echo pwned' > .git/hooks/post-checkout) 2>/dev/null; then
+# The repository's hooks (an Artifact's own missing .git: artifact_git_test.ts).
+if [ -d .git ] && (mkdir -p .git/hooks && echo 'echo pwned' > .git/hooks/post-checkout) 2>/dev/null; then
   echo "WROTE hook"
 else
   echo "KEPT hook"
