@@ -13,6 +13,7 @@
  */
 
 import { closeSync } from "node:fs";
+import { coverLeakedFds } from "./leaked_fds.ts";
 
 /** bwrap's first bind descriptor (fd 3: `--info-fd`; fd 4: a warm spare's call line). */
 export const BIND_FD_BASE = 5;
@@ -58,7 +59,8 @@ export type StdioEntry = "pipe" | "ignore" | number;
 
 /**
  * `stdio` (fds 0 to 3 or 4) extended so that `held`'s descriptors become the child's fds
- * from {@link BIND_FD_BASE} (a missing fd 4 is closed in the child).
+ * from {@link BIND_FD_BASE}; with `held` (a sandbox's spawn), every other descriptor this
+ * process would let the child inherit is covered with `/dev/null` (leaked_fds.ts).
  *
  * @example
  * ```ts
@@ -72,9 +74,11 @@ export function withBindFds(
   held: HeldFds | undefined,
 ): StdioEntry[] {
   const fds = held?.fds ?? [];
-  if (fds.length === 0) return [...stdio];
   const out = [...stdio];
-  while (out.length < BIND_FD_BASE) out.push("ignore");
-  out.push(...fds);
-  return out;
+  if (fds.length > 0) {
+    while (out.length < BIND_FD_BASE) out.push("ignore");
+    out.push(...fds);
+  }
+  // A sandbox's spawn: nothing else of this process reaches it (leaked_fds.ts).
+  return held === undefined ? out : coverLeakedFds(out);
 }

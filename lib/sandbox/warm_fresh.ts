@@ -20,6 +20,7 @@ import process from "node:process";
 import { GROUP_TAG_VAR } from "../process/escape_reaper.ts";
 import { SANDBOX_INFO_FD } from "../process/sandbox_info.ts";
 import { BIND_FD_BASE } from "../process/bind_fds.ts";
+import { leakedFds } from "../process/leaked_fds.ts";
 
 /** bwrap options whose first operand is a host path that gets mounted. */
 const BIND_FLAGS = new Set([
@@ -126,13 +127,18 @@ export function sandboxedEnv(
   return out;
 }
 
-/** What a Deno spawn sets `DENO_EXTRA_STDIO_FDS` to: fd 3 and the bind descriptors. */
+/**
+ * What a Deno spawn sets `DENO_EXTRA_STDIO_FDS` to: fd 3, the bind descriptors and the
+ * numbers it covers with `/dev/null` (lib/process/leaked_fds.ts), in order.
+ */
 function extraFds(opts: readonly string[]): string {
-  const fds = [SANDBOX_INFO_FD];
+  const fds = new Set([SANDBOX_INFO_FD]);
   for (let i = 0; i < opts.length - 1; i++) {
-    if (BIND_FD_FLAGS.has(opts[i])) fds.push(Number(opts[i + 1]));
+    if (BIND_FD_FLAGS.has(opts[i])) fds.add(Number(opts[i + 1]));
   }
-  return fds.join(",");
+  const set = [...fds];
+  for (const fd of leakedFds()) if (fd > SANDBOX_INFO_FD && !fds.has(fd)) set.push(fd);
+  return set.sort((a, b) => a - b).join(",");
 }
 
 /**
