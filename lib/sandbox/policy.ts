@@ -96,11 +96,20 @@ function readPaths(p: Problems, at: string, v: unknown): string[] | undefined {
   return out;
 }
 
+/** Trees whose objects a read-only bind does not make read-only (reached through them). */
+const LIVE_TREES = ["/proc", "/sys", "/dev", "/run"];
+
 function pathProblem(e: string): string | undefined {
   if (e === "" || e.includes("\0")) return "must be a nonempty path without NUL";
   if (isAbsolute(e)) {
     if (normalize(e) !== e || e === "/") {
       return "must be a normalized absolute path other than `/` (no `.`, `..` or `//`)";
+    }
+    const live = LIVE_TREES.find((t) => e === t || e.startsWith(`${t}/`));
+    if (live !== undefined) {
+      return `must not be in \`${live}\`: a bind of the kernel's or services' live objects ` +
+        "there (another process's root, sockets, devices) is not read-only; the sandbox " +
+        "has its own /proc and /dev";
     }
     return undefined;
   }

@@ -108,6 +108,14 @@ Deno.test("bad values are problems at their key path, with a line", async () => 
     BASE_FILES,
     { keyPath: `${at}.sandbox_write[0]` },
   );
+  // Live trees: a bind there is not read-only (/proc/<pid>/root, sockets, devices).
+  for (const live of ["/proc", "/proc/1/root", "/sys/fs", "/dev/sda", "/run/dbus"]) {
+    await expectProblem(
+      BASE_TOML + toolTable("app", "t", { ...JSON_TOOL, sandbox: "read", sandbox_read: [live] }),
+      BASE_FILES,
+      { keyPath: `${at}.sandbox_read[0]`, message: /must not be in `\/(proc|sys|dev|run)`/ },
+    );
+  }
   await expectProblem(`[sandbox]\ndefault = "sandboxed"\n\n${BASE_TOML}`, BASE_FILES, {
     keyPath: "sandbox.default",
   });
