@@ -42,7 +42,9 @@ import type { ScanBudget } from "../process/proc_budget.ts";
 import { systemPageSize } from "./page_size.ts";
 import { heldFileBytes } from "./held_files.ts";
 import { sandboxTmpfsBytes } from "./sandbox_tmpfs.ts";
-import { newRound, type Round, USER_HZ } from "./tree_round.ts";
+import { newRound, type Round, type TreeSample, USER_HZ } from "./tree_round.ts";
+
+export type { TreeSample } from "./tree_round.ts";
 
 /**
  * Most members one tracker follows; a tool with more live descendants cannot be
@@ -64,27 +66,6 @@ export interface TreeRoot {
   startTime: number;
   /** The group's random tag, when its environment carries one. */
   tag?: string;
-}
-
-/** The sums of one round (so far, or complete). */
-export interface TreeSample {
-  /** Tasks of the running (non-zombie) members: each process with all its threads. */
-  processes: number;
-  /** Sum of resident memory of running members, bytes. */
-  rssBytes: number;
-  /**
-   * Memory the running members hold in open memory files (memfd, `/dev/shm`; held_files.ts),
-   * bytes, each file once: read on full-scan rounds, the last reading counted in between.
-   */
-  heldFileBytes: number;
-  /** Largest data segment of one member, bytes. */
-  maxDataBytes: number;
-  /** CPU seconds of members (reaped children included) and of members that ended. */
-  cpuSeconds: number;
-  /** The round visited everything it found. */
-  complete: boolean;
-  /** More than the tracking bound were found: the sums are lower bounds only. */
-  truncated: boolean;
 }
 
 /** Options of {@link DescendantTracker}. */

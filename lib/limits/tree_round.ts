@@ -5,7 +5,26 @@
  * @module
  */
 
-import type { TreeSample } from "./descendants.ts";
+/** The sums of one round (so far, or complete). */
+export interface TreeSample {
+  /** Tasks of the running (non-zombie) members: each process with all its threads. */
+  processes: number;
+  /** Sum of resident memory of running members, bytes. */
+  rssBytes: number;
+  /**
+   * Memory the running members hold in open memory files (memfd, `/dev/shm`; held_files.ts),
+   * bytes, each file once: read on full-scan rounds, the last reading counted in between.
+   */
+  heldFileBytes: number;
+  /** Largest data segment of one member, bytes. */
+  maxDataBytes: number;
+  /** CPU seconds of members (reaped children included) and of members that ended. */
+  cpuSeconds: number;
+  /** The round visited everything it found. */
+  complete: boolean;
+  /** More than the tracking bound were found: the sums are lower bounds only. */
+  truncated: boolean;
+}
 
 /** One round of a tracker: what it scans and walks, and its sums so far. */
 export interface Round {
