@@ -12,7 +12,7 @@ import { abandonGroup, type GroupHandle, spawnGroup } from "../process/spawn_gro
 import { runtimeSafeArgv } from "../process/runtime_argv.ts";
 import type { TakenSpare } from "../process/warm_adopt.ts";
 import { callPayload, waiterShell } from "../process/warm_script.ts";
-import { boundIdentity, sandboxedEnv } from "./warm_fresh.ts";
+import { boundIdentity, sandboxedEnv, spawnExtraFds } from "./warm_fresh.ts";
 import { endHostSpare, hostBaseEnv, spawnHostSpare } from "./warm_host.ts";
 import { argvJson, waiterArgv, type WarmRequest } from "./warm_key.ts";
 
@@ -36,6 +36,8 @@ export interface ReadySpare {
   identity: string;
   /** An unconfined spare's base environment. */
   base?: Readonly<Record<string, string>>;
+  /** A sandbox's `DENO_EXTRA_STDIO_FDS`, as its spawn set it (warm_fresh.ts). */
+  extraFds?: string;
 }
 
 /**
@@ -95,6 +97,7 @@ export async function spawnSpare(
     try {
       // The objects its binds are made from: bwrap mounts these very descriptors.
       const identity = boundIdentity(argv.args, req.cwd, argv.binds?.fds);
+      const extraFds = spawnExtraFds(argv.args); // next to the spawn's own look at them
       const handle = await spawnGroup({
         command: argv.command,
         args: argv.args,
@@ -105,7 +108,7 @@ export async function spawnSpare(
         holdInput: true,
         onSpawn: (record) => d.admit(record),
       });
-      return { handle, dirs, argv: argvJson(argv), args: argv.args, identity };
+      return { handle, dirs, argv: argvJson(argv), args: argv.args, identity, extraFds };
     } finally {
       argv.binds?.close();
     }
@@ -156,7 +159,7 @@ export function takenSpare(r: ReadySpare): TakenSpare {
     dirs: r.dirs!,
     handover(command, args, env) {
       const argv = runtimeSafeArgv(command, args); // as bwrap's argv has it cold
-      const payload = callPayload({ ...argv, env: sandboxedEnv(r.args, env) });
+      const payload = callPayload({ ...argv, env: sandboxedEnv(r.args, env, r.extraFds) });
       if (!payload.ok) {
         ended = endUnused(r);
         return undefined;
