@@ -27,6 +27,7 @@ import type { BuiltinEnv } from "../lib/builtins/context.ts";
 import type { BuiltinName, BuiltinToolDecl } from "../lib/workspace/types.ts";
 import type { ToolResult } from "../lib/results/types.ts";
 
+import { installDenoHost } from "../cli.ts";
 import { generateTree } from "./bench_tree.ts";
 import { reportGoal, skipGoal } from "./goals.ts";
 
@@ -259,6 +260,7 @@ async function benchSourceTree(out: string[]): Promise<void> {
  * ```
  */
 export async function benchBuiltins(): Promise<string[]> {
+  installDenoHost(); // as cli.ts does: `serve`'s built-ins list folders with Deno's own call
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "toolhost-bench-builtins-")));
   const out: string[] = [];
   try {

@@ -8,7 +8,8 @@
 import fs from "node:fs";
 import process from "node:process";
 import { PathError } from "../errors/errors.ts";
-import { kindOfStats } from "./entry_kind.ts";
+import { type EntryKind, kindOfStats } from "./entry_kind.ts";
+import { hostFs, type ListedEntry } from "../pins/host_fs.ts";
 import { pathErrorFor } from "./errno.ts";
 import type { DirEntry, DirHandle } from "./sandbox_types.ts";
 import { showPath } from "./show_path.ts";
@@ -67,6 +68,13 @@ export function readDirEntries(
       } finally {
         dir.closeSync();
       }
+    } else if (hostFs.readDir !== undefined) {
+      // The host's own listing (Deno's `readDirSync`, set by cli.ts): the same `getdents`
+      // as `readdirSync`, without building and sorting `Dirent`s it then drops.
+      for (const e of hostFs.readDir(h.base)) {
+        if (out.length === maxEntries) throw tooMany(logical, maxEntries);
+        out.push({ name: e.name, kind: kindOfListed(e) });
+      }
     } else {
       for (const e of fs.readdirSync(h.base, { withFileTypes: true })) {
         out.push({ name: e.name, kind: kindOfStats(e) });
@@ -84,6 +92,10 @@ export function readDirEntries(
   const keyed = out.map((e) => [sortKey(e.name), e] as const);
   keyed.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   return keyed.map(([, e]) => e);
+}
+
+function kindOfListed(e: ListedEntry): EntryKind {
+  return e.isFile ? "file" : e.isDirectory ? "directory" : e.isSymlink ? "symlink" : "other";
 }
 
 function tooMany(logical: string, max: number): PathError {
