@@ -27,6 +27,7 @@ import { Registry } from "../lib/registry/registry.ts";
 import { loadWorkspace } from "../lib/workspace/load_workspace.ts";
 import type { ToolResult } from "../lib/results/types.ts";
 
+import { installDenoHost } from "../cli.ts";
 import { generateTree } from "./bench_tree.ts";
 
 const MIB = 1024 * 1024;
@@ -209,6 +210,7 @@ async function benchEdit(tmp: string, quick: boolean): Promise<string[]> {
  * ```
  */
 export async function benchNative(): Promise<string[]> {
+  installDenoHost(); // as cli.ts does: native tools list and size files with Deno's own calls
   const quick = process.env.BENCH_QUICK === "1";
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "toolhost-native-bench-"));
   try {
