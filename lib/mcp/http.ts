@@ -9,7 +9,8 @@
  * Guards (see `http_guard.ts`): loopback bind unless `allowRemote`; `Host` must be
  * loopback on a loopback bind; a present `Origin` must be allowed; the bearer token when
  * configured. Refusals are JSON-RPC error bodies with 401/403; unknown sessions get 404.
- * `/healthz` and `/readyz` (`http_ops.ts`) answer before any guard; {@link HttpMcpServer.drain}
+ * `/healthz` and `/readyz` (`http_ops.ts`) answer behind the Host/Origin checks only (no
+ * token, no peer check); {@link HttpMcpServer.drain}
  * is the graceful stop for a replica behind a load balancer (`http_drain.ts`).
  *
  * @module
@@ -27,6 +28,7 @@ import {
   type BindAddress,
   checkBind,
   checkRequest,
+  checkSite,
   type GuardPolicy,
   isLoopbackHost,
   listenError,
@@ -214,6 +216,9 @@ interface Ctx {
 
 async function handle(ctx: Ctx, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const path = (req.url ?? "/").split("?")[0];
+  // Every endpoint, the probes too, is behind the Host/Origin checks (DNS rebinding).
+  const site = checkSite(req.headers, ctx.policy);
+  if (site) return sendError(res, site.status, -32001, site.message);
   if (answerProbe(req, res, path, () => !ctx.draining)) return;
   if (path !== MCP_PATH && path !== METRICS_PATH) {
     return sendError(res, 404, -32601, `Not found: use ${MCP_PATH}`);

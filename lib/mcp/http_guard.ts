@@ -232,6 +232,32 @@ export function checkRequest(
   headers: Record<string, string | string[] | undefined>,
   policy: GuardPolicy,
 ): Refusal | undefined {
+  const site = checkSite(headers, policy);
+  if (site !== undefined) return site;
+  if (policy.token !== undefined && !bearerMatches(first(headers.authorization), policy.token)) {
+    return { status: 401, message: "Unauthorized: a valid bearer token is required" };
+  }
+  return undefined;
+}
+
+/**
+ * The `Host` and `Origin` half of {@link checkRequest} (no token): what every endpoint,
+ * the health probes included, is behind — a page a browser was DNS-rebound to (its
+ * `Host` names the attacker's domain) or a foreign page (its `Origin`) gets nothing from
+ * this port, not even whether toolhost listens there. A health checker sends neither, or
+ * the address it dials.
+ *
+ * @example
+ * ```ts
+ * import { checkSite } from "./http_guard.ts";
+ * checkSite({ host: "rebound.example:8765" }, { origins: new Set(), loopbackHostOnly: true });
+ * // { status: 403, message: "Host not allowed" }
+ * ```
+ */
+export function checkSite(
+  headers: Record<string, string | string[] | undefined>,
+  policy: GuardPolicy,
+): Refusal | undefined {
   const host = first(headers.host);
   if (policy.loopbackHostOnly && host !== undefined && !isLoopbackHost(hostPart(host))) {
     return { status: 403, message: "Host not allowed" };
@@ -239,9 +265,6 @@ export function checkRequest(
   const origin = first(headers.origin);
   if (origin !== undefined && !policy.origins.has(origin.toLowerCase())) {
     return { status: 403, message: "Origin not allowed" };
-  }
-  if (policy.token !== undefined && !bearerMatches(first(headers.authorization), policy.token)) {
-    return { status: 401, message: "Unauthorized: a valid bearer token is required" };
   }
   return undefined;
 }

@@ -1,9 +1,12 @@
 /**
  * The operator endpoints of `serve --http`, for load balancers and orchestrators:
  * `GET /healthz` (the process is alive) and `GET /readyz` (it accepts new MCP sessions;
- * 503 while draining). Neither is behind the bearer token nor the Host/Origin guards: a
- * health checker has neither, and the bodies are tiny fixed strings that say nothing about
- * the workspace, the eval or the sessions.
+ * 503 while draining). Neither is behind the bearer token: a health checker has none, and
+ * the bodies are tiny fixed strings that say nothing about the workspace, the eval or the
+ * sessions. Both are behind the Host/Origin checks (`checkSite`, http_guard.ts), like every
+ * endpoint: a page a browser was DNS-rebound to learns nothing here, not even that toolhost
+ * listens. A health checker sends no `Origin`, and either no `Host` (HAProxy's `option
+ * httpchk` is HTTP/1.0) or the address it dials (loopback on a loopback bind).
  *
  * @module
  */

@@ -1,6 +1,6 @@
 /**
  * `serve --http` behind a load balancer: `/healthz` and `/readyz` answer without the token
- * and say nothing about the workspace; SIGTERM drains (readiness 503, no new sessions,
+ * (behind the Host/Origin checks) and say nothing about the workspace; SIGTERM drains (readiness 503, no new sessions,
  * the call in flight finishes), then every session closes with cleanup and the process
  * exits 0; `--drain-timeout` bounds the wait; a gone session is 404 on any replica.
  */
@@ -36,8 +36,11 @@ Deno.test("serve over HTTP: /healthz and /readyz need no token and reveal nothin
     const base = served.url.replace(/\/mcp$/, "");
     const health = await get(`${base}/healthz`);
     assert.deepEqual(health, { status: 200, text: "ok\n" });
-    const ready = await get(`${base}/readyz`, { headers: { origin: "http://evil.example" } });
+    const ready = await get(`${base}/readyz`);
     assert.deepEqual(ready, { status: 200, text: "ready\n" });
+    // Behind the Host/Origin checks like every endpoint (http_probe_guard_test.ts).
+    const foreign = await get(`${base}/readyz`, { headers: { origin: "http://evil.example" } });
+    assert.equal(foreign.status, 403);
     const head = await fetch(`${base}/readyz`, { method: "HEAD" });
     assert.equal(head.status, 200);
     await head.body?.cancel();
