@@ -9,6 +9,8 @@
  * Guards (see `http_guard.ts`): loopback bind unless `allowRemote`; `Host` must be
  * loopback on a loopback bind; a present `Origin` must be allowed; the bearer token when
  * configured. Refusals are JSON-RPC error bodies with 401/403; unknown sessions get 404.
+ * Connections are bounded, those no request passed the guards on (`http_pending.ts`) and
+ * a client's (`http_clients.ts`).
  * `/healthz` and `/readyz` (`http_ops.ts`) answer behind the Host/Origin checks only (no
  * token, no peer check); {@link HttpMcpServer.drain}
  * is the graceful stop for a replica behind a load balancer (`http_drain.ts`).
@@ -51,6 +53,7 @@ import { METRICS_PATH, ServeMetrics } from "./http_metrics.ts";
 import { checkDrainTimeout, type DrainOutcome, untilQuiet } from "./http_drain.ts";
 import { readJsonBody } from "./http_body.ts";
 import { PendingConnections } from "./http_pending.ts";
+import { ClientConnections } from "./http_clients.ts";
 import { REUSED_ID_MESSAGE, reusesRequestId, transportOwes } from "./request_ids.ts";
 
 /** The endpoint path. */
@@ -88,6 +91,12 @@ export interface HttpServeOptions extends McpServerOptions {
    * each one more (http_pending.ts), 1..65536. Default 256.
    */
   maxPendingConnections?: number;
+  /**
+   * Most connections a request passed the guards on (http_clients.ts), 1..65536: past it,
+   * the one idle the longest is closed for a new one, or the new one gets 503 when every
+   * one has a request open. Default 1024.
+   */
+  maxConnections?: number;
   /** Most time a POST body may take to arrive, ms (http_body.ts); then 408. Default 30000. */
   bodyDeadlineMs?: number;
 }
@@ -145,12 +154,14 @@ export async function startHttpServer(opts: HttpServeOptions): Promise<HttpMcpSe
   };
   const metrics = new ServeMetrics({ liveSessions: () => pool.live.size });
   const pending = new PendingConnections<Socket>(opts.maxPendingConnections);
+  const clients = new ClientConnections<Socket>(opts.maxConnections);
   const ctx: Ctx = {
     opts,
     pool,
     policy,
     metrics,
     pending,
+    clients,
     draining: false,
     open: 0,
     changed: new Set(),
@@ -206,6 +217,8 @@ interface Ctx {
   metrics: ServeMetrics;
   /** Connections no request passed the guards on yet. */
   pending: PendingConnections<Socket>;
+  /** Connections a request passed the guards on. */
+  clients: ClientConnections<Socket>;
   /** Set by `drain()`. */
   draining: boolean;
   /** MCP requests (not `GET` event streams) whose response has not ended. */
@@ -234,6 +247,8 @@ async function handle(ctx: Ctx, req: IncomingMessage, res: ServerResponse): Prom
   if (ctx.policy.token === undefined && !(await sameUserPeer(req.socket))) {
     return sendError(res, 403, -32001, FOREIGN_PEER_MESSAGE);
   }
+  if (!ctx.clients.admit(req.socket)) return refuseConnection(req, res);
+  res.once("close", () => ctx.clients.done(req.socket));
   ctx.pending.admit(req.socket);
   if (path === METRICS_PATH) return await sendMetrics(ctx.metrics, req, res);
   const id = req.headers["mcp-session-id"];
@@ -346,6 +361,14 @@ async function closeAll(
   await closed;
   const failed = results.find((r) => r.status === "rejected");
   if (failed) throw (failed as PromiseRejectedResult).reason;
+}
+
+/** 503 and close: every admitted connection has a request open (http_clients.ts). */
+function refuseConnection(req: IncomingMessage, res: ServerResponse): void {
+  res.setHeader("Retry-After", String(RETRY_AFTER_SECONDS));
+  res.setHeader("Connection", "close");
+  res.once("finish", () => req.socket.end());
+  sendError(res, 503, -32000, "Too many connections, all with a request open; retry later");
 }
 
 function sendError(res: ServerResponse, status: number, code: number, message: string): void {

@@ -402,7 +402,7 @@ Deno.test("serve over HTTP: --session-idle-timeout closes an idle session (404 a
   }
 });
 
-Deno.test("serve over HTTP: --max-sessions and --session-idle-timeout are validated and documented", async () => {
+Deno.test("serve over HTTP: --max-sessions, --max-connections and --session-idle-timeout are validated and documented", async () => {
   await using tmp = await tempWorkspace("", E2E_FILES);
   Deno.writeTextFileSync(`${tmp.root}/toolhost.toml`, e2eToml(tmp.root));
   // Refused before anything opens: in-process, as `toolhost` runs it (a CLI start each
@@ -417,6 +417,11 @@ Deno.test("serve over HTTP: --max-sessions and --session-idle-timeout are valida
     assert.equal(r.code, 2, bad);
     assert.match(r.text, /--max-sessions takes a whole number from 1 to 65536/);
   }
+  for (const bad of ["0", "65537", "x"]) {
+    const r = await run([...http, "--max-connections", bad]);
+    assert.equal(r.code, 2, bad);
+    assert.match(r.text, /--max-connections takes a whole number from 1 to 65536/);
+  }
   for (const bad of ["0", "0s", "25h", "5x", "1.5m"]) {
     const r = await run([...http, "--session-idle-timeout", bad]);
     assert.equal(r.code, 2, bad);
@@ -425,8 +430,10 @@ Deno.test("serve over HTTP: --max-sessions and --session-idle-timeout are valida
   const noHttp = await run(["--max-sessions", "3"]);
   assert.equal(noHttp.code, 2);
   assert.match(noHttp.text, /need --http/);
+  assert.match((await run(["--max-connections", "3"])).text, /need --http/);
   const help = await run(["--help"]);
   assert.equal(help.code, 0);
   assert.match(help.text, /--max-sessions <n>/);
+  assert.match(help.text, /--max-connections <n>/);
   assert.match(help.text, /--session-idle-timeout <duration>/);
 });

@@ -13,6 +13,7 @@ import { InvocationError } from "../../errors/errors.ts";
 import { checkAllowedOrigins, parseBind } from "../../mcp/http_guard.ts";
 import { checkSessionLimits, type SessionLimits } from "../../mcp/http_sessions.ts";
 import { checkDrainTimeout } from "../../mcp/http_drain.ts";
+import { checkMaxConnections } from "../../mcp/http_clients.ts";
 import { serveStdio } from "../../mcp/stdio.ts";
 import { crashSweep, sweepingSource } from "../crash_sweep.ts";
 import { evalToolSource, type ToolSource } from "../../mcp/tool_source.ts";
@@ -39,6 +40,7 @@ interface ServeOptions extends CommonOptions {
   allowOrigin?: string[];
   tokenEnv?: string;
   maxSessions?: string;
+  maxConnections?: string;
   sessionIdleTimeout?: string;
   drainTimeout?: string;
   lock?: boolean;
@@ -101,17 +103,18 @@ export function serveCommand(io: CliIo, done: (code: number) => void): Command {
 /** Refuse HTTP-only flags without `--http`, and bad HTTP values, before opening anything. */
 function checkHttpFlags(o: ServeOptions): void {
   const httpOnly = o.allowRemote || o.tokenEnv || o.allowOrigin || o.maxSessions ||
-    o.sessionIdleTimeout || o.drainTimeout;
+    o.maxConnections || o.sessionIdleTimeout || o.drainTimeout;
   if (o.http === undefined && httpOnly) {
     throw new InvocationError(
-      "--allow-remote, --allow-origin, --token-env, --max-sessions, --session-idle-timeout " +
-        "and --drain-timeout need --http",
+      "--allow-remote, --allow-origin, --token-env, --max-sessions, --max-connections, " +
+        "--session-idle-timeout and --drain-timeout need --http",
     );
   }
   if (o.http !== undefined) {
     parseBind(o.http);
     checkAllowedOrigins(o.allowOrigin ?? []);
     sessionLimits(o);
+    maxConnections(o);
     drainTimeout(o);
   }
 }
@@ -146,6 +149,12 @@ function serveDefinition(): Command {
       "--max-sessions <n>",
       "most concurrent HTTP sessions (1-65536); at the cap the least recently used idle " +
         "session is evicted for a new client, 503 + Retry-After when all are busy (default 128)",
+    )
+    .option(
+      "--max-connections <n>",
+      "most HTTP connections a request passed the guards on (1-65536); at the cap the one " +
+        "idle longest is closed for a new one, 503 + Retry-After when all have a request " +
+        "open (default 1024)",
     )
     .option(
       "--session-idle-timeout <duration>",
@@ -250,6 +259,7 @@ async function serveHttp(
     token,
     tokenSource: `--token-env ${o.tokenEnv}`,
     ...limits,
+    maxConnections: maxConnections(o),
     drainTimeoutMs: drainTimeout(o),
     log,
     instructions: `Tools of the toolhost eval ${evalId}.`,
@@ -297,6 +307,12 @@ function sessionLimits(o: ServeOptions): SessionLimits {
       ? undefined
       : parseIdleTimeout(o.sessionIdleTimeout),
   });
+}
+
+/** The validated `--max-connections`. */
+function maxConnections(o: ServeOptions): number {
+  const text = o.maxConnections;
+  return checkMaxConnections(text === undefined ? undefined : parseMaxSessions(text));
 }
 
 /** `--max-sessions N`: digits only (the range is checked with the idle timeout). */
