@@ -42,6 +42,7 @@ import type { ScanBudget } from "../process/proc_budget.ts";
 import { systemPageSize } from "./page_size.ts";
 import { heldFileBytes } from "./held_files.ts";
 import { sandboxTmpfsBytes } from "./sandbox_tmpfs.ts";
+import { ShmCharges } from "./sysv_shm.ts";
 import { newRound, type Round, type TreeSample, USER_HZ } from "./tree_round.ts";
 
 export type { TreeSample } from "./tree_round.ts";
@@ -93,8 +94,9 @@ export interface TrackerOptions {
    */
   adopts?: (o: Orphan) => boolean;
   /**
-   * Read the memory members hold in open memory files (held_files.ts) on full-scan rounds;
-   * a member whose descriptors cannot all be read makes the round `truncated`. Default off.
+   * Read the memory members hold in open memory files (held_files.ts) and in System V
+   * segments they made (sysv_shm.ts) on full-scan rounds; a member whose descriptors
+   * cannot all be read makes the round `truncated`. Default off.
    */
   heldFiles?: boolean;
 }
@@ -132,6 +134,9 @@ export class DescendantTracker {
   readonly #scan: ScanBudget;
   readonly #adopts?: (o: Orphan) => boolean;
   readonly #heldFiles: boolean;
+  /** The System V segments the tool made (with `heldFiles`), and their last reading. */
+  readonly #shm: ShmCharges | undefined;
+  #shmBytes = 0;
   /** Adopted orphans taken in, pid → start time. */
   readonly #adopted = new Map<number, number>();
   /** Adopted orphans handed over to another tree: never taken in again. */
@@ -150,6 +155,7 @@ export class DescendantTracker {
     this.#scan = opts.scan ?? {};
     this.#adopts = opts.adopts;
     this.#heldFiles = opts.heldFiles ?? false;
+    this.#shm = this.#heldFiles ? new ShmCharges() : undefined;
     this.#members.set(root.pid, { startTime: root.startTime, ppid: -1, ticks: 0 });
   }
 
@@ -162,6 +168,7 @@ export class DescendantTracker {
     if (this.#round === undefined) {
       const scan = this.#rounds++ % this.#scanEvery === this.#scanEvery - 1;
       this.#round = this.#begin(scan);
+      this.#chargeShm(this.#round);
     }
     const r = this.#round;
     // A listing that could not see every process cannot measure the tool: fail closed.
@@ -398,8 +405,16 @@ export class DescendantTracker {
     r.sample.heldFileBytes += m.held ?? 0;
   }
 
+  /** Add the System V segments' bytes: read on full-scan rounds, the last reading between. */
+  #chargeShm(r: Round): void {
+    if (this.#shm === undefined) return;
+    if (r.full) this.#shmBytes = this.#shm.charge(this.#members.keys());
+    r.sample.heldFileBytes += this.#shmBytes;
+  }
+
   /** A member ended: its CPU time stays counted unless a member parent reaped it. */
   #retire(pid: number, m: Member): void {
+    this.#shm?.remember(pid); // a segment it made is still the tool's
     this.#members.delete(pid);
     if (!this.#members.has(m.ppid)) this.#retiredTicks += m.ticks;
   }

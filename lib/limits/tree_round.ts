@@ -13,7 +13,8 @@ export interface TreeSample {
   rssBytes: number;
   /**
    * Memory the running members hold in open memory files (memfd, `/dev/shm`; held_files.ts),
-   * bytes, each file once: read on full-scan rounds, the last reading counted in between.
+   * each file once, and in System V segments the tool made (sysv_shm.ts), bytes: read on
+   * full-scan rounds, the last reading counted in between.
    */
   heldFileBytes: number;
   /** Largest data segment of one member, bytes. */
