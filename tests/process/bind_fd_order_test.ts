@@ -26,7 +26,21 @@ import { ENV } from "./helpers.ts";
 
 /** Linux's `O_PATH`, as bind sources are opened (lib/sandbox/bind_open.ts). */
 const O_PATH = 0o10000000;
-const COUNT = 64;
+
+/**
+ * Sources opened in `dir` until the lowest, handed over last, lands on a position well
+ * above its own number (however many descriptors this process holds, other tests' too).
+ */
+function openSources(dir: string): { fd: number; name: string }[] {
+  const out: { fd: number; name: string }[] = [];
+  const lowest = () => Math.min(...out.map((s) => s.fd));
+  while (out.length < 8 || BIND_FD_BASE + out.length - 1 <= lowest() + 4) {
+    const name = join(dir, `f${out.length}`);
+    writeFileSync(name, "");
+    out.push({ fd: openSync(name, O_PATH), name });
+  }
+  return out;
+}
 
 function ownFds(): Set<number> {
   return new Set(readdirSync("/proc/self/fd").map(Number));
@@ -34,13 +48,12 @@ function ownFds(): Set<number> {
 
 Deno.test("a bind source numbered like an earlier position still reaches its own position", async () => {
   const dir = mkdtempSync(join(tmpdir(), "toolhost-bindorder-"));
-  const names = Array.from({ length: COUNT }, (_, i) => join(dir, `f${i}`));
-  for (const n of names) writeFileSync(n, "");
-  // Opened in order, then handed over last first: the lowest numbers land on the highest
-  // positions, as when a number below was freed while the sources were being opened.
-  const opened = names.map((n) => openSync(n, O_PATH));
-  const fds = [...opened].reverse();
-  const want = [...names].reverse();
+  // Handed over highest first: the lowest numbers land on the highest positions, as when a
+  // number below was freed while the sources were being opened.
+  const sources = openSources(dir).sort((a, b) => b.fd - a.fd);
+  const COUNT = sources.length;
+  const fds = sources.map((s) => s.fd);
+  const want = sources.map((s) => s.name);
   const collides = fds.some((fd, i) => fd >= BIND_FD_BASE && fd < BIND_FD_BASE + i);
   assert.ok(collides, `no source below its position: ${fds.join(",")}`);
   const held = new HeldFds(fds);
