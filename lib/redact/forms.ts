@@ -1,11 +1,14 @@
 /**
  * The forms a protected value takes in what toolhost hands out: as it is and without its
- * leading and trailing line breaks; flattened to one line as the odek renderer does
+ * leading and trailing line breaks; with its line breaks as LF, CRLF or CR (a file
+ * written on another system); flattened to one line as the odek renderer does
  * (` ⏎ ` or a space); cleaned as plain-protocol output is (escape sequences and control
- * characters removed, so CRLF becomes LF); escaped inside a JSON string (also with
- * non-ASCII as `\uXXXX`); percent-encoded as in a URI; as hexadecimal of its UTF-8
- * bytes; and as base64 (standard and URL alphabets) of its bytes at each of the three
- * alignments a byte stream can give it — the characters that depend on the value alone.
+ * characters removed, so CRLF becomes LF); written inside another format the way common
+ * encoders write it (JSON strings, quoted literals, URLs, form bodies, HTML: see
+ * escapes.ts); as hexadecimal of its UTF-8 bytes; as UTF-16 (LE and BE, an ASCII value:
+ * what a Windows tool writes to a file); and as base64 (standard and URL alphabets) of
+ * its UTF-8 and UTF-16 bytes at each of the three alignments a byte stream can give it —
+ * the characters that depend on the value alone.
  *
  * @module
  */
@@ -13,6 +16,7 @@
 import { Buffer } from "node:buffer";
 import { flattenLine } from "../odek/render.ts";
 import { cleanText } from "../protocols/text_clean.ts";
+import { ESCAPERS } from "./escapes.ts";
 
 /** Leading or trailing line breaks (as a program's output adds or drops them). */
 const EDGE_BREAKS = /^[\r\n]+|[\r\n]+$/g;
@@ -31,42 +35,46 @@ const MIN_BASE64_CORE = 8;
  */
 export function valueForms(value: string): string[] {
   const out = new Set<string>();
-  const bases = new Set([value, value.replace(EDGE_BREAKS, "")]);
-  for (const b of [...bases]) {
-    bases.add(cleanText(b));
-    bases.add(b.replace(/\r\n/g, "\n"));
-  }
-  for (const b of bases) {
-    if (b === "") continue;
+  for (const b of bases(value)) {
     for (const t of [b, flattenLine(b, " ⏎ "), flattenLine(b, " ")]) {
-      out.add(t);
-      out.add(JSON.stringify(t).slice(1, -1));
-      out.add(asciiJson(t));
-      out.add(percent(t, encodeURIComponent));
-      out.add(percent(t, encodeURI));
+      for (const escape of ESCAPERS) out.add(escape(t));
     }
     const bytes = Buffer.from(b, "utf8");
     out.add(bytes.toString("hex"));
     out.add(bytes.toString("hex").toUpperCase());
     for (const core of base64Cores(bytes)) out.add(core);
+    for (const wide of utf16(b)) {
+      out.add(wide);
+      for (const core of base64Cores(Buffer.from(wide, "latin1"))) out.add(core);
+    }
   }
   out.delete("");
   return [...out].sort((a, b) => b.length - a.length);
 }
 
-function asciiJson(s: string): string {
-  return JSON.stringify(s).slice(1, -1).replace(
-    /[\u007f-\uffff]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
+/**
+ * The texts the forms are made from: the value, without its edge line breaks, cleaned as
+ * plain output, and each with its line breaks as LF, CRLF and CR.
+ */
+function bases(value: string): Set<string> {
+  const bases = new Set([value, value.replace(EDGE_BREAKS, "")]);
+  for (const b of [...bases]) bases.add(cleanText(b));
+  for (const b of [...bases]) {
+    if (!/[\r\n]/.test(b)) continue;
+    for (const eol of ["\n", "\r\n", "\r"]) bases.add(b.replace(/\r\n|\r|\n/g, eol));
+  }
+  bases.delete("");
+  return bases;
 }
 
-function percent(s: string, encode: (s: string) => string): string {
-  try {
-    return encode(s);
-  } catch {
-    return s; // a lone surrogate cannot be percent-encoded: no such form exists
-  }
+/**
+ * An ASCII text as UTF-16LE and UTF-16BE bytes, one character per byte (so its UTF-8
+ * bytes are those bytes too); none for other texts.
+ */
+function utf16(s: string): string[] {
+  // deno-lint-ignore no-control-regex
+  if (!/^[\x00-\x7f]+$/.test(s)) return [];
+  return [s.replace(/[\s\S]/g, "$&\u0000"), s.replace(/[\s\S]/g, "\u0000$&")];
 }
 
 /**
