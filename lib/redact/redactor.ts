@@ -14,6 +14,8 @@ import { type Protector, REDACTED } from "./types.ts";
 import type { ToolResult } from "../results/types.ts";
 
 const MARKER_BYTES = new TextEncoder().encode(REDACTED);
+/** Most errors of a `cause` chain {@link Redactor.error} redacts (a chain may loop). */
+const MAX_CAUSES = 16;
 /** A JSON number literal. */
 const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
@@ -198,10 +200,16 @@ export class Redactor implements Protector {
 
   /**
    * `e` with its message redacted when it is an `Error` holding a value (a caller may put
-   * the message in a result, as MCP does for toolhost's typed errors); `e` itself.
+   * the message in a result, as MCP does for toolhost's typed errors); `e` itself. Its
+   * `stack` too — it repeats the message as it was made, and is what `console.error(e)`,
+   * `util.inspect` and `TOOLHOST_DEBUG` print — and the errors of its `cause` chain.
    */
   error<T>(e: T): T {
-    if (e instanceof Error && this.leaks(e.message)) e.message = this.text(e.message);
+    let x: unknown = e;
+    for (let depth = 0; x instanceof Error && depth < MAX_CAUSES; depth++, x = x.cause) {
+      if (this.leaks(x.message)) x.message = this.text(x.message);
+      if (typeof x.stack === "string" && this.leaks(x.stack)) x.stack = this.text(x.stack);
+    }
     return e;
   }
 }

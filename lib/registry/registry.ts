@@ -179,9 +179,7 @@ export class Registry implements CallHost {
     } catch (e) {
       await reg.close().catch(() => {});
       // A lock's errors name its keys (tools, extensions), which may hold a protected value.
-      if (e instanceof ToolhostError && plugins.redactor.active) {
-        e.message = plugins.redactor.text(e.message);
-      }
+      if (e instanceof ToolhostError) plugins.redactor.error(e);
       throw e;
     }
     return reg;

@@ -41,3 +41,29 @@ Deno.test("a result the redactor handed out is not scanned again; a new value re
   red.add("HJMLDSGCF");
   assert.deepEqual(red.result(once).content, [{ type: "text", text: "[protected] [protected]" }]);
 });
+
+Deno.test("a thrown error's stack and causes leave Registry.call redacted too", async () => {
+  // `console.error(e)`, `util.inspect(e)` and TOOLHOST_DEBUG print the stack, which
+  // repeats the message as it was made.
+  const w = await open({});
+  try {
+    let thrown: unknown;
+    try {
+      await w.reg.call(`lines_${VALUE}`, {});
+    } catch (e) {
+      thrown = e;
+    }
+    assert.ok(thrown instanceof Error, String(thrown));
+    assert.ok(!String(thrown.stack).includes(VALUE), String(thrown.stack));
+    assert.ok(!Deno.inspect(thrown).includes(VALUE), Deno.inspect(thrown));
+  } finally {
+    await w.cleanup();
+  }
+  const red = new Redactor();
+  red.add(VALUE);
+  const inner = new Error(`inner ${VALUE}`);
+  const outer = new Error("outer", { cause: inner });
+  inner.cause = outer; // a loop ends too
+  red.error(outer);
+  assert.ok(!Deno.inspect(outer).includes(VALUE), Deno.inspect(outer));
+});
