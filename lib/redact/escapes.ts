@@ -56,8 +56,23 @@ function html(quot: string, apos: string): Escaper {
 }
 
 /**
- * Every encoder whose output a form is taken from (the identity first). Most leave a
- * value of letters, digits and `-` unchanged: its forms stay few, as duplicates go.
+ * The encoders toolhost's own output uses (the identity first): JSON strings as
+ * `JSON.stringify` and with non-ASCII as `\uxxxx`, and `encodeURIComponent` /
+ * `encodeURI`. Enough for a text toolhost itself made, such as an odek render's
+ * flattened line.
+ *
+ * @example
+ * ```ts
+ * import { OWN_ESCAPERS } from "./escapes.ts";
+ * OWN_ESCAPERS.map((e) => e("a é")); // ["a é", "a é", "a \\u00e9", "a%20%C3%A9", "a%20%C3%A9"]
+ * ```
+ */
+export const OWN_ESCAPERS: readonly Escaper[] = [(s) => s, json, asciiJson, component, uri];
+
+/**
+ * Every encoder whose output a form is taken from: toolhost's own, then the ones other
+ * programs write files with. Most leave a value of letters, digits and `-` unchanged: its
+ * forms stay few, as duplicates go.
  *
  * @example
  * ```ts
@@ -66,17 +81,13 @@ function html(quot: string, apos: string): Escaper {
  * ```
  */
 export const ESCAPERS: readonly Escaper[] = [
-  (s) => s,
-  json,
-  asciiJson,
+  ...OWN_ESCAPERS,
   asciiJsonUpper,
   jsonSlash,
   asciiJsonSlash,
   jsonHtmlSafe,
   quotedLiteral,
-  component,
   lowerHex(component),
-  uri,
   lowerHex(uri),
   formEncoded,
   lowerHex(formEncoded),

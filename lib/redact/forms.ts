@@ -1,14 +1,14 @@
 /**
  * The forms a protected value takes in what toolhost hands out: as it is and without its
- * leading and trailing line breaks; with its line breaks as LF, CRLF or CR (a file
- * written on another system); flattened to one line as the odek renderer does
- * (` ⏎ ` or a space); cleaned as plain-protocol output is (escape sequences and control
- * characters removed, so CRLF becomes LF); written inside another format the way common
- * encoders write it (JSON strings, quoted literals, URLs, form bodies, HTML: see
- * escapes.ts); as hexadecimal of its UTF-8 bytes; as UTF-16 (LE and BE, an ASCII value:
- * what a Windows tool writes to a file); and as base64 (standard and URL alphabets) of
- * its UTF-8 and UTF-16 bytes at each of the three alignments a byte stream can give it —
- * the characters that depend on the value alone.
+ * leading and trailing line breaks; with its line breaks as LF or CRLF (a file written on
+ * Windows); flattened to one line as the odek renderer does (` ⏎ ` or a space); cleaned as
+ * plain-protocol output is (escape sequences and control characters removed, so CRLF
+ * becomes LF); written inside another format the way common encoders write it (JSON
+ * strings, quoted literals, URLs, form bodies, HTML: see escapes.ts); as hexadecimal of its
+ * UTF-8 bytes; as UTF-16 (LE and BE, a one-line ASCII value: what a Windows tool writes to
+ * a file); and as base64 (standard and URL alphabets) of its UTF-8 and UTF-16 bytes at
+ * each of the three alignments a byte stream can give it — the characters that depend on
+ * the value alone.
  *
  * @module
  */
@@ -16,7 +16,7 @@
 import { Buffer } from "node:buffer";
 import { flattenLine } from "../odek/render.ts";
 import { cleanText } from "../protocols/text_clean.ts";
-import { ESCAPERS } from "./escapes.ts";
+import { ESCAPERS, OWN_ESCAPERS } from "./escapes.ts";
 
 /** Leading or trailing line breaks (as a program's output adds or drops them). */
 const EDGE_BREAKS = /^[\r\n]+|[\r\n]+$/g;
@@ -36,8 +36,10 @@ const MIN_BASE64_CORE = 8;
 export function valueForms(value: string): string[] {
   const out = new Set<string>();
   for (const b of bases(value)) {
-    for (const t of [b, flattenLine(b, " ⏎ "), flattenLine(b, " ")]) {
-      for (const escape of ESCAPERS) out.add(escape(t));
+    for (const t of [b, withCrlf(b)]) for (const escape of ESCAPERS) out.add(escape(t));
+    // Flattened lines are toolhost's own (odek renders): its own encoders suffice.
+    for (const t of [flattenLine(b, " ⏎ "), flattenLine(b, " ")]) {
+      for (const escape of OWN_ESCAPERS) out.add(escape(t));
     }
     const bytes = Buffer.from(b, "utf8");
     out.add(bytes.toString("hex"));
@@ -52,28 +54,28 @@ export function valueForms(value: string): string[] {
   return [...out].sort((a, b) => b.length - a.length);
 }
 
-/**
- * The texts the forms are made from: the value, without its edge line breaks, cleaned as
- * plain output, and each with its line breaks as LF, CRLF and CR.
- */
+/** The value, without its edge line breaks, cleaned as plain output, with LF for CRLF. */
 function bases(value: string): Set<string> {
   const bases = new Set([value, value.replace(EDGE_BREAKS, "")]);
-  for (const b of [...bases]) bases.add(cleanText(b));
   for (const b of [...bases]) {
-    if (!/[\r\n]/.test(b)) continue;
-    for (const eol of ["\n", "\r\n", "\r"]) bases.add(b.replace(/\r\n|\r|\n/g, eol));
+    bases.add(cleanText(b));
+    bases.add(b.replace(/\r\n/g, "\n"));
   }
   bases.delete("");
   return bases;
 }
 
+/** `s` with CRLF line breaks, as a file written on Windows holds it. */
+function withCrlf(s: string): string {
+  return s.replace(/\r?\n/g, "\r\n");
+}
+
 /**
- * An ASCII text as UTF-16LE and UTF-16BE bytes, one character per byte (so its UTF-8
- * bytes are those bytes too); none for other texts.
+ * A one-line ASCII text (a token, a password) as UTF-16LE and UTF-16BE bytes, one
+ * character per byte (so its UTF-8 bytes are those bytes too); none for other texts.
  */
 function utf16(s: string): string[] {
-  // deno-lint-ignore no-control-regex
-  if (!/^[\x00-\x7f]+$/.test(s)) return [];
+  if (!/^[\x20-\x7e]+$/.test(s)) return [];
   return [s.replace(/[\s\S]/g, "$&\u0000"), s.replace(/[\s\S]/g, "\u0000$&")];
 }
 
