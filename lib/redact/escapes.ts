@@ -11,7 +11,11 @@
  * - URLs: `encodeURIComponent` and `encodeURI`, with upper- and lower-case hex, and
  *   `application/x-www-form-urlencoded` (`URLSearchParams`, HTML forms: `+` for a space);
  * - HTML text and attributes: `&amp; &lt; &gt;` with `"` and `'` as `&quot; &#39;`
- *   (PHP), `&quot; &#x27;` (Python's `html.escape`) or `&#34; &#39;` (Go).
+ *   (PHP), `&quot; &#x27;` (Python's `html.escape`) or `&#34; &#39;` (Go);
+ * - shell words, as environment dumps print them: double-quoted with `\` before `$`,
+ *   `` ` ``, `"` and `\` (bash's `export -p`, `declare -p`), single-quoted with `'` as
+ *   `'\''` (bash's `set`) or `'"'"'` (dash's `set`, `export -p`), and backslash-quoted
+ *   (bash's `printf %q`).
  *
  * Each is one entry of {@link ESCAPERS}: a new encoder is one more line there, and every
  * matcher, scanner and stream redactor built from the value's forms recognizes it.
@@ -48,6 +52,12 @@ const lowerHex = (e: Escaper): Escaper => (s) =>
 const component = percent(encodeURIComponent);
 const uri = percent(encodeURI);
 const formEncoded = percent((s) => new URLSearchParams([["", s]]).toString().slice(1));
+
+/** Characters bash's `printf %q` puts a backslash before (inside a word). */
+const SHELL_SPECIAL = /[ \t\n'"\\|&;()<>!{}*[?\]^$`,]/g;
+const shellDouble: Escaper = (s) => s.replace(/[$`"\\]/g, "\\$&");
+const shellSingle = (quote: string): Escaper => (s) => s.replaceAll("'", quote);
+const shellBackslash: Escaper = (s) => s.replace(SHELL_SPECIAL, "\\$&");
 
 function html(quot: string, apos: string): Escaper {
   return (s) =>
@@ -94,4 +104,8 @@ export const ESCAPERS: readonly Escaper[] = [
   html("&quot;", "&#39;"),
   html("&quot;", "&#x27;"),
   html("&#34;", "&#39;"),
+  shellDouble,
+  shellSingle("'\\''"),
+  shellSingle(`'"'"'`),
+  shellBackslash,
 ];

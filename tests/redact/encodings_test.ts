@@ -116,3 +116,30 @@ Deno.test("cost guard: a value of letters, digits and `-` gains only its UTF-16 
   assert.ok(r.needles().length <= 14, `${r.needles().length} forms`);
   assert.ok(r.maxUnits <= 74, `longest form ${r.maxUnits}`);
 });
+
+Deno.test("an environment dump (export -p, set, declare -p, printf %q) shows no part of a granted value", async () => {
+  // The shells quote a value for re-reading: `\$`, `\"`, `'\''`, `'"'"'`, `\&`.
+  const value = "K9/PQ+ZR7&LM<WX>TY2'HS\"BN=VC%DU$XQ`YZ\\WV";
+  const w = await open({}, value);
+  try {
+    const dumps = [
+      "bash -c 'export -p'",
+      "bash -c 'set'",
+      "bash -c 'declare -p TOKEN'",
+      `bash -c 'printf "%q\\n" "$TOKEN"'`,
+      "dash -c 'export -p; set'",
+    ];
+    for (const command of dumps) {
+      const r = await w.reg.call("shell_app", {
+        command,
+        protectedBindings: { TOKEN: "protected://deploy" },
+      });
+      assert.equal(r.isError, false, command);
+      const out = JSON.stringify(r);
+      assert.ok(out.includes("[protected]"), `${command}: ${out.slice(0, 300)}`);
+      assertNoPart(r, value, command);
+    }
+  } finally {
+    await w.cleanup();
+  }
+});
