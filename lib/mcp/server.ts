@@ -44,7 +44,7 @@ import { coalescedNotice } from "./list_changed_notice.ts";
 import { toMcpResult } from "./result_mapping.ts";
 import { requestRoute } from "./request_route.ts";
 import { guardRequestIds } from "./request_ids.ts";
-import { watchBacklog } from "./resource_gate.ts";
+import { CONNECTION_BACKLOG_BYTES, watchBacklog } from "./resource_gate.ts";
 import { artifactLinks, registerArtifactResources } from "./resources.ts";
 import type { ToolSource } from "./tool_source.ts";
 
@@ -69,7 +69,10 @@ export interface McpServerOptions {
   maxCallsInFlight?: number;
   /**
    * This connection's reply bytes written but not yet taken by the client; bounds
-   * `resources/read` (resource_gate.ts). Default: not known (only the process gate).
+   * `resources/read` (resource_gate.ts) and `tools/call`: above `CONNECTION_BACKLOG_BYTES`
+   * a call is refused, and a result ready then is answered with an error instead (a client
+   * that never reads its replies would otherwise make the process hold every one).
+   * Default: not known (only the process gate of reads).
    */
   replyBacklog?: () => number;
 }
@@ -184,6 +187,18 @@ interface HandlerContext extends McpServerOptions {
   client: { structured: boolean; version: string };
 }
 
+/**
+ * The answer to a call while this connection holds more than `CONNECTION_BACKLOG_BYTES`
+ * of replies its client has not taken; undefined otherwise.
+ */
+function backlogRefusal(ctx: HandlerContext): CallToolResult | undefined {
+  if ((ctx.replyBacklog?.() ?? 0) <= CONNECTION_BACKLOG_BYTES) return undefined;
+  return toMcpResult(errorResult(
+    `This connection holds more than ${CONNECTION_BACKLOG_BYTES >> 20} MiB of replies its ` +
+      "client has not read: read them, then call again.",
+  ));
+}
+
 function registerHandlers(server: Server, source: ToolSource, ctx: HandlerContext): void {
   const interval = ctx.progressIntervalMs ?? 1000;
   const signalFor = callSignals(ctx.stop);
@@ -195,6 +210,8 @@ function registerHandlers(server: Server, source: ToolSource, ctx: HandlerContex
   // Not `server.setRequestHandler`: see call_tool_handler.ts for what that adds and why.
   setCallToolHandler(server, async (req, extra): Promise<CallToolResult> => {
     if (ctx.stop.aborted) return toMcpResult(errorResult("The server is shutting down."));
+    const unread = backlogRefusal(ctx);
+    if (unread !== undefined) return unread;
     const most = ctx.maxCallsInFlight ?? MAX_CALLS_IN_FLIGHT;
     if (ctx.inflight.size >= most) {
       return toMcpResult(errorResult(
@@ -225,6 +242,9 @@ function registerHandlers(server: Server, source: ToolSource, ctx: HandlerContex
       if (source.artifacts && ctx.client.version >= "2025-06-18") {
         out.content.push(...artifactLinks(result, source.artifacts));
       }
+      // Not one more reply held for a client that does not read them (its calls ran).
+      const held = backlogRefusal(ctx);
+      if (held !== undefined) return held;
       const first = out.content[0];
       if (ctx.spliceMirrors && out.structuredContent && first?.type === "text") {
         ctx.mirrors.note(extra.requestId, first.text, out.structuredContent);
