@@ -6,6 +6,7 @@
  */
 
 import { useHostReadDir, useHostStat } from "./lib/pins/host_fs.ts";
+import { useHostObjectStat } from "./lib/paths/host_object_stat.ts";
 import { runCli } from "./lib/cli/main.ts";
 import { useHostSubreaper } from "./lib/process/host_reaper.ts";
 
@@ -15,8 +16,10 @@ import { useHostSubreaper } from "./lib/process/host_reaper.ts";
  * each opened file with `Deno.statSync` of `/proc/<pid>/fd/<fd>` (~2 us of CPU against
  * ~8–15 us for Deno's `node:fs` stat, which builds a `Stats` object of four `Date`s and six
  * closures per call) and list folders with `Deno.readDirSync` (~0.6–1 us an entry against
- * ~1.6 us for `readdirSync` with file types). lib/pins/host_fs.ts imports nothing, so this
- * loads no `node:*` module before the CLI knows its command. The bench calls it too.
+ * ~1.6 us for `readdirSync` with file types); the sandbox checks each object a built-in
+ * opens with it too (lib/paths/object_stat.ts). lib/pins/host_fs.ts and
+ * lib/paths/host_object_stat.ts import nothing, so this loads no `node:*` module before
+ * the CLI knows its command. The bench calls it too.
  *
  * @example
  * ```ts
@@ -27,6 +30,7 @@ import { useHostSubreaper } from "./lib/process/host_reaper.ts";
 export function installDenoHost(): void {
   useHostStat(Deno.statSync);
   useHostReadDir(Deno.readDirSync);
+  useHostObjectStat(Deno.statSync); // the sandbox's checks of what a built-in opens
 }
 
 /** `O_CLOEXEC` as `/proc/PID/fdinfo` prints it (octal flags). */

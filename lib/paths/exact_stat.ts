@@ -14,6 +14,14 @@ import process from "node:process";
 /** Stats whose `dev` and `ino` are exact: numbers below 2^53, or BigInts. */
 export type ExactStats = fs.Stats | fs.BigIntStats;
 
+/** An object's exact identity: device and inode, numbers below 2^53 or BigInts. */
+export interface ObjectIdentity {
+  /** Device number. */
+  readonly dev: number | bigint;
+  /** Inode number. */
+  readonly ino: number | bigint;
+}
+
 /**
  * `lstatSync(p)` with exact identity; undefined when nothing is there. Throws what
  * `lstatSync` throws.
@@ -80,7 +88,7 @@ export function sameObject(a: ExactStats, b: ExactStats): boolean {
  * identityKey(lstatExact("/tmp")!); // e.g. "2049:131073"
  * ```
  */
-export function identityKey(st: ExactStats): string {
+export function identityKey(st: ObjectIdentity): string {
   return `${st.dev}:${st.ino}`;
 }
 

@@ -2,7 +2,8 @@
  * Opening one component of a sandbox lookup under procfs (`/proc/self/fd/N/name`, `name`
  * one checked component), with every check made on the very object that is then used
  * (see `Sandbox`, lib/paths/sandbox.ts). Under Deno a `node:fs` stat costs about 10 µs
- * (most of it building the `Stats` object), so each open here makes one stat, not the
+ * (most of it building the `Stats` object; object_stat.ts takes the host's own `stat`
+ * where one is set), so each open here makes one stat, not the
  * `lstat` before the open and the `fstat` after it that compared identities — and leaves
  * no window between the check and the open.
  *
@@ -28,7 +29,8 @@ import { PathError } from "../errors/errors.ts";
 import { closeQuietly } from "./close_quietly.ts";
 import { pathErrorFor } from "./errno.ts";
 import { showPath } from "./show_path.ts";
-import { type ExactStats, fstatExact, lstatExact } from "./exact_stat.ts";
+import { type ExactStats, lstatExact, type ObjectIdentity } from "./exact_stat.ts";
+import { type ObjectStat, statOpenObject } from "./object_stat.ts";
 
 const C = fs.constants;
 /**
@@ -44,7 +46,7 @@ const DIR_FLAGS = C.O_RDONLY | C.O_DIRECTORY | C.O_NOFOLLOW;
 /** What the sandbox checks about an object found inside it. */
 export interface OpenGuard {
   /** Whether the object must never be read (an Artifact the eval does not admit). */
-  isDenied(st: ExactStats): boolean;
+  isDenied(st: ObjectIdentity): boolean;
   /** Throw unless the opened `fd` lies inside the sandbox root. */
   confirmInside(fd: number, shown: string): void;
 }
@@ -82,9 +84,9 @@ export function openRegularAt(p: string, shown: string, guard: OpenGuard): Regul
     throw pathErrorFor(e, shown);
   }
   try {
-    let st: ExactStats;
+    let st: ObjectStat;
     try {
-      st = fstatExact(ref, true);
+      st = statOpenObject(ref);
     } catch (e) {
       throw pathErrorFor(e, shown);
     }
@@ -134,7 +136,7 @@ export function openFolderAt(p: string, shown: string, guard: OpenGuard): number
   }
   let refusal: PathError | undefined;
   try {
-    const st = fstatExact(fd, true);
+    const st = statOpenObject(fd);
     if (!st.isDirectory()) refusal = new PathError(`${showPath(shown)} is not a folder.`);
     else if (guard.isDenied(st)) refusal = deniedError(shown);
   } catch (e) {
@@ -181,7 +183,10 @@ function deniedError(shown: string): PathError {
  * regularOrThrow(fs.statSync("/etc/hostname"), "hostname"); // no error
  * ```
  */
-export function regularOrThrow(st: ExactStats, shown: string): void {
+export function regularOrThrow(
+  st: Pick<ObjectStat, "isFile" | "isDirectory">,
+  shown: string,
+): void {
   if (st.isDirectory()) throw new PathError(`${showPath(shown)} is a folder, not a file.`);
   if (!st.isFile()) {
     throw new PathError(

@@ -26,7 +26,7 @@ import { lstatChecked, openChecked } from "./checked_open.ts";
 import { closeQuietly } from "./close_quietly.ts";
 import { type EntryKind, kindOfStats } from "./entry_kind.ts";
 import { pathErrorFor } from "./errno.ts";
-import { type ExactStats, identityKey } from "./exact_stat.ts";
+import { type ExactStats, identityKey, type ObjectIdentity } from "./exact_stat.ts";
 import { openFolderAt, openRegularAt, regularOrThrow } from "./open_at.ts";
 import { openRoot } from "./open_root.ts";
 import { readDirEntries } from "./read_dir.ts";
@@ -120,7 +120,7 @@ export class Sandbox {
   }
 
   /** Whether `st` is an object that must never be entered or read. */
-  isDenied(st: ExactStats): boolean {
+  isDenied(st: ObjectIdentity): boolean {
     return this.#denied.size > 0 && this.#denied.has(identityKey(st));
   }
 
