@@ -17,6 +17,7 @@ import { Buffer } from "node:buffer";
 import { flattenLine } from "../odek/render.ts";
 import { cleanText } from "../protocols/text_clean.ts";
 import { ESCAPERS, OWN_ESCAPERS } from "./escapes.ts";
+import { REDACTED } from "./types.ts";
 
 /** Leading or trailing line breaks (as a program's output adds or drops them). */
 const EDGE_BREAKS = /^[\r\n]+|[\r\n]+$/g;
@@ -50,8 +51,37 @@ export function valueForms(value: string): string[] {
       for (const core of base64Cores(Buffer.from(wide, "latin1"))) out.add(core);
     }
   }
+  besideMarker(out);
   out.delete("");
   return [...out].sort((a, b) => b.length - a.length);
+}
+
+/**
+ * Add, for each form that begins with what the marker ends with (`]…`, `ed]…`) or ends
+ * with what it begins with (`…[`, `…[pro`), the form without that overlap. Redaction
+ * replaces every occurrence once, so a marker next to such a part would otherwise form
+ * the value again (`]abc` + `abc` → `[protected]abc`): the part is itself an
+ * occurrence, touching the one before it, and goes with it.
+ */
+function besideMarker(forms: Set<string>): void {
+  for (const f of [...forms]) {
+    const heads = [0, ...overlaps(REDACTED, f)];
+    const tails = [0, ...overlaps(f, REDACTED)];
+    for (const k of heads) {
+      for (const j of tails) {
+        if (k + j > 0 && k + j < f.length) forms.add(f.slice(k, f.length - j));
+      }
+    }
+  }
+}
+
+/** Lengths `n` (shorter than both) where `a` ends with the first `n` units of `b`. */
+function overlaps(a: string, b: string): number[] {
+  const out: number[] = [];
+  for (let n = 1; n < Math.min(a.length, b.length); n++) {
+    if (a.endsWith(b.slice(0, n))) out.push(n);
+  }
+  return out;
 }
 
 /** The value, without its edge line breaks, cleaned as plain output, with LF for CRLF. */
