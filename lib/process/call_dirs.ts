@@ -35,13 +35,13 @@ import {
   writeSync,
 } from "node:fs";
 import { join, resolve } from "node:path";
-import process from "node:process";
 import { CleanupFailed } from "../errors/errors.ts";
 import { makeDirsSync } from "../paths/make_dirs.ts";
 import { removeTreeNoFollow } from "../paths/remove_tree.ts";
 import { holdDir, releaseDirs } from "./held_dirs.ts";
 import { inspectGroup, isGroupGone } from "./kill_group.ts";
-import { currentBootId, currentPidNs, type ProcessRecord, readProcStat } from "./proc_identity.ts";
+import type { ProcessRecord } from "./proc_identity.ts";
+import { ownIdentity } from "./own_identity.ts";
 
 /** The private directories of one call. */
 export interface CallDirs {
@@ -82,12 +82,13 @@ const PRIVATE = 0o700;
 
 let ownerLine: string | undefined;
 
-/** This process as a call directory's owner (the session owner record format). */
+/** This process as a call directory's owner (the session owner record format); throws
+ * `PreparationFailed` when its identity cannot be read whole right now. */
 function ownerRecordLine(): string {
   if (ownerLine === undefined) {
-    const startTime = readProcStat(process.pid)?.startTime ?? null;
-    const owner = { pid: process.pid, startTime, bootId: currentBootId(), pidNs: currentPidNs() };
-    ownerLine = `${JSON.stringify(owner)}\n`;
+    // Complete or thrown (own_identity.ts): a record missing a part would hand this live
+    // process's folders to every other toolhost's sweep.
+    ownerLine = `${JSON.stringify(ownIdentity())}\n`;
   }
   return ownerLine;
 }

@@ -161,7 +161,8 @@ export function readProcStat(pid: number): ProcStat | null {
 let cachedBootId: string | null | undefined;
 
 /**
- * The kernel boot id, cached; null where `/proc` does not provide it. Start times are
+ * The kernel boot id, cached; null where `/proc` does not provide it (and, not cached, when it
+ * could not be read just now: a descriptor flood). Start times are
  * relative to boot, so a record from another boot never matches a live process.
  *
  * @example
@@ -174,11 +175,21 @@ export function currentBootId(): string | null {
   if (cachedBootId === undefined) {
     try {
       cachedBootId = readFileSync("/proc/sys/kernel/random/boot_id", "latin1").trim();
-    } catch {
+    } catch (e) {
+      // Only a definite "not provided here" is kept: a passing failure (EMFILE under a
+      // descriptor flood) cached as null would make every owner of this boot look dead
+      // to this process, and this process's own records look dead to every other.
+      if (!notProvided(e)) return null;
       cachedBootId = null;
     }
   }
   return cachedBootId;
+}
+
+/** The error says the file is not there at all (not a passing failure to read it). */
+function notProvided(e: unknown): boolean {
+  const code = (e as { code?: string }).code;
+  return code === "ENOENT" || code === "ENOTDIR";
 }
 
 let cachedPidNs: string | null | undefined;
@@ -199,7 +210,8 @@ export function currentPidNs(): string | null {
   if (cachedPidNs === undefined) {
     try {
       cachedPidNs = readlinkSync("/proc/self/ns/pid");
-    } catch {
+    } catch (e) {
+      if (!notProvided(e)) return null; // a passing failure is not cached
       cachedPidNs = null;
     }
   }

@@ -28,6 +28,7 @@ import { CleanupFailed } from "../errors/errors.ts";
 import { makeDirs } from "../paths/make_dirs.ts";
 import { removeTree } from "../process/call_dirs.ts";
 import { currentBootId, currentPidNs, readProcStat } from "../process/proc_identity.ts";
+import { ownIdentity } from "../process/own_identity.ts";
 import { readRecordFile } from "./record_file.ts";
 import { moveToTrash } from "./trash.ts";
 
@@ -86,7 +87,9 @@ export function sessionsRoot(stateDir: string): string {
 }
 
 /**
- * This process as an owner (pid and start time from `/proc/self/stat`).
+ * This process as an owner (pid and start time from `/proc/self/stat`), complete: throws
+ * `PreparationFailed` when part of it cannot be read right now (lib/process own_identity.ts),
+ * as every other toolhost sharing the state directory judges the session by it.
  *
  * @example
  * ```ts
@@ -96,13 +99,7 @@ export function sessionsRoot(stateDir: string): string {
  * ```
  */
 export function currentOwner(): OwnerRecord {
-  const stat = readProcStat(process.pid);
-  return {
-    pid: process.pid,
-    startTime: stat?.startTime ?? null,
-    bootId: currentBootId(),
-    pidNs: currentPidNs(),
-  };
+  return { ...ownIdentity() };
 }
 
 /**
@@ -119,8 +116,11 @@ export function currentOwner(): OwnerRecord {
  * ```
  */
 export function ownerElsewhere(owner: OwnerRecord): boolean {
+  if (owner.pidNs == null) return false;
   const here = currentPidNs();
-  return owner.pidNs != null && here !== null && owner.pidNs !== here;
+  // Not readable right now (EMFILE) where the kernel has it: this process cannot tell.
+  if (here === null) return existsSync("/proc/self/ns/pid");
+  return owner.pidNs !== here;
 }
 
 /**
@@ -138,9 +138,14 @@ export function ownerElsewhere(owner: OwnerRecord): boolean {
 export function ownerIsAlive(owner: OwnerRecord): boolean {
   if (!existsSync("/proc/self/stat")) return pidMayRun(owner.pid);
   if (ownerElsewhere(owner)) return true;
-  if (owner.bootId !== currentBootId()) return false;
+  const here = currentBootId();
+  // This process cannot read its boot id right now (EMFILE): it cannot tell, so it keeps.
+  if (here === null && owner.bootId !== null) return true;
+  if (owner.bootId !== here) return false;
+  if (owner.startTime === null) return false;
   const stat = readProcStat(owner.pid);
-  if (stat === null || owner.startTime === null) return false;
+  // No stat while the pid's folder is there: unreadable right now (EMFILE), not gone.
+  if (stat === null) return existsSync(`/proc/${owner.pid}`);
   if (stat.startTime !== owner.startTime) return false;
   return stat.state !== "Z" && stat.state !== "X";
 }
