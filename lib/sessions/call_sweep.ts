@@ -37,7 +37,12 @@ import { Deadline } from "../process/proc_budget.ts";
  */
 export async function isStaleOwnedDir(path: string, ownerlessAgeMs: number): Promise<boolean> {
   if ((await ageOf(path)) === null) return false;
-  const owner = await readOwner(path);
+  let owner;
+  try {
+    owner = await readOwner(path);
+  } catch {
+    return false; // its owner record is there but unreadable right now: cannot tell
+  }
   if (owner === null) {
     const age = await ageOf(path);
     return age !== null && age >= ownerlessAgeMs;

@@ -199,7 +199,9 @@ const MAX_OWNER_BYTES = 4096;
 
 /**
  * Read a root's owner record; null when missing, malformed, or not a regular file (it is
- * never read through a symlink).
+ * never read through a symlink). Rejects when it is there but cannot be read right now
+ * (EMFILE under a descriptor flood, EACCES, EIO): a sweep must then leave the folder
+ * alone — taken for ownerless, a live owner's folder older than a minute would be swept.
  *
  * @example
  * ```ts
@@ -208,12 +210,8 @@ const MAX_OWNER_BYTES = 4096;
  * ```
  */
 export async function readOwner(root: string): Promise<OwnerRecord | null> {
-  try {
-    const r = await readRecordFile(join(root, RECORD_FILES.owner), MAX_OWNER_BYTES);
-    return r.kind === "text" ? parseOwner(r.text) : null;
-  } catch {
-    return null;
-  }
+  const r = await readRecordFile(join(root, RECORD_FILES.owner), MAX_OWNER_BYTES);
+  return r.kind === "text" ? parseOwner(r.text) : null;
 }
 
 /**

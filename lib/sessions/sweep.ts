@@ -65,7 +65,12 @@ type Verdict = "active" | "stale" | "ignore";
 async function classify(path: string, name: string, ownerlessAgeMs: number): Promise<Verdict> {
   if (!(await isDirectory(path))) return "ignore";
   const lease = await hasLease(path);
-  const owner = await readOwner(path);
+  let owner;
+  try {
+    owner = await readOwner(path);
+  } catch {
+    return "active"; // its owner record is there but unreadable right now: cannot tell
+  }
   if (owner === null) {
     const age = await ageOf(path);
     if (age === null) return "ignore";

@@ -5,7 +5,8 @@
  * directories to a sweep. Before the fix, the first read of the boot id failed, was cached
  * as null for good, and from then on this process judged every live owner dead (its sweep
  * removed their call directories) and wrote owner records that every other toolhost
- * judged dead.
+ * judged dead; and an owner record that could not be opened was taken for a missing one,
+ * so a live folder older than a minute was swept (a live session's harness ended).
  */
 
 import assert from "node:assert/strict";
@@ -32,6 +33,7 @@ Deno.test("a toolhost starved of descriptors for a moment never judges a live ow
         FIXTURE,
         state,
         JSON.stringify(currentOwner()),
+        mine.root,
       ],
       stdin: "null",
     }).output();
@@ -39,6 +41,7 @@ Deno.test("a toolhost starved of descriptors for a moment never judges a live ow
     assert.equal(out.code, 0, err);
     const r = JSON.parse(new TextDecoder().decode(out.stdout));
     assert.equal(r.otherAliveDuring, true, "a live owner was judged dead during the flood");
+    assert.equal(r.liveStaleDuring, false, "a live call directory was judged stale");
     assert.equal(r.madeDuring, false, "precondition: the flood refused a call directory");
     assert.equal(typeof r.written.startTime, "number", "an owner record without a start time");
     assert.equal(r.written.bootId, currentOwner().bootId, "an owner record without a boot id");
