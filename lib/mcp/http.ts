@@ -60,6 +60,13 @@ import { REUSED_ID_MESSAGE, reusesRequestId, transportOwes } from "./request_ids
 export const MCP_PATH = "/mcp";
 export { MAX_BODY_BYTES } from "./http_body.ts";
 
+/**
+ * The 404 for an unknown `Mcp-Session-Id`: the protocol's signal to initialize again,
+ * said in words a client's developer can act on (the id is not echoed).
+ */
+const SESSION_GONE = "Session not found: it was closed, idle too long, evicted, or this " +
+  "server restarted; send initialize again without an Mcp-Session-Id header";
+
 /** Options of {@link startHttpServer}. */
 export interface HttpServeOptions extends McpServerOptions {
   /** Where to listen. */
@@ -264,7 +271,7 @@ async function handle(ctx: Ctx, req: IncomingMessage, res: ServerResponse): Prom
   }
   if (sid !== undefined) {
     const s = ctx.pool.live.get(sid);
-    if (!s) return sendError(res, 404, -32001, "Session not found");
+    if (!s) return sendError(res, 404, -32001, SESSION_GONE);
     // Before the transport maps the ids to this response (request_ids.ts).
     if (req.method === "POST" && reusesRequestId(body, transportOwes(s.transport))) {
       return sendError(res, 400, -32600, REUSED_ID_MESSAGE);

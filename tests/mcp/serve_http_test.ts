@@ -125,7 +125,8 @@ Deno.test("serve over HTTP: bad Origin and Host are refused; unknown sessions ge
       body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
     });
     assert.equal(stale.status, 404);
-    await stale.body?.cancel();
+    // What a client developer reads in the 404: why, and what to do next.
+    assert.match(await stale.text(), /Session not found: .*send initialize again/);
     const noInit = await fetch(served.url, {
       method: "POST",
       headers,
