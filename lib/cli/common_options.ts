@@ -81,7 +81,7 @@ export function nonEmptyFolder(flag: string): (value: string) => string {
 export async function openWorkspace(
   o: CommonOptions,
 ): Promise<{ ws: Workspace; stateDir: string }> {
-  const ws = await loadWorkspace(o.repo);
+  const ws = await loadWorkspace(o.repo, { rootFlag: "--repo" });
   return { ws, stateDir: o.stateDir ?? join(ws.root, ".toolhost", "state") };
 }
 
@@ -103,7 +103,7 @@ export async function missingEvalError(
   agentOnly: boolean,
 ): Promise<InvocationError> {
   // A missing or broken manifest is named as such, not hidden behind a missing --eval.
-  const ws = await loadWorkspace(o.repo);
+  const ws = await loadWorkspace(o.repo, { rootFlag: "--repo" });
   const ids = [...ws.evals.values()]
     .filter((ev) => !agentOnly || ev.audience === "agent")
     .map((ev) => ev.id);

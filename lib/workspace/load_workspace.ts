@@ -30,6 +30,11 @@ export interface LoadOptions {
   /** Folder to search upward from when `root` is not given. Default: `process.cwd()`. */
   cwd?: string;
   /**
+   * How errors about a missing or wrong `root` name it: the CLI passes `--repo`.
+   * Default `root` (this function's parameter).
+   */
+  rootFlag?: string;
+  /**
    * Library plugins whose tools declarations may name (`builtin = "<tool>"`) and whose
    * `[plugins.NAME]` tables they validate; pass the same list to `Registry.open`.
    * Default none (first-party plugins are always known).
@@ -67,7 +72,7 @@ export function loadWorkspace(root?: string, opts: LoadOptions = {}): Promise<Wo
  * ```
  */
 export function loadWorkspaceSync(root?: string, opts: LoadOptions = {}): Workspace {
-  const dir = findWorkspaceRoot(root, opts.cwd);
+  const dir = findWorkspaceRoot(root, opts.cwd, opts.rootFlag ?? "root");
   const manifest = readManifest(dir);
   const p = new Problems(MANIFEST_NAME, manifest.text);
   checkKeys(p, "", manifest.data, TOP_KEYS);

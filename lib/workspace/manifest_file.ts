@@ -39,15 +39,18 @@ function startHint(repoFlag: string): string {
 }
 
 /** The error for a `--repo` that names a file: the manifest itself, or another file. */
-function notAFolder(repo: string, dir: string): string {
+function notAFolder(repo: string, dir: string, flag: string): string {
   return basename(dir) === MANIFEST_NAME
-    ? `--repo ${repo}: that is the manifest; pass the folder that holds it: --repo ${dirname(repo)}`
-    : `--repo ${repo}: not a folder; pass the folder that holds ${MANIFEST_NAME}`;
+    ? `${flag} ${repo}: that is the manifest; pass the folder that holds it: ${flag} ${
+      dirname(repo)
+    }`
+    : `${flag} ${repo}: not a folder; pass the folder that holds ${MANIFEST_NAME}`;
 }
 
 /**
  * Find the workspace root: `repo` when given (it must hold toolhost.toml), else the
- * nearest ancestor of `cwd` holding one. Returns the canonical root.
+ * nearest ancestor of `cwd` holding one. Returns the canonical root. Errors name the
+ * folder as `flag` names it: `--repo` for the CLI, `root` for `loadWorkspace(root)`.
  *
  * @example
  * ```ts
@@ -55,19 +58,23 @@ function notAFolder(repo: string, dir: string): string {
  * const root = findWorkspaceRoot("examples");
  * ```
  */
-export function findWorkspaceRoot(repo?: string, cwd: string = process.cwd()): string {
+export function findWorkspaceRoot(
+  repo?: string,
+  cwd: string = process.cwd(),
+  flag = "--repo",
+): string {
   if (repo !== undefined) {
     const dir = resolve(cwd, repo);
-    if (!existsSync(dir)) throw new InvocationError(`--repo ${repo}: no such folder`);
-    if (!statSync(dir).isDirectory()) throw new InvocationError(notAFolder(repo, dir));
+    if (!existsSync(dir)) throw new InvocationError(`${flag} ${repo}: no such folder`);
+    if (!statSync(dir).isDirectory()) throw new InvocationError(notAFolder(repo, dir, flag));
     if (!holdsManifest(dir)) {
       const outer = enclosingWorkspace(dir);
       const fix = outer === undefined
         ? startHint(` --repo ${repo}`)
-        : `it is inside the workspace at ${outer}: pass --repo ${
+        : `it is inside the workspace at ${outer}: pass ${flag} ${
           shellQuoted(isAbsolute(repo) ? outer : relative(cwd, outer) || ".")
-        }, or leave --repo out when running from inside it`;
-      throw new InvocationError(`--repo ${repo}: no ${MANIFEST_NAME} in that folder; ${fix}`);
+        }, or leave ${flag} out when running from inside it`;
+      throw new InvocationError(`${flag} ${repo}: no ${MANIFEST_NAME} in that folder; ${fix}`);
     }
     return realpathSync(dir);
   }
@@ -78,8 +85,8 @@ export function findWorkspaceRoot(repo?: string, cwd: string = process.cwd()): s
     if (up === dir) {
       const below = workspacesBelow(cwd);
       const pass = below.length > 0
-        ? `pass --repo DIR (here: ${below.map((d) => `--repo ${d}`).join(", ")})`
-        : "pass --repo DIR";
+        ? `pass ${flag} DIR (here: ${below.map((d) => `${flag} ${d}`).join(", ")})`
+        : `pass ${flag} DIR`;
       throw new InvocationError(
         `no ${MANIFEST_NAME} found in the current folder or its ancestors; ${pass}, ` +
           `or ${startHint("")} here`,

@@ -160,3 +160,27 @@ Deno.test("a FIFO named toolhost.toml is a declaration error, not a hang", async
     Deno.removeSync(dir, { recursive: true });
   }
 });
+
+// A library caller passed `root`, not a CLI flag: the error names what they passed.
+Deno.test("manifest: loadWorkspace(root) errors name `root`, the CLI's name `--repo`", async () => {
+  await withWorkspace(BASE_TOML, BASE_FILES, async (root) => {
+    const gone = join(root, "nope");
+    await assert.rejects(
+      loadWorkspace(gone),
+      (e: unknown) =>
+        e instanceof InvocationError && e.message === `root ${gone}: no such folder` &&
+        !e.message.includes("--repo"),
+    );
+    await assert.rejects(
+      loadWorkspace(join(root, "app")),
+      (e: unknown) =>
+        e instanceof InvocationError && /^root .*app: no toolhost\.toml/.test(e.message) &&
+        !e.message.includes("--repo"),
+    );
+    await assert.rejects(
+      loadWorkspace(gone, { rootFlag: "--repo" }),
+      (e: unknown) =>
+        e instanceof InvocationError && e.message === `--repo ${gone}: no such folder`,
+    );
+  });
+});
