@@ -6,6 +6,7 @@
 
 import { InvocationError } from "../errors/errors.ts";
 import { isValidName } from "../workspace/names.ts";
+import { suggest } from "../workspace/problems.ts";
 
 /** The kinds `toolhost init` scaffolds. */
 export const INIT_KINDS = ["json-tool", "plain-tool", "harness"] as const;
@@ -90,7 +91,10 @@ export function checkKindAndName(
   template?: HarnessTemplate,
 ): InitKind {
   if (!isInitKind(kind)) {
-    throw new InvocationError(`the kind must be one of ${INIT_KINDS.join(", ")}`);
+    // "session" is what a tool session's scaffold is called everywhere but here.
+    const likely = /session/i.test(kind) ? "harness" : suggest(kind, INIT_KINDS);
+    const hint = likely === undefined ? "" : ` (did you mean \`${likely}\`?)`;
+    throw new InvocationError(`the kind must be one of ${INIT_KINDS.join(", ")}${hint}`);
   }
   if (!isValidName(name)) {
     throw new InvocationError(

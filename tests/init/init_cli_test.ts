@@ -82,6 +82,11 @@ Deno.test("init: unknown kind, missing NAME and bad --artifact exit 2", async ()
   const unknown = await runCapture(["init", "session", "x", "--repo", ws]);
   assert.equal(unknown.code, 2);
   assert.match(unknown.err, /the kind must be one of json-tool, plain-tool, harness/);
+  // The likely kind is named: a tool session's scaffold is `harness`; `json` is a short form.
+  assert.match(unknown.err, /\(did you mean `harness`\?\)/);
+  const short = await runCapture(["init", "json", "x", "--repo", ws]);
+  assert.equal(short.code, 2);
+  assert.match(short.err, /\(did you mean `json-tool`\?\)/);
   assert.equal((await runCapture(["init", "json-tool", "--repo", ws])).code, 2);
   const badId = await runCapture(["init", "json-tool", "x", "--repo", ws, "--artifact", "My"]);
   assert.equal(badId.code, 2);
