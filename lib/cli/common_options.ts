@@ -144,6 +144,25 @@ export function requireAgentEval(ws: Workspace, evalId: string, command: string)
 }
 
 /**
+ * Where `raw` stops being JSON, by position only (the parser's message can quote the
+ * text, which may hold a value): ` It stops being JSON at character N of M.` when the
+ * parser names a position, and the likely cause when no double quote is left.
+ */
+function whereJsonStops(raw: string, e: unknown): string {
+  const at = /at position (\d+)/.exec(e instanceof Error ? e.message : "");
+  let s = "";
+  if (at !== null) {
+    const n = Math.min(Number(at[1]) + 1, raw.length);
+    s += ` It stops being JSON at character ${n} of ${raw.length}.`;
+  }
+  if (!raw.includes('"') && /[{:]/.test(raw)) {
+    s +=
+      " It has no double quotes left: the shell removed them; put the whole JSON in single quotes.";
+  }
+  return s;
+}
+
+/**
  * Parse `--args JSON` into an object, or throw an invocation error (value-free).
  *
  * @example
@@ -157,9 +176,10 @@ export function parseArgsOption(raw: string | undefined): Record<string, unknown
   let v: unknown;
   try {
     v = JSON.parse(raw);
-  } catch {
+  } catch (e) {
     throw new InvocationError(
-      `--args must be valid JSON (a JSON object), quoted for the shell: --args '{"key":"value"}'`,
+      `--args must be valid JSON (a JSON object), quoted for the shell: --args '{"key":"value"}'.` +
+        whereJsonStops(raw, e),
     );
   }
   if (typeof v !== "object" || v === null || Array.isArray(v)) {
