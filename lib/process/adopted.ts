@@ -118,10 +118,30 @@ function stillOurs(pid: number, noted: OwnChild): Orphan | undefined {
   return { pid, startTime: st.startTime, sid: st.sid, pgrp: st.pgrp, zombie: false };
 }
 
-/** Forget noted children that ended (Node and Deno reap them), once there are many. */
+/**
+ * Whether noted child `pid` is gone: reaped by Node or Deno (or its pid now another
+ * process's). A child that ended and waits to be reaped by them is still ours: forgotten,
+ * it would be listed as an adopted zombie and reaped here, and the runtime's own `waitpid`
+ * would then fail with `ECHILD` (an uncaught error that ended `serve` under load).
+ */
+function gone(pid: number, noted: OwnChild): boolean {
+  const st = readProcStat(pid);
+  return st === null || st.ppid !== process.pid ||
+    (noted.startTime !== null && noted.startTime !== st.startTime);
+}
+
+/** Size past which the noted children are pruned (doubles with what a prune keeps). */
+let pruneAbove = 256;
+
+/**
+ * Forget noted children that are gone, once there are many; then not again until twice as
+ * many are noted as were kept, so many long-lived children (sessions) do not make every
+ * spawn read every one's `stat`.
+ */
 function prune(): void {
-  if (ownChildren.size <= 256) return;
-  for (const [pid, noted] of ownChildren) if (!stillOurs(pid, noted)) ownChildren.delete(pid);
+  if (ownChildren.size <= pruneAbove) return;
+  for (const [pid, noted] of ownChildren) if (gone(pid, noted)) ownChildren.delete(pid);
+  pruneAbove = Math.max(256, 2 * ownChildren.size);
 }
 
 /**
