@@ -1,7 +1,7 @@
 /**
  * A host's own `stat` for the sandbox's checks of an opened object (its kind, identity and
  * size; see object_stat.ts), where it costs less than `node:fs`. The Deno entries set it
- * to `Deno.statSync` (`installDenoHost` of cli.ts): Deno's `node:fs` stat builds a `Stats`
+ * to the Deno host's `statSync` (`installDenoHost` of cli.ts): Deno's `node:fs` stat builds a `Stats`
  * object (four `Date`s, accessors defined per object) around that same `stat`, most of the
  * cost of each object a `read` opens. lib/ never names the `Deno` global, and without it
  * `node:fs` is used. This module imports nothing, so setting it at start-up loads nothing.

@@ -6,20 +6,10 @@
 
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { installDenoHost } from "../../cli.ts";
 import { NATIVE_LIMITS } from "../../lib/native/limits.ts";
-import { useHostReadDir, useHostStat } from "../../lib/pins/host_fs.ts";
+import { useHostStat } from "../../lib/pins/host_fs.ts";
+import { withDenoHost } from "../helpers/deno_host.ts";
 import { appTree, call, type Json, ok } from "./_helpers.ts";
-
-async function hosted<T>(fn: () => Promise<T>): Promise<T> {
-  installDenoHost();
-  try {
-    return await fn();
-  } finally {
-    useHostReadDir(undefined);
-    useHostStat(undefined);
-  }
-}
 
 Deno.test("files_search: the host's stat gives node:fs's matches, skips and bounds", async () => {
   const big = "needle\n" + "x".repeat(NATIVE_LIMITS.searchMaxFileBytes);
@@ -34,13 +24,13 @@ Deno.test("files_search: the host's stat gives node:fs's matches, skips and boun
     const plain: Json = ok(await call("files_search", { query: "needle" }, t.e));
     assert.deepEqual(plain.matches.map((m: Json) => m.path), ["a.ts", "sub/b.md"]);
     let stats = 0;
-    const host: Json = await hosted(() => {
+    const host: Json = await withDenoHost(() => {
       useHostStat((p) => (stats++, Deno.statSync(p)));
       return call("files_search", { query: "needle" }, t.e).then(ok);
     });
     assert.deepEqual(host, plain);
     assert.ok(stats >= 3, `the host's stat sized the files (${stats} calls)`);
-    const one: Json = await hosted(() =>
+    const one: Json = await withDenoHost(() =>
       call("files_search", { query: "needle", path: "sub/b.md" }, t.e).then(ok)
     );
     assert.deepEqual(one.matches, [{ path: "sub/b.md", line: 2, column: 1, text: "needle here" }]);

@@ -9,33 +9,13 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
-import { installDenoHost } from "../../cli.ts";
-import { useHostReadDir, useHostStat } from "../../lib/pins/host_fs.ts";
+import { useHostReadDir } from "../../lib/pins/host_fs.ts";
+import { withDenoHost, withDenoHostSync } from "../helpers/deno_host.ts";
 import { readDirEntries, TooManyEntriesError } from "../../lib/paths/read_dir.ts";
 import type { DirEntry } from "../../lib/paths/sandbox_types.ts";
 import { runBuiltin } from "../../lib/builtins/run.ts";
 import type { BuiltinEnv } from "../../lib/builtins/context.ts";
 import type { BuiltinToolDecl } from "../../lib/workspace/types.ts";
-
-function withHost<T>(fn: () => T): T {
-  installDenoHost();
-  try {
-    return fn();
-  } finally {
-    useHostReadDir(undefined);
-    useHostStat(undefined);
-  }
-}
-
-async function withHostAsync<T>(fn: () => Promise<T>): Promise<T> {
-  installDenoHost();
-  try {
-    return await fn();
-  } finally {
-    useHostReadDir(undefined);
-    useHostStat(undefined);
-  }
-}
 
 function list(dir: string, max: number, sortKey?: (n: string) => string): DirEntry[] {
   const fd = fs.openSync(dir, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
@@ -68,7 +48,7 @@ Deno.test("readDirEntries: the host's listing gives node:fs's entries, kinds and
       ["link", "symlink"],
       ["pipe", "other"],
     ]);
-    assert.deepEqual(withHost(() => list(dir, 100)), plain);
+    assert.deepEqual(withDenoHostSync(() => list(dir, 100)), plain);
     let listed = 0; // the host's listing is the one used when set
     useHostReadDir((p) => (listed++, Deno.readDirSync(p)));
     try {
@@ -78,7 +58,7 @@ Deno.test("readDirEntries: the host's listing gives node:fs's entries, kinds and
     }
     assert.equal(listed, 1);
     const lower = (n: string) => n.toLowerCase();
-    assert.deepEqual(withHost(() => list(dir, 100, lower)), list(dir, 100, lower));
+    assert.deepEqual(withDenoHostSync(() => list(dir, 100, lower)), list(dir, 100, lower));
   } finally {
     fs.rmSync(dir, { recursive: true });
   }
@@ -87,8 +67,8 @@ Deno.test("readDirEntries: the host's listing gives node:fs's entries, kinds and
 Deno.test("readDirEntries: the host's listing keeps the entry bound (an error, not a cut)", () => {
   const dir = fixture();
   try {
-    assert.equal(withHost(() => list(dir, 5)).length, 5);
-    for (const run of [() => list(dir, 4), () => withHost(() => list(dir, 4))]) {
+    assert.equal(withDenoHostSync(() => list(dir, 5)).length, 5);
+    for (const run of [() => list(dir, 4), () => withDenoHostSync(() => list(dir, 4))]) {
       assert.throws(run, (e: unknown) => {
         assert.ok(e instanceof TooManyEntriesError);
         assert.match((e as Error).message, /`logical\/dir` has more than 4 entries/);
@@ -116,7 +96,7 @@ Deno.test("grep: the same matches with the host's listing as with node:fs", asyn
       workspace: { root, manifestPath: "", artifacts: new Map(), evals: new Map(), extra: {} },
     };
     const plain = await runBuiltin(decl, { pattern: "needle" }, env);
-    const hosted = await withHostAsync(() => runBuiltin(decl, { pattern: "needle" }, env));
+    const hosted = await withDenoHost(() => runBuiltin(decl, { pattern: "needle" }, env));
     assert.equal(plain.isError, false);
     assert.deepEqual(hosted, plain);
     const data = (plain.content[0] as { data: { matches: { path: string }[] } }).data;
