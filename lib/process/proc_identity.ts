@@ -9,6 +9,7 @@
 import { existsSync, readFileSync, readlinkSync } from "node:fs";
 import { readProcLine } from "./proc_line.ts";
 import { type ScanBudget, scanPids } from "./proc_budget.ts";
+import { withReserve } from "./fd_reserve.ts";
 
 /** The fields of `/proc/<pid>/stat` that toolhost uses. */
 export interface ProcStat {
@@ -221,7 +222,8 @@ export function currentPidNs(): string | null {
 /**
  * Record the identity of a freshly spawned group leader. Call it synchronously right
  * after spawning: until the event loop runs, the child cannot have been reaped, so its
- * `/proc` entry (at worst a zombie) is still the child's.
+ * `/proc` entry (at worst a zombie) is still the child's. A read that fails (a descriptor
+ * flood) is tried once more with the descriptor held in reserve for it (fd_reserve.ts).
  *
  * @example
  * ```ts
@@ -232,12 +234,12 @@ export function currentPidNs(): string | null {
  * ```
  */
 export function recordProcess(pid: number): ProcessRecord {
-  return {
-    pid,
-    pgid: pid,
-    startTime: readProcStat(pid)?.startTime ?? null,
-    bootId: currentBootId(),
-  };
+  // A descriptor flood must not leave the record without its identity (fd_reserve.ts).
+  const identity = withReserve(
+    () => ({ startTime: readProcStat(pid)?.startTime ?? null, bootId: currentBootId() }),
+    (r) => r.startTime === null || r.bootId === null,
+  );
+  return { pid, pgid: pid, ...identity };
 }
 
 /**
