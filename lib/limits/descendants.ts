@@ -43,6 +43,7 @@ import { systemPageSize } from "./page_size.ts";
 import { heldFileBytes } from "./held_files.ts";
 import { sandboxTmpfsBytes } from "./sandbox_tmpfs.ts";
 import { ShmCharges } from "./sysv_shm.ts";
+import { NamespaceShm } from "./namespace_shm.ts";
 import { newRound, type Round, type TreeSample, USER_HZ } from "./tree_round.ts";
 import { MAX_TRACKED, type Member, type TrackerOptions, type TreeRoot } from "./tracker_options.ts";
 
@@ -76,6 +77,8 @@ export class DescendantTracker {
   /** The System V segments the tool made (with `heldFiles`), and their last reading. */
   readonly #shm: ShmCharges | undefined;
   #shmBytes = 0;
+  /** System V segments in the members' own IPC namespaces (a sandbox's), with `heldFiles`. */
+  readonly #spaces: NamespaceShm | undefined;
   /** Adopted orphans taken in, pid → start time. */
   readonly #adopted = new Map<number, number>();
   /** Adopted orphans handed over to another tree: never taken in again. */
@@ -95,6 +98,7 @@ export class DescendantTracker {
     this.#adopts = opts.adopts;
     this.#heldFiles = opts.heldFiles ?? false;
     this.#shm = this.#heldFiles ? new ShmCharges() : undefined;
+    this.#spaces = this.#heldFiles ? new NamespaceShm() : undefined;
     this.#members.set(root.pid, { startTime: root.startTime, ppid: -1, ticks: 0 });
   }
 
@@ -143,6 +147,11 @@ export class DescendantTracker {
       }
     }
     return { known: this.known(), complete: !r.cut && !r.sample.truncated };
+  }
+
+  /** Stop reading IPC namespaces: the readings in flight are killed and waited for. */
+  async close(): Promise<void> {
+    await this.#spaces?.close();
   }
 
   /** The members known now, by pid and start time (no `/proc` read). */
@@ -339,7 +348,10 @@ export class DescendantTracker {
     if (r.full) {
       const held = heldFileBytes(pid, r.files);
       if (!held.complete) r.sample.truncated = true;
-      m.held = held.bytes + sandboxTmpfsBytes(pid, r.files);
+      // Its IPC namespace's segments, when it is not toolhost's (a sandbox's): all of them.
+      const spaced = this.#spaces!.visit(pid, m.startTime);
+      if (spaced === undefined) r.sample.truncated = true;
+      m.held = held.bytes + sandboxTmpfsBytes(pid, r.files) + (spaced ?? 0);
     }
     r.sample.heldFileBytes += m.held ?? 0;
   }
@@ -348,6 +360,7 @@ export class DescendantTracker {
   #chargeShm(r: Round): void {
     if (this.#shm === undefined) return;
     if (r.full) this.#shmBytes = this.#shm.charge(this.#members.keys());
+    if (r.full) this.#spaces?.begin();
     r.sample.heldFileBytes += this.#shmBytes;
   }
 

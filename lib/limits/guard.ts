@@ -157,6 +157,7 @@ function beginEnd(tree: Tree): void {
 async function endTree(tree: Tree | undefined): Promise<void> {
   if (tree === undefined) return;
   beginEnd(tree);
+  await tree.tracker.close(); // no namespace reading outlives the run
   const whole = await killTreeConfirmed(tree.tracker, tree.record);
   tree.ended = true;
   reapAdoptedZombies(); // the orphans just killed: nobody else reaps them

@@ -18,7 +18,7 @@
  * ended between two looks of the tracker (~10 ms apart), never seen as the tool's — as for
  * CPU time, the tracker cannot name a process it never saw; cgroup mode charges it. A
  * confined tool's segments live in its sandbox's own IPC namespace, which this table does
- * not show: they end with the sandbox.
+ * not show: namespace_shm.ts reads that one from inside it.
  *
  * @module
  */

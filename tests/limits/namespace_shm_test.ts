@@ -1,0 +1,93 @@
+/**
+ * NamespaceShm reads the System V table of an IPC namespace that is not toolhost's (a
+ * sandbox's) from inside it, and fails closed when it cannot: no helper, or a reading
+ * that fails while the member it entered through lives on. toolhost's own namespace is
+ * never read by it (sysv_shm.ts reads that one).
+ */
+
+import assert from "node:assert/strict";
+import process from "node:process";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { NamespaceShm } from "../../lib/limits/namespace_shm.ts";
+import { readProcStat } from "../../lib/process/proc_identity.ts";
+import { printSkip, skipReason } from "../sandbox/_corpus.ts";
+
+const skip = skipReason();
+
+// 4 MiB in one segment, filled and detached, then "ready" and sleep.
+const HOLD =
+  'my $id = shmget(0, 4 << 20, 01600) // die; shmwrite($id, "x" x (4 << 20), 0, 4 << 20) ' +
+  'or die; $| = 1; print "ready\\n"; sleep 300 while 1;';
+
+const ipcNs = (pid: number | "self") => statSync(`/proc/${pid}/ns/ipc`).ino;
+
+/** The first descendant of `pid` in another IPC namespace than this process's. */
+function foreignDescendant(pid: number): number | undefined {
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    const kids = readFileSync(`/proc/${pid}/task/${task}/children`, "latin1").trim();
+    for (const k of kids ? kids.split(" ").map(Number) : []) {
+      if (ipcNs(k) !== ipcNs("self")) return k;
+      const below = foreignDescendant(k);
+      if (below !== undefined) return below;
+    }
+  }
+  return undefined;
+}
+
+/** Visit `pid` on full rounds until `done` holds for what it returns. */
+async function visitUntil(
+  ns: NamespaceShm,
+  pid: number,
+  done: (v: number | undefined) => boolean,
+): Promise<number | undefined> {
+  const startTime = readProcStat(pid)!.startTime;
+  for (;;) {
+    ns.begin();
+    const v = ns.visit(pid, startTime);
+    if (done(v)) return v;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+Deno.test("NamespaceShm: a sandbox's segments are read from inside its namespace; unreadable fails closed", async () => {
+  if (skip) return printSkip("IPC namespace reading", skip);
+  const own = new NamespaceShm();
+  own.begin();
+  assert.equal(own.visit(process.pid, readProcStat(process.pid)!.startTime), 0);
+  await own.close();
+
+  const child = new Deno.Command("bwrap", {
+    args: ["--unshare-user", "--unshare-ipc", "--unshare-pid", "--die-with-parent"]
+      .concat(["--ro-bind", "/", "/", "--proc", "/proc", "--dev-bind", "/dev/null", "/dev/null"])
+      .concat(["--", "perl", "-e", HOLD]),
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  try {
+    const reader = child.stdout.getReader();
+    const first = await reader.read();
+    assert.equal(new TextDecoder().decode(first.value), "ready\n");
+    reader.releaseLock();
+    const pid = foreignDescendant(child.pid)!;
+    assert.ok(pid !== undefined, "no process in the sandbox's IPC namespace");
+
+    const ns = new NamespaceShm();
+    assert.equal(await visitUntil(ns, pid, (v) => v !== 0), 4 << 20);
+    await ns.close();
+
+    // A reading that fails while its member lives on: the namespace is unmeasurable.
+    const failing = new NamespaceShm({ nsenter: "/bin/false", cat: "/bin/cat" });
+    assert.equal(await visitUntil(failing, pid, (v) => v !== 0), undefined);
+    await failing.close();
+    // No helper to read it with: unmeasurable at once.
+    const none = new NamespaceShm({});
+    none.begin();
+    assert.equal(none.visit(pid, readProcStat(pid)!.startTime), undefined);
+  } finally {
+    try {
+      child.kill("SIGKILL");
+    } catch { /* ended already */ }
+    await child.stdout.cancel().catch(() => {});
+    await child.status;
+  }
+});
