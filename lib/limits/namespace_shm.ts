@@ -150,15 +150,26 @@ export class NamespaceShm {
   #read(space: Space, id: number, pid: number, startTime: number): void {
     const user = nsId(pid, "user") !== this.#ownUser ? ["--user"] : [];
     const args = ["--target", String(pid), ...user, "--ipc", "--preserve-credentials"];
-    const child = spawn(this.#nsenter!, [...args, "--", this.#cat!, "/proc/sysvipc/shm"], {
-      env: {},
-      cwd: "/",
-      stdio: ["ignore", "pipe", "ignore"],
-    });
+    let child: ReturnType<typeof spawn>;
+    try {
+      child = spawn(this.#nsenter!, [...args, "--", this.#cat!, "/proc/sysvipc/shm"], {
+        env: {},
+        cwd: "/",
+        stdio: ["ignore", "pipe", "ignore"],
+      });
+    } catch {
+      // Not started: unmeasurable if its member lives on (else read through another).
+      space.failed = readProcStat(pid)?.startTime === startTime && nsId(pid, "ipc") === id;
+      return;
+    }
     const chunks: Uint8Array[] = [];
     let size = 0;
     let over = false;
-    const kill = () => child.kill("SIGKILL");
+    const kill = () => {
+      try {
+        child.kill("SIGKILL");
+      } catch { /* ended already */ }
+    };
     const timer = setTimeout(() => {
       over = true;
       kill();
