@@ -3,7 +3,8 @@
  * `O_DIRECTORY | O_NOFOLLOW` (never through a symlink), the pinned one must still be the
  * directory `resolveDeclaredPath` saw (device, inode), and on Linux each is listed and its
  * entries named through `/proc/self/fd/N/` — inside the directory that was opened, even if a
- * component of its path is swapped for a symlink meanwhile (the `openat` `node:fs` lacks).
+ * component of its path is swapped for a symlink meanwhile (the `openat` `node:fs` lacks),
+ * also past the descriptors one walk holds (each entry's own descriptor, checked).
  *
  * @module
  */
@@ -15,7 +16,7 @@ import { listDirectory } from "./dir_listing.ts";
 import type { ListedEntry } from "./host_fs.ts";
 import { describeFsError, isPinFailure, pinFailure } from "./failure.ts";
 import { descriptorPath } from "./proc_fd.ts";
-import { freeingQueued, type TreeWalk } from "./tree_walk.ts";
+import { entryName, freeingQueued, type TreeWalk } from "./tree_walk.ts";
 import { sortByUtf8 } from "./utf8_order.ts";
 
 const DIR_FLAGS = constants.O_RDONLY | (constants.O_DIRECTORY ?? 0) |
@@ -23,8 +24,11 @@ const DIR_FLAGS = constants.O_RDONLY | (constants.O_DIRECTORY ?? 0) |
 
 /**
  * Most directory descriptors one walk holds at once. A directory deeper than this many
- * unfinished ones is listed through its descriptor but its entries are opened by path (as
- * without procfs); a chain of single subdirectories holds one descriptor, not one per level.
+ * unfinished ones is listed through its descriptor, and each of its entries is reached
+ * through a descriptor opened again for it and checked to be that directory (`atFrame`):
+ * never by a path whose components may have been swapped for symlinks since (only without
+ * procfs, which has no `openat`). A chain of single subdirectories holds one descriptor, not
+ * one per level.
  */
 const MAX_HELD_DIRS = 64;
 
@@ -42,6 +46,18 @@ export interface Frame {
   entries: ListedEntry[];
   /** The index of the next entry to visit. */
   next: number;
+  /**
+   * The directory's identity (device, inode) when its descriptor is not held and procfs
+   * names entries: each entry is then reached through a fresh descriptor that must show it
+   * (see {@linkcode atFrame}).
+   */
+  id?: DirId;
+}
+
+/** A directory's device and inode. */
+export interface DirId {
+  readonly dev: bigint;
+  readonly ino: bigint;
 }
 
 /**
@@ -108,16 +124,30 @@ export function openDirFrame(
     throw isPinFailure(e) ? e : pinFailure(walk.declared, describeFsError(e, what, rel));
   }
   sortByUtf8(entries, (d) => d.name);
-  if (base === undefined || walk.held >= MAX_HELD_DIRS) {
+  if (base === undefined) {
     closeSync(fd);
     return { abs, base: abs, fd: -1, rel, entries, next: 0 };
+  }
+  if (walk.held >= MAX_HELD_DIRS) {
+    // Its path may not lead here by the time an entry is opened (a component swapped for a
+    // symlink): each entry is reached through a descriptor checked to be this directory.
+    let id: DirId;
+    try {
+      id = fstatSync(fd, { bigint: true });
+    } catch (e) {
+      throw pinFailure(walk.declared, describeFsError(e, what, rel));
+    } finally {
+      closeSync(fd);
+    }
+    return { abs, base: abs, fd: -1, rel, entries, next: 0, id: { dev: id.dev, ino: id.ino } };
   }
   walk.held++;
   return { abs, base, fd, rel, entries, next: 0 };
 }
 
 /**
- * Close the frame's descriptor, if it holds one; its entries are named by path from then on.
+ * Close the frame's descriptor, if it holds one (once its last entry is opened, or the walk
+ * ends): no entry of it is opened after.
  *
  * @example
  * ```ts
@@ -136,8 +166,46 @@ export function releaseFrame(walk: TreeWalk, frame: Frame): void {
   walk.held--;
 }
 
+/**
+ * Run `fn` with the prefix that names `frame`'s entries: its held descriptor's
+ * (`/proc/<pid>/fd/N`), or, for a directory past the held ones, that of a descriptor opened
+ * for this call by path (`O_DIRECTORY | O_NOFOLLOW`) and checked to be the very directory
+ * listed (device, inode) — a component of its path swapped for a symlink since fails the
+ * pin instead of leading elsewhere — closed once `fn` returns. Without procfs, its path.
+ *
+ * @example
+ * ```ts
+ * import { resolveDeclaredPath } from "./declared_path.ts";
+ * import { resolvePinOptions } from "./options.ts";
+ * import { atFrame, openRootFrame, releaseFrame } from "./tree_dir_frame.ts";
+ * import { newTreeWalk } from "./tree_walk.ts";
+ * const walk = newTreeWalk("lib/pins", resolvePinOptions(), () => {});
+ * const frame = openRootFrame(walk, await resolveDeclaredPath(".", "lib/pins"));
+ * console.log(atFrame(walk, frame, (base) => base.length > 0)); // true
+ * releaseFrame(walk, frame);
+ * ```
+ */
+export function atFrame<T>(walk: TreeWalk, frame: Frame, fn: (base: string) => T): T {
+  if (frame.fd >= 0 || frame.id === undefined) return fn(frame.base);
+  const what = frame.rel === "" ? "it" : entryName(walk, frame.rel);
+  let fd: number;
+  try {
+    fd = freeingQueued(walk, () => openSync(frame.abs, DIR_FLAGS));
+  } catch (e) {
+    if (isPinFailure(e)) throw e; // a queued file's failure, first in walk order
+    const why = notADirectory(frame.abs, what) ?? describeFsError(e, what, frame.rel);
+    throw pinFailure(walk.declared, why);
+  }
+  try {
+    sameDirectory(walk, fd, frame.id, what);
+    return fn(descriptorPath(fd) ?? frame.abs);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Throw unless the directory open on `fd` is the one `expected` describes (device, inode). */
-function sameDirectory(walk: TreeWalk, fd: number, expected: BigIntStats, what: string): void {
+function sameDirectory(walk: TreeWalk, fd: number, expected: DirId, what: string): void {
   const st = fstatSync(fd, { bigint: true });
   if (st.dev !== expected.dev || st.ino !== expected.ino) {
     throw pinFailure(walk.declared, `${what} changed while it was being pinned`);

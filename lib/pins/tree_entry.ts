@@ -24,7 +24,7 @@ import { enqueueFile, newFileQueue, type OpenFile, STAT_HERE, threadWanted } fro
 import { FileChanged, hashOpenSmallFile, hashRegularFile, SMALL_FILE_BYTES } from "./hash_file.ts";
 import { openFileSize } from "./proc_fd.ts";
 import { statWorkerReady } from "./stat_worker.ts";
-import { type Frame, openDirFrame } from "./tree_dir_frame.ts";
+import { atFrame, type Frame, openDirFrame } from "./tree_dir_frame.ts";
 import {
   entryFailure,
   entryName,
@@ -71,8 +71,20 @@ export function visitEntry(walk: TreeWalk, frame: Frame, entry: ListedEntry): Fr
   }
   const name = entry.name;
   const rel = frame.rel === "" ? name : `${frame.rel}/${name}`;
-  const path = `${frame.base}/${name}`;
   const abs = `${frame.abs}/${name}`;
+  if (frame.fd >= 0 || frame.id === undefined) return visitAt(walk, frame.base, entry, rel, abs);
+  return atFrame(walk, frame, (base) => visitAt(walk, base, entry, rel, abs));
+}
+
+/** Pin `entry` (at `rel`, physical path `abs`), opened as `<base>/<its name>`. */
+function visitAt(
+  walk: TreeWalk,
+  base: string,
+  entry: ListedEntry,
+  rel: string,
+  abs: string,
+): Frame | undefined {
+  const path = `${base}/${entry.name}`;
   if (entry.isDirectory) return openDirFrame(walk, path, abs, rel, entryName(walk, rel));
   if (entry.isFile) fileLine(walk, path, abs, rel);
   else if (entry.isSymlink) linkLine(walk, path, rel);

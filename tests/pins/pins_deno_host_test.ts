@@ -12,6 +12,7 @@ import { hostStatInUse } from "../../lib/pins/host_fs.ts";
 import "./pin_budget_test.ts";
 import "./pin_dir_test.ts";
 import "./pin_path_test.ts";
+import "./tree_pin_deep_test.ts";
 import "./tree_pin_test.ts";
 import "./tree_pin_thread_test.ts";
 
