@@ -55,6 +55,17 @@
  * descriptors belong to one isolate), so a worker must open by name itself (through
  * `/proc/<pid>/fd/N/name` of a folder this thread holds), and its `node:fs` stat costs ~9 us
  * (the Deno host's ~1.8 us is not reachable from lib/).
+ * Tried (Dec 3) and not kept: a hash thread that, for files this thread had opened, sized
+ * and charged, re-opened each through `/proc/<pid>/fd/M` (the very file open on M, no name
+ * looked up), read exactly the charged size and hashed it, this thread taking its digest or
+ * hashing a late file itself. In a Deno worker (2.9.6) that re-open + read + hash + close
+ * costs ~11 us a file and a `node:fs` `fstatSync` ~22 us (so checking dev + ino there costs
+ * more than the whole file here). Forced on for 10,000 files (load 4.6–5.4, 3 interleaved
+ * process pairs of 4 pins): process CPU 510–780 ms against 240–320 ms on one thread, wall
+ * 640–2,070 against 245–1,170 ms; this thread's own CPU did not drop (240–330 against
+ * 200–300 ms), the worker took 150–210 ms and V8's GC helper threads 60–160 ms more. What
+ * it takes off this thread (a read and a hash, ~3 us) is less than it costs the process,
+ * and on a machine without an idle core (`coreToSpare`) it would not run at all.
  *
  * @module
  */
