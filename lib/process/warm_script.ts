@@ -1,12 +1,14 @@
 /**
  * The waiter of a warm (pre-spawned, single-use) sandbox and the call it is handed.
  *
- * A spare sandbox runs `dash -c WAITER_SCRIPT` with an environment holding only its group
- * tag. The waiter reads one line from file descriptor {@link CALL_FD} (a pipe or socket
+ * A spare sandbox runs `dash -c WAITER_SCRIPT` with an environment holding its group tag,
+ * its own tmp dir's variables and what bwrap sets (lib/sandbox/warm_spare.ts
+ * `sandboxWaiterBase`: paths, never a value of a call's). The waiter reads one line from file descriptor {@link CALL_FD} (a pipe or socket
  * toolhost holds; never stdin, which is the tool's input), closes it, and `eval`s it.
  * The line is {@link callPayload}: `unset` of what the waiter's own environment holds
  * beyond the tool's (`DENO_EXTRA_STDIO_FDS`, set by a Deno spawn), one
- * `export NAME='value'` per variable of the tool's environment (`export NAME="$OTHER"`
+ * `export NAME='value'` per variable of the tool's environment the waiter does not
+ * already hold with that very value (`export NAME="$OTHER"`
  * for a value this line already exported, as a call's `TMP` and `TEMP` repeat its
  * `TMPDIR`: dash reads the line a byte per system call), then
  * `exec 'program' 'arg'…` — every other value single-quoted, newlines written as `"$_th_nl"`
@@ -199,7 +201,8 @@ export interface WarmCall {
   cwd?: string;
   /**
    * The environment the waiter was spawned with, besides its group tag (an unconfined
-   * spare's base: warm_host.ts `hostBaseEnv`): the line then unsets what of it `env`
+   * spare's base: warm_host.ts `hostBaseEnv`; a sandbox's: lib/sandbox/warm_spare.ts
+   * `sandboxWaiterBase`): the line then unsets what of it `env`
    * lacks and exports only what `env` adds or changes. Default none (all of `env`).
    */
   base?: Readonly<Record<string, string>>;

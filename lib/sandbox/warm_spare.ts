@@ -34,7 +34,11 @@ export interface ReadySpare {
   argv: string;
   args: string[];
   identity: string;
-  /** An unconfined spare's base environment. */
+  /**
+   * The environment its waiter already has, besides its group tag (a call's line only
+   * exports what the call's environment changes): an unconfined spare's base
+   * (warm_host.ts), a sandbox's {@linkcode sandboxWaiterBase}.
+   */
   base?: Readonly<Record<string, string>>;
   /** A sandbox's `DENO_EXTRA_STDIO_FDS`, as its spawn set it (warm_fresh.ts). */
   extraFds?: string;
@@ -98,17 +102,19 @@ export async function spawnSpare(
       // The objects its binds are made from: bwrap mounts these very descriptors.
       const identity = boundIdentity(argv.args, req.cwd, argv.binds?.fds);
       const extraFds = spawnExtraFds(argv.args); // next to the spawn's own look at them
+      const env = spareTmpEnv(d.tmpDir);
       const handle = await spawnGroup({
         command: argv.command,
         args: argv.args,
         binds: argv.binds,
         cwd: req.cwd,
-        env: {},
+        env,
         sandboxed: true,
         holdInput: true,
         onSpawn: (record) => d.admit(record),
       });
-      return { handle, dirs, argv: argvJson(argv), args: argv.args, identity, extraFds };
+      const base = sandboxWaiterBase(argv.args, env);
+      return { handle, dirs, argv: argvJson(argv), args: argv.args, identity, extraFds, base };
     } finally {
       argv.binds?.close();
     }
@@ -116,6 +122,40 @@ export async function spawnSpare(
     await dirs?.remove().catch(() => {});
     return undefined;
   }
+}
+
+/**
+ * What a sandbox's spawn gives its waiter besides the group tag: the variables a call's
+ * environment sets from its private tmp dir (lib/process/env.ts `toolEnvironment`), here
+ * the spare's own, which its call adopts. Paths only: never a value of the call's.
+ */
+function spareTmpEnv(tmpDir: string): Record<string, string> {
+  return { TMPDIR: tmpDir, TMP: tmpDir, TEMP: tmpDir };
+}
+
+/**
+ * The environment a sandbox's waiter has, besides its group tag, when spawned with `env`
+ * and bwrap command line `args`: `env` after bwrap's `--setenv`/`--unsetenv` (the
+ * sandbox's `PATH`), less `DENO_EXTRA_STDIO_FDS` and `PWD`, which every line sets itself.
+ * A call's line then leaves alone what it holds with the call's own value, and unsets
+ * what of it the call lacks (warm_script.ts `callPayload`): dash reads the line a byte
+ * per system call, and the sandbox's `PATH` alone was half of a plain call's line.
+ *
+ * @example
+ * ```ts
+ * import { sandboxWaiterBase } from "./warm_spare.ts";
+ * sandboxWaiterBase(["--setenv", "PATH", "/usr/bin", "--chdir", "/w", "--", "/bin/sh"], { TMPDIR: "/t" });
+ * // { TMPDIR: "/t", PATH: "/usr/bin" }
+ * ```
+ */
+export function sandboxWaiterBase(
+  args: readonly string[],
+  env: Readonly<Record<string, string>>,
+): Record<string, string> {
+  const base = sandboxedEnv(args, env, ""); // its own DENO_EXTRA_STDIO_FDS is unset anyway
+  delete base.DENO_EXTRA_STDIO_FDS;
+  delete base.PWD;
+  return base;
 }
 
 /**
@@ -159,7 +199,8 @@ export function takenSpare(r: ReadySpare): TakenSpare {
     dirs: r.dirs!,
     handover(command, args, env) {
       const argv = runtimeSafeArgv(command, args); // as bwrap's argv has it cold
-      const payload = callPayload({ ...argv, env: sandboxedEnv(r.args, env, r.extraFds) });
+      const tool = sandboxedEnv(r.args, env, r.extraFds);
+      const payload = callPayload({ ...argv, env: tool, base: r.base });
       if (!payload.ok) {
         ended = endUnused(r);
         return undefined;
