@@ -31,6 +31,7 @@ import {
   checkBind,
   checkRequest,
   checkSite,
+  checkTokenLength,
   type GuardPolicy,
   isLoopbackHost,
   listenError,
@@ -145,6 +146,7 @@ export async function startHttpServer(opts: HttpServeOptions): Promise<HttpMcpSe
     allowRemote: opts.allowRemote ?? false,
     hasToken: opts.token !== undefined,
   });
+  if (opts.token !== undefined) checkTokenLength(opts.token, opts.tokenSource ?? "token");
   const weak = opts.token === undefined
     ? undefined
     : shortTokenWarning(opts.token.length, opts.tokenSource ?? "token");
