@@ -94,3 +94,19 @@ export function utf8Head(text: string, max: number): string {
   while (end > 0 && (b[end] & 0xc0) === 0x80) end--;
   return b.subarray(0, end).toString("utf8");
 }
+
+/** Format characters (zero-width, bidirectional controls): a terminal draws none of them. */
+const FORMAT = /\p{Cf}/gu;
+
+/**
+ * `text` without Unicode format characters.
+ *
+ * @example
+ * ```ts
+ * import { withoutFormat } from "./text_clean.ts";
+ * withoutFormat("to\u200bk-12\u20603456"); // "tok-123456"
+ * ```
+ */
+export function withoutFormat(text: string): string {
+  return text.replace(FORMAT, "");
+}

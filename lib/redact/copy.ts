@@ -1,15 +1,25 @@
 /**
  * A byte stream copied somewhere a person (or an agent driving the CLI) reads — `tools
  * call --stderr`'s terminal — with protected values redacted as they pass: decoded as
- * UTF-8 across chunks, redacted by a {@link StreamingRedactor} (a value split across
- * chunks, or across two processes' interleaved output, goes whole), encoded again. What
- * is held back (one longest form) is released by `flush`, when a call ends — all but a
- * tail that begins a value without completing it: output still to come (another call's,
- * a harness's between calls) may complete it, so it is never printed on its own.
+ * UTF-8 across chunks, cleaned for the terminal, redacted by a {@link StreamingRedactor}
+ * (a value split across chunks, or across two processes' interleaved output, goes whole),
+ * encoded again. What is held back (one longest form) is released by `flush`, when a call
+ * ends — all but a tail that begins a value without completing it: output still to come
+ * (another call's, a harness's between calls) may complete it, so it is never printed on
+ * its own.
+ *
+ * Cleaned before it is redacted, so what is searched is what the terminal shows: escape
+ * sequences and control characters (but `\n` and `\t`) are removed as plain output's are
+ * — a `\x1b[0m`, a backspace or a carriage return inside a value, which a terminal draws
+ * as the value, would otherwise keep it from being found, and removing them after the
+ * search would form it again — and so are format characters (`\p{Cf}`: zero-width spaces
+ * and joiners, bidirectional controls), which a terminal draws as nothing.
  *
  * @module
  */
 
+import { withoutFormat } from "../protocols/text_clean.ts";
+import { StreamingCleaner } from "../spill/clean_stream.ts";
 import { StreamingRedactor } from "./stream.ts";
 import type { Protector } from "./types.ts";
 
@@ -44,11 +54,11 @@ export function redactedCopy(
   sink: (chunk: Uint8Array) => void,
   protect: Protector,
 ): RedactedCopy {
-  const decoder = new TextDecoder();
   const encoder = new TextEncoder();
   // Made once a value is registered (a plugin may add one after the registry opened);
   // until then chunks pass as they are.
   let stream: StreamingRedactor | undefined;
+  let cleaner: StreamingCleaner | undefined;
   const out = (text: string) => {
     if (text !== "") sink(encoder.encode(text));
   };
@@ -56,11 +66,15 @@ export function redactedCopy(
     write(chunk) {
       if (stream === undefined && !protect.active) return sink(chunk);
       stream ??= new StreamingRedactor(protect);
-      out(stream.push(decoder.decode(chunk, { stream: true })));
+      cleaner ??= new StreamingCleaner();
+      out(stream.push(withoutFormat(cleaner.push(chunk))));
     },
     flush() {
-      // The decoder is not ended: a character split by the pause completes with what follows.
-      if (stream !== undefined) out(stream.pause());
+      // Neither is ended: a character or an escape sequence split by the pause, or a value
+      // begun before it, completes with what follows.
+      if (stream !== undefined && cleaner !== undefined) {
+        out(stream.push(withoutFormat(cleaner.pause())) + stream.pause());
+      }
     },
   };
 }

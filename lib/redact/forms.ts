@@ -15,7 +15,7 @@
 
 import { Buffer } from "node:buffer";
 import { flattenLine } from "../odek/render.ts";
-import { cleanText } from "../protocols/text_clean.ts";
+import { cleanText, withoutFormat } from "../protocols/text_clean.ts";
 import { ESCAPERS, OWN_ESCAPERS } from "./escapes.ts";
 import { REDACTED } from "./types.ts";
 
@@ -89,6 +89,7 @@ function bases(value: string): Set<string> {
   const bases = new Set([value, value.replace(EDGE_BREAKS, "")]);
   for (const b of [...bases]) {
     bases.add(cleanText(b));
+    bases.add(withoutFormat(cleanText(b))); // as the --stderr copy shows it (copy.ts)
     bases.add(b.replace(/\r\n/g, "\n"));
   }
   bases.delete("");

@@ -21,6 +21,10 @@ import { cleanText } from "../protocols/text_clean.ts";
  */
 export const MAX_CARRY = 4096;
 
+/** The start of an escape sequence that more characters may still complete. */
+// deno-lint-ignore no-control-regex
+const INCOMPLETE_ESCAPE = /^\x1b(?:\[[0-?]*[ -/]*|\][^\x07\x1b]*)?$/;
+
 /**
  * A streaming cleaner.
  *
@@ -30,6 +34,7 @@ export const MAX_CARRY = 4096;
  * const c = new StreamingCleaner();
  * const out = c.push(new TextEncoder().encode("red\x1b[3")) + c.push(new TextEncoder().encode("1mX\r\n")) + c.end();
  * console.log(out); // "redX\n"
+ * c.push(new TextEncoder().encode("a\x1b[0mb")) + c.pause(); // "ab"
  * ```
  */
 export class StreamingCleaner {
@@ -46,6 +51,18 @@ export class StreamingCleaner {
     }
     this.#carry = text.slice(esc);
     return cleanText(text.slice(0, esc));
+  }
+
+  /**
+   * What is held back, cleaned, unless it is an escape sequence still incomplete (what
+   * follows may complete it: it stays held). A character cut by the pause stays held in the
+   * decoder too.
+   */
+  pause(): string {
+    if (INCOMPLETE_ESCAPE.test(this.#carry)) return "";
+    const text = this.#carry;
+    this.#carry = "";
+    return cleanText(text);
   }
 
   /** The rest, at the end of the stream. */

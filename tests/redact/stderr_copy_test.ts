@@ -9,6 +9,7 @@
 import path from "node:path";
 import { runCapture } from "../helpers/cli.ts";
 import { Registry } from "../../lib/registry/registry.ts";
+import { cleanText } from "../../lib/protocols/text_clean.ts";
 import { loadWorkspace } from "../../lib/workspace/load_workspace.ts";
 import { tempWorkspace } from "../helpers/workspace.ts";
 import { assertTextHasNoPart, VALUE } from "./_helpers.ts";
@@ -88,4 +89,40 @@ Deno.test("a value split across two calls' stderr is never copied in parts", asy
   }
   assertTextHasNoPart([seen], VALUE, "stderr across calls");
   assert.equal(seen, "one [protected] two\nthree ");
+});
+
+Deno.test("escape sequences, control and format characters inside a value never keep it from the terminal", async () => {
+  // A terminal draws none of them, so it would show the value whole: the copy is cleaned
+  // first and searched as it is shown (removing them after the search would form it again).
+  const cut = (at: number, junk: string) => `${VALUE.slice(0, at)}${junk}${VALUE.slice(at)}`;
+  await using tmp = await tempWorkspace(TOML, {
+    "app/README.md": "# app\n",
+    "app/data/a.txt": `csi ${cut(5, "\x1b[0m")} osc ${cut(9, "\x1b]0;title\x07")}\n`,
+    "app/data/b.txt": `ctl ${cut(3, "\x07\x7f\x9b\u0000")} fmt ${cut(14, "\u200b\u2060\u202e")}\n`,
+    // An escape sequence cut by the end of a call, completed by the next call's output.
+    "app/data/c.txt": `split ${VALUE.slice(0, 7)}\x1b[3`,
+    "app/data/d.txt": `1m${VALUE.slice(7)} end\n`,
+  });
+  let seen = "";
+  const decoder = new TextDecoder();
+  const reg = await Registry.open(await loadWorkspace(tmp.root), "app/review", {
+    stateDir: path.join(tmp.root, ".state"),
+    lock: false,
+    env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", DEPLOY_TOKEN: VALUE },
+    stderr: (chunk) => void (seen += decoder.decode(chunk, { stream: true })),
+  });
+  try {
+    for (const file of ["a.txt", "b.txt", "c.txt", "d.txt"]) {
+      const r = await reg.call("err_app", { file });
+      assert.equal(r.isError, false, JSON.stringify(r));
+    }
+  } finally {
+    await reg.close();
+  }
+  const shown = cleanText(seen).replace(/\p{Cf}/gu, ""); // what a terminal draws
+  assertTextHasNoPart([seen, shown], VALUE, "stderr with escapes");
+  assert.equal(
+    seen,
+    "csi [protected] osc [protected]\nctl [protected] fmt [protected]\nsplit [protected] end\n",
+  );
 });
