@@ -7,8 +7,9 @@
  */
 
 import { valueForms } from "./forms.ts";
-import { byteString, type Range, spliceBytes, spliceText } from "./ranges.ts";
+import { byteString, mergeRanges, type Range, spliceBytes, spliceText } from "./ranges.ts";
 import { Matcher } from "./matcher.ts";
+import { SplitMatcher } from "./wrapped.ts";
 import { redactResult } from "./result.ts";
 import { type Protector, REDACTED } from "./types.ts";
 import type { ToolResult } from "../results/types.ts";
@@ -81,14 +82,31 @@ export class Redactor implements Protector {
     return this.#c.utf8;
   }
 
-  /** Where forms of values occur in `s` (merged ranges). */
+  /** Where forms of values occur in `s` (merged ranges), split by line breaks too. */
   ranges(s: string): Range[] {
-    return this.active ? this.#c.text.ranges(s) : [];
+    if (!this.active) return [];
+    const c = this.#c;
+    const split = c.split.ranges(s);
+    return split.length === 0 ? c.text.ranges(s) : mergeRanges([...c.text.ranges(s), ...split]);
   }
 
-  /** Where forms of values occur in `b` (merged byte ranges). */
+  /** Where forms of values occur in `b` (merged byte ranges), split by line breaks too. */
   byteRanges(b: Uint8Array): Range[] {
-    return this.active ? this.#c.bytes.ranges(byteString(b)) : [];
+    if (!this.active) return [];
+    const c = this.#c;
+    const latin = byteString(b);
+    const split = c.split.ranges(latin);
+    return split.length === 0
+      ? c.bytes.ranges(latin)
+      : mergeRanges([...c.bytes.ranges(latin), ...split]);
+  }
+
+  /**
+   * Where forms that line breaks split occur in `b` (merged byte ranges): what a byte
+   * scanner searching {@link Redactor.needles} as literals cannot find.
+   */
+  splitByteRanges(b: Uint8Array): Range[] {
+    return this.active ? this.#c.split.ranges(byteString(b)) : [];
   }
 
   /** Units at the end of `s` that begin a form without completing it (longest; 0: none). */
@@ -103,17 +121,19 @@ export class Redactor implements Protector {
         }
       }
     }
-    return best;
+    return Math.max(best, this.#c.split.partialAtEnd(s));
   }
 
   /** Whether `s` contains any form of a registered value. */
   leaks(s: string): boolean {
-    return this.active && this.#c.text.has(s);
+    return this.active && (this.#c.text.has(s) || this.#c.split.has(s));
   }
 
   /** Whether `b` contains the UTF-8 bytes of any form of a registered value. */
   leaksBytes(b: Uint8Array): boolean {
-    return this.active && this.#c.bytes.has(byteString(b));
+    if (!this.active) return false;
+    const latin = byteString(b);
+    return this.#c.bytes.has(latin) || this.#c.split.has(latin);
   }
 
   /** `s` with every form of every registered value replaced. */
@@ -217,8 +237,9 @@ export class Redactor implements Protector {
 /** The forms of every value, compiled for searching. */
 interface Compiled {
   forms: string[]; // longest first
-  text: Matcher;
-  bytes: Matcher; // over byteString(bytes): UTF-8 bytes, one character per byte
+  text: Matcher; // the forms `split` does not search
+  bytes: Matcher; // the same, over byteString(bytes): UTF-8 bytes, one character per byte
+  split: SplitMatcher; // the forms line breaks may split (ASCII: the same in both)
   utf8: Uint8Array[];
   maxUnits: number;
   maxBytes: number;
@@ -228,14 +249,17 @@ interface Compiled {
 function compile(forms: Set<string>): Compiled {
   const sorted = [...forms].sort((a, b) => b.length - a.length);
   const utf8 = sorted.map((f) => new TextEncoder().encode(f));
-  const latin = utf8.map((b) => byteString(b));
+  // The forms a line break may split are searched by `split` alone, whole ones too.
+  const whole = sorted.filter((f) => !SplitMatcher.takes(f));
+  const split = new SplitMatcher(sorted);
   return {
     forms: sorted,
-    text: new Matcher(sorted),
-    bytes: new Matcher(latin),
+    text: new Matcher(whole),
+    bytes: new Matcher(whole.map((f) => byteString(new TextEncoder().encode(f)))),
+    split,
     utf8,
-    maxUnits: sorted[0]?.length ?? 0,
-    maxBytes: Math.max(0, ...utf8.map((b) => b.byteLength)),
-    maxBreaks: Math.max(0, ...sorted.map((f) => f.split("\n").length - 1)),
+    maxUnits: Math.max(sorted[0]?.length ?? 0, split.maxUnits),
+    maxBytes: Math.max(0, split.maxUnits, ...utf8.map((b) => b.byteLength)),
+    maxBreaks: Math.max(split.maxBreaks, ...sorted.map((f) => f.split("\n").length - 1)),
   };
 }

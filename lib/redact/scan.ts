@@ -87,7 +87,9 @@ export function scannedRanges(
   first: number,
   len: number,
 ): Range[] {
-  const ranges: Range[] = [];
+  // Split by line breaks, a form is no literal: found from JavaScript (one look at the ends
+  // of each line unless they join base64 or hex characters).
+  const ranges: Range[] = protect.splitByteRanges(scanner.data().subarray(0, len));
   protect.needles().forEach((n, i) => {
     for (let at = scanner.findLiteral(first + i, 0, len); at >= 0;) {
       ranges.push([at, at + n.byteLength]);

@@ -26,14 +26,19 @@ export const MIN_PROTECTED_UNITS = 8;
 export interface Protector {
   /** Whether any value is registered (when false every method returns its input). */
   readonly active: boolean;
-  /** UTF-16 units of the longest form of any value (0 when none). */
+  /** UTF-16 units of the longest form of any value, split by line breaks too (0: none). */
   readonly maxUnits: number;
   /** UTF-8 bytes of the longest form of any value (0 when none). */
   readonly maxBytes: number;
-  /** Most line breaks (`\n`) in one form of a value (0: every form fits on a line). */
+  /** Most line breaks (`\n`) in one form of a value, split ones too (0: every form fits on a line). */
   readonly maxBreaks: number;
   /** The UTF-8 bytes of every form of every value (for byte scanners), longest first. */
   needles(): readonly Uint8Array[];
+  /**
+   * Where forms that line breaks split occur in the bytes `b` (sorted, merged): what a byte
+   * scanner searching {@link Protector.needles} as literals cannot find (lib/redact/wrapped.ts).
+   */
+  splitByteRanges(b: Uint8Array): Array<[number, number]>;
   /** Where forms of values occur in `s`: sorted, merged `[start, end)` ranges. */
   ranges(s: string): Array<[number, number]>;
   /** A JSON value with every string (keys too) redacted; numbers that are values too. */
