@@ -95,7 +95,7 @@ function redactSide(
  * head that is its last lines, or the whole text as lines from its middle.
  */
 function edgeRanges(protect: Protector, text: string): Range[] {
-  const out: Range[] = [];
+  const out: Range[] = protect.splitEdges(text); // a wrapped base64 or hex form the cut splits
   for (const form of multiLineForms(protect)) {
     if (form.includes(`\n${text}\n`)) return [[0, text.length]];
     for (let k = form.indexOf("\n"); k >= 0; k = form.indexOf("\n", k + 1)) {

@@ -109,6 +109,11 @@ export class Redactor implements Protector {
     return this.active ? this.#c.split.ranges(byteString(b)) : [];
   }
 
+  /** Parts of `s`, a text cut at line breaks, that may be a split form the cuts go through. */
+  splitEdges(s: string): Range[] {
+    return this.active ? this.#c.split.cutEdges(s) : [];
+  }
+
   /** Units at the end of `s` that begin a form without completing it (longest; 0: none). */
   partialAtEnd(s: string): number {
     if (!this.active) return 0;

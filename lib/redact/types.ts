@@ -39,6 +39,12 @@ export interface Protector {
    * scanner searching {@link Protector.needles} as literals cannot find (lib/redact/wrapped.ts).
    */
   splitByteRanges(b: Uint8Array): Array<[number, number]>;
+  /**
+   * Ranges of `s`, a text cut from a longer one at line breaks (a diff's hunk), that may be
+   * the shown part of a form split by line breaks that the cuts go through (a tail that
+   * begins one, a head that ends one, all of `s` from inside one).
+   */
+  splitEdges(s: string): Array<[number, number]>;
   /** Where forms of values occur in `s`: sorted, merged `[start, end)` ranges. */
   ranges(s: string): Array<[number, number]>;
   /** A JSON value with every string (keys too) redacted; numbers that are values too. */

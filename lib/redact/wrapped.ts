@@ -39,6 +39,12 @@ const JOINED_TAIL = new RegExp(
   `^[A-Za-z0-9+/_-]+(?:\\r?\\n[ \\t]{0,${MAX_INDENT}}[A-Za-z0-9+/_-]+)*` +
     `(?:\\r|\\r?\\n[ \\t]{0,${MAX_INDENT}})?$`,
 );
+/** A text's head of splittable characters joined by breaks (an indent before it). */
+const JOINED_HEAD = new RegExp(
+  `^[ \\t]{0,${MAX_INDENT}}[A-Za-z0-9+/_-]+(?:\\r?\\n[ \\t]{0,${MAX_INDENT}}[A-Za-z0-9+/_-]+)*`,
+);
+/** Fewest characters of a split form a cut's edge is redacted for (fewer match anything). */
+export const MIN_EDGE_UNITS = 4;
 const LF = 10;
 const CR = 13;
 
@@ -192,6 +198,47 @@ export class SplitMatcher {
       }
     }
     return best;
+  }
+
+  /**
+   * Ranges of `s` — cut from a longer text at line breaks on both sides, as a diff's hunk
+   * is — that may be the part of a split form the cuts go through: a tail that begins
+   * one, a head that ends one, or all of `s`, from the middle of one. Ends of fewer than
+   * {@link MIN_EDGE_UNITS} characters are left (they would match ordinary text).
+   */
+  cutEdges(s: string): Range[] {
+    if (this.longest === 0) return [];
+    const out: Range[] = [];
+    const head = JOINED_HEAD.exec(s)?.[0] ?? "";
+    const kept: number[] = [];
+    let joined = "";
+    for (let i = 0; i < head.length && kept.length < this.longest; i++) {
+      if (isChar(head.charCodeAt(i))) {
+        kept.push(i);
+        joined += head[i];
+      }
+    }
+    if (head.length === s.length && this.#forms.some((f) => f.includes(joined))) {
+      return [[0, s.length]];
+    }
+    let end = 0;
+    for (const f of this.#forms) {
+      for (let n = Math.min(f.length - 1, joined.length); n >= MIN_EDGE_UNITS; n--) {
+        if (kept[n - 1] + 1 <= end) break;
+        if (f.endsWith(joined.slice(0, n))) {
+          end = kept[n - 1] + 1;
+          break;
+        }
+      }
+    }
+    if (end > 0) out.push([0, end]);
+    const tail = this.partialAtEnd(`${s}\n`) - 1; // the cut is a break: what follows goes on
+    let chars = 0;
+    for (let i = s.length - Math.max(0, tail); i < s.length; i++) {
+      if (isChar(s.charCodeAt(i))) chars++;
+    }
+    if (chars >= MIN_EDGE_UNITS) out.push([s.length - tail, s.length]);
+    return out;
   }
 
   /** Whether `s[from, end)` is splittable characters joined by breaks only. */

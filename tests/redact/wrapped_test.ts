@@ -8,10 +8,32 @@
 
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
 import { Redactor } from "../../lib/redact/redactor.ts";
 import { StreamingRedactor } from "../../lib/redact/stream.ts";
 import { filler, open, spillContents, VALUE } from "./_helpers.ts";
 import type { ToolResult } from "../../lib/results/types.ts";
+
+const HAS_GIT = (() => {
+  try {
+    execFileSync("git", ["--version"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+function commitAll(app: string): void {
+  const git = (...args: string[]) =>
+    execFileSync("git", ["-c", "user.email=t@t", "-c", "user.name=t", ...args], {
+      cwd: app,
+      stdio: "pipe",
+    });
+  git("init", "-q", "-b", "main");
+  git("add", ".");
+  git("commit", "-qm", "init");
+}
 
 /** The base64 characters that depend on the value alone, at each alignment. */
 function cores(value: string): string[] {
@@ -178,4 +200,41 @@ Deno.test("a wrapped base64 file hands out no part of the value's base64 (read, 
   } finally {
     await w.cleanup();
   }
+});
+
+Deno.test({
+  name: "git_diff: a hunk's edge through a wrapped value's base64 shows none of it",
+  ignore: !HAS_GIT,
+  fn: async () => {
+    // Pads that put the value's base64 across a break, each alignment.
+    const spans: Array<{ pad: number; lines: string[]; first: number; last: number }> = [];
+    for (let pad = 300; spans.length < 4; pad++) {
+      const lines = wrap(stream(pad), 76).split("\n");
+      const flat = lines.join("");
+      const core = cores(VALUE).find((c) => flat.includes(c))!;
+      const start = flat.indexOf(core);
+      const first = Math.floor(start / 76);
+      const last = Math.floor((start + core.length - 1) / 76);
+      if (last > first && start % 76 < 70) spans.push({ pad, lines, first, last });
+    }
+    for (const { pad, lines, first, last } of spans) {
+      for (const contextLines of [1, 3]) {
+        // A change that ends a hunk on the value's first line, one that starts it on its last.
+        for (const changed of [first - contextLines, last + contextLines]) {
+          const w = await open({ "v.b64": lines.join("\n") + "\n" });
+          try {
+            commitAll(w.app);
+            const now = lines.map((l, i) => i === changed ? "CHANGED" : l);
+            fs.writeFileSync(`${w.app}/data/v.b64`, now.join("\n") + "\n");
+            const r = await w.reg.call("diff_app", { contextLines });
+            assert.equal(r.isError, false, JSON.stringify(r));
+            const what = `pad ${pad}, -U${contextLines}, line ${changed} of ${first}..${last}`;
+            assertNoEncoded(texts(r), what);
+          } finally {
+            await w.cleanup();
+          }
+        }
+      }
+    }
+  },
 });
