@@ -27,8 +27,11 @@ import type { Protector } from "./types.ts";
 export interface RedactedCopy {
   /** Copy one chunk (what cannot hold the start of a value yet is released at once). */
   write(chunk: Uint8Array): void;
-  /** Release what is held back but a tail that may still become a value (a pause). */
-  flush(): void;
+  /**
+   * Release what is held back but a tail that may still become a value (a pause); with
+   * `ended` (the copy closes: nothing follows), a tail that only a line break ends too.
+   */
+  flush(ended?: boolean): void;
 }
 
 /**
@@ -69,11 +72,11 @@ export function redactedCopy(
       cleaner ??= new StreamingCleaner();
       out(stream.push(withoutFormat(cleaner.push(chunk))));
     },
-    flush() {
+    flush(ended = false) {
       // Neither is ended: a character or an escape sequence split by the pause, or a value
       // begun before it, completes with what follows.
       if (stream !== undefined && cleaner !== undefined) {
-        out(stream.push(withoutFormat(cleaner.pause())) + stream.pause());
+        out(stream.push(withoutFormat(cleaner.pause())) + stream.pause(ended));
       }
     },
   };

@@ -115,7 +115,7 @@ export class Redactor implements Protector {
   }
 
   /** Units at the end of `s` that begin a form without completing it (longest; 0: none). */
-  partialAtEnd(s: string): number {
+  partialAtEnd(s: string, ended = false): number {
     if (!this.active) return 0;
     let best = 0;
     for (const f of this.#c.forms) {
@@ -126,7 +126,7 @@ export class Redactor implements Protector {
         }
       }
     }
-    return Math.max(best, this.#c.split.partialAtEnd(s));
+    return Math.max(best, this.#c.split.partialAtEnd(s, ended));
   }
 
   /** Whether `s` contains any form of a registered value. */

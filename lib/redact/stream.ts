@@ -67,13 +67,15 @@ export class StreamingRedactor {
 
   /**
    * Release what is held back, up to a tail that begins a value without completing it (the
-   * stream pauses: what follows may still complete it, so that tail stays held).
+   * stream pauses: what follows may still complete it, so that tail stays held). With
+   * `ended` (nothing follows: the stream closes), a tail that ends with a line break is
+   * released: only what came after it could have made it a value.
    */
-  pause(): string {
+  pause(ended = false): string {
     const p = this.#protect;
     if (!p) return "";
     const all = this.#carry;
-    let keep = Math.max(this.#released, all.length - p.partialAtEnd(all));
+    let keep = Math.max(this.#released, all.length - p.partialAtEnd(all, ended));
     const c = all.charCodeAt(keep);
     if (keep > this.#released && keep < all.length && c >= 0xdc00 && c <= 0xdfff) keep--;
     const ranges = p.ranges(all);

@@ -52,8 +52,10 @@ export interface Protector {
   /**
    * UTF-16 units at the end of `s` that begin a form of a value without completing it (the
    * longest such tail; 0 when none): what a stream paused there may still turn into one.
+   * With `ended` (nothing can follow), a tail only a line break at the end could go on
+   * from (a form split by it) is none.
    */
-  partialAtEnd(s: string): number;
+  partialAtEnd(s: string, ended?: boolean): number;
   /** Whether `s` holds any form of a value. */
   leaks(s: string): boolean;
   /** `s` with every form of every value replaced by {@link REDACTED}. */

@@ -39,6 +39,10 @@ const JOINED_TAIL = new RegExp(
   `^[A-Za-z0-9+/_-]+(?:\\r?\\n[ \\t]{0,${MAX_INDENT}}[A-Za-z0-9+/_-]+)*` +
     `(?:\\r|\\r?\\n[ \\t]{0,${MAX_INDENT}})?$`,
 );
+/** The same, ending with a splittable character (nothing follows: no break goes on). */
+const JOINED_TAIL_ENDED = new RegExp(
+  `^[A-Za-z0-9+/_-]+(?:\\r?\\n[ \\t]{0,${MAX_INDENT}}[A-Za-z0-9+/_-]+)*$`,
+);
 /** A text's head of splittable characters joined by breaks (an indent before it). */
 const JOINED_HEAD = new RegExp(
   `^[ \\t]{0,${MAX_INDENT}}[A-Za-z0-9+/_-]+(?:\\r?\\n[ \\t]{0,${MAX_INDENT}}[A-Za-z0-9+/_-]+)*`,
@@ -166,9 +170,11 @@ export class SplitMatcher {
 
   /**
    * Units at the end of `s` that begin a form, split or about to be (a break or its start
-   * at the very end), without completing it: the longest such tail; 0 when none.
+   * at the very end), without completing it: the longest such tail; 0 when none. With
+   * `ended` (nothing follows `s`), a tail that only a break at the end could go on from
+   * is none.
    */
-  partialAtEnd(s: string): number {
+  partialAtEnd(s: string, ended = false): number {
     if (this.longest === 0) return 0;
     // The tail that may be part of a split form: splittable characters and breaks.
     let start = s.length;
@@ -191,7 +197,7 @@ export class SplitMatcher {
       for (let n = Math.min(f.length - 1, joined.length); n > 0; n--) {
         const from = kept[joined.length - n];
         if (s.length - from <= best) break;
-        if (joined.endsWith(f.slice(0, n)) && this.#joins(s, from)) {
+        if (joined.endsWith(f.slice(0, n)) && this.#joins(s, from, ended)) {
           best = s.length - from;
           break;
         }
@@ -242,7 +248,7 @@ export class SplitMatcher {
   }
 
   /** Whether `s[from, end)` is splittable characters joined by breaks only. */
-  #joins(s: string, from: number): boolean {
-    return JOINED_TAIL.test(s.slice(from));
+  #joins(s: string, from: number, ended: boolean): boolean {
+    return (ended ? JOINED_TAIL_ENDED : JOINED_TAIL).test(s.slice(from));
   }
 }

@@ -393,7 +393,7 @@ export class Registry implements CallHost {
       const failed = results.find((r) => r.status === "rejected");
       if (failed) throw (failed as PromiseRejectedResult).reason;
     } finally {
-      this.#stderrCopy?.flush();
+      this.#stderrCopy?.flush(true); // nothing follows: a tail a line break ends goes too
       await removeSessionSubtree(join(this.stateDir, "artifacts"), this.id);
       await this.plugins.close();
     }

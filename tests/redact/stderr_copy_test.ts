@@ -126,3 +126,28 @@ Deno.test("escape sequences, control and format characters inside a value never 
     "csi [protected] osc [protected]\nctl [protected] fmt [protected]\nsplit [protected] end\n",
   );
 });
+
+Deno.test("stderr ending with a line break is copied whole once the registry closes", async () => {
+  // "Q\n" may begin the value split over two lines (it is how the value begins), so a pause
+  // between calls holds it; at close nothing follows, and it is printed.
+  await using tmp = await tempWorkspace(TOML, {
+    "app/README.md": "# app\n",
+    "app/data/a.txt": `exit status Q\n`,
+  });
+  let seen = "";
+  const decoder = new TextDecoder();
+  const reg = await Registry.open(await loadWorkspace(tmp.root), "app/review", {
+    stateDir: path.join(tmp.root, ".state"),
+    lock: false,
+    env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", DEPLOY_TOKEN: VALUE },
+    stderr: (chunk) => void (seen += decoder.decode(chunk, { stream: true })),
+  });
+  try {
+    const r = await reg.call("err_app", { file: "a.txt" });
+    assert.equal(r.isError, false, JSON.stringify(r));
+    assert.equal(seen, "exit status ");
+  } finally {
+    await reg.close();
+  }
+  assert.equal(seen, "exit status Q\n");
+});
