@@ -106,7 +106,7 @@ export class Redactor implements Protector {
    * scanner searching {@link Redactor.needles} as literals cannot find.
    */
   splitByteRanges(b: Uint8Array): Range[] {
-    return this.active ? this.#c.split.ranges(byteString(b)) : [];
+    return this.active ? this.#c.split.splitRanges(byteString(b)) : [];
   }
 
   /** Parts of `s`, a text cut at line breaks, that may be a split form the cuts go through. */

@@ -155,10 +155,24 @@ export class SplitMatcher {
 
   /** Where its forms occur in `s`, split by line breaks or not (merged ranges). */
   ranges(s: string): Range[] {
+    return this.#ranges(s, true);
+  }
+
+  /**
+   * Where its forms occur in `s` split by line breaks (merged ranges; whole ones may be
+   * left out: for a caller that finds those as literals). Nothing to search when no break
+   * joins two splittable characters.
+   */
+  splitRanges(s: string): Range[] {
+    return this.#ranges(s, false);
+  }
+
+  #ranges(s: string, whole: boolean): Range[] {
     if (this.longest === 0) return [];
     const joined = s.replace(JOINING, "");
+    if (joined.length === s.length) return whole ? this.#matcher.ranges(s) : [];
     const found = this.#matcher.ranges(joined);
-    if (found.length === 0 || joined.length === s.length) return found;
+    if (found.length === 0) return found;
     const j = joinedAt(s);
     return found.map(([a, z]) => [place(j, a), place(j, z - 1) + 1]);
   }
