@@ -7,8 +7,9 @@
  *
  * Such a namespace belongs to the call whose member is in it (it ends with its last
  * process), so every segment in it counts, by its `rss` + `swap`. Its table is read from
- * inside it: `nsenter --target <member> [--user] --ipc --preserve-credentials --
- * /usr/bin/cat /proc/sysvipc/shm`, the helpers from the system folders, with an empty
+ * inside it: `nsenter [--user=/proc/self/fd/4] --ipc=/proc/self/fd/3 --preserve-credentials
+ * -- /usr/bin/cat /proc/sysvipc/shm` with the member's namespaces opened by toolhost and
+ * handed down as descriptors 3 and 4 (never `--target <pid>`), the helpers from the system folders, with an empty
  * environment. Only the user and IPC namespaces are entered — never the member's mount
  * namespace or root — so nothing of the tool's runs or is read; entering its user
  * namespace is what lets an unprivileged owner (no capability in its own namespace) join
@@ -16,13 +17,15 @@
  *
  * One reading per namespace at a time, started on full-scan rounds, bounded:
  * {@link READ_TIMEOUT_MS} (then killed) and {@link MAX_TABLE_BYTES} (a namespace holds at
- * most 4096 segments, a few hundred KiB of table; past the bound it is killed). A reading
- * counts only if the member it entered through is, after it, still the same process (pid
- * and start time) in the same namespace; one whose member ended meanwhile is dropped and
- * read again through another. Until the first reading of a namespace ends it counts 0.
+ * most 4096 segments, a few hundred KiB of table; past the bound it is killed). The
+ * member's namespaces are opened first and checked after the open (the IPC one is the
+ * namespace visited, the member is still the process started at its start time), so a
+ * reading is of that namespace whatever the member does after — ends, has its pid reused,
+ * moves to another namespace: a chain of members each ending before a reading does cannot
+ * keep the namespace at 0. Until the first reading of a namespace ends it counts 0.
  *
  * Fail closed: a namespace that cannot be read (no `nsenter`, a reading that failed, timed
- * out or overflowed while its member lived on, more than {@link MAX_NAMESPACES} of them)
+ * out or overflowed, more than {@link MAX_NAMESPACES} of them)
  * makes the round unmeasurable, and the guard stops the call.
  *
  * Not seen: a namespace no member is in, kept alive only by a descriptor a member holds
@@ -33,7 +36,7 @@
  */
 
 import { spawn } from "node:child_process";
-import { statSync } from "node:fs";
+import { closeSync, fstatSync, openSync, statSync } from "node:fs";
 import { readProcStat } from "../process/proc_identity.ts";
 import { concatBytes } from "../bytes/concat_bytes.ts";
 import { parseSysvShm } from "./sysv_shm.ts";
@@ -146,21 +149,30 @@ export class NamespaceShm {
     await Promise.all(readers.map((r) => r.done));
   }
 
-  /** Start reading namespace `id` through member `pid`. */
+  /**
+   * Start reading namespace `id` through member `pid`: its namespaces are opened first
+   * and checked after the open (the namespace `id`, the member still the same process),
+   * then entered by those descriptors — never by pid — so what is read is `id`'s table
+   * whatever the member does after (ends, its pid is reused, it moves to another
+   * namespace).
+   */
   #read(space: Space, id: number, pid: number, startTime: number): void {
-    const user = nsId(pid, "user") !== this.#ownUser ? ["--user"] : [];
-    const args = ["--target", String(pid), ...user, "--ipc", "--preserve-credentials"];
+    const fds = this.#pin(pid, startTime, id);
+    if (fds === undefined) return; // not that member in that namespace any more: next round
+    const args = fds.length > 1 ? ["--user=/proc/self/fd/4"] : [];
+    args.push("--ipc=/proc/self/fd/3", "--preserve-credentials");
     let child: ReturnType<typeof spawn>;
     try {
       child = spawn(this.#nsenter!, [...args, "--", this.#cat!, "/proc/sysvipc/shm"], {
         env: {},
         cwd: "/",
-        stdio: ["ignore", "pipe", "ignore"],
+        stdio: ["ignore", "pipe", "ignore", ...fds],
       });
     } catch {
-      // Not started: unmeasurable if its member lives on (else read through another).
-      space.failed = readProcStat(pid)?.startTime === startTime && nsId(pid, "ipc") === id;
+      space.failed = true; // not started: the namespace is pinned, so it is unmeasurable
       return;
+    } finally {
+      for (const fd of fds) closeQuietly(fd);
     }
     const chunks: Uint8Array[] = [];
     let size = 0;
@@ -188,14 +200,40 @@ export class NamespaceShm {
         clearTimeout(timer);
         if (space.reader?.done !== done) return resolve(); // already finished
         space.reader = undefined;
-        const same = readProcStat(pid)?.startTime === startTime && nsId(pid, "ipc") === id;
         const text = new TextDecoder("latin1").decode(concatBytes(chunks));
-        if (ok && !over && same && /\bshmid\b/.test(text.split("\n", 1)[0])) {
+        if (ok && !over && /\bshmid\b/.test(text.split("\n", 1)[0])) {
           space.bytes = parseSysvShm(text).reduce((n, s) => n + s.bytes, 0);
-        } else if (same && !this.#closed) space.failed = true;
+        } else if (!this.#closed) space.failed = true;
         resolve();
       };
     });
     space.reader = { kill, done };
   }
+
+  /**
+   * Member `pid`'s IPC namespace (and its user namespace when it is not toolhost's),
+   * opened: `[ipc]` or `[ipc, user]`; undefined when the IPC one is not `id` or the
+   * member is not the process started at `startTime` after the opens.
+   */
+  #pin(pid: number, startTime: number, id: number): number[] | undefined {
+    const fds: number[] = [];
+    try {
+      fds.push(openSync(`/proc/${pid}/ns/ipc`, "r"));
+      if (fstatSync(fds[0]).ino === id) {
+        const user = openSync(`/proc/${pid}/ns/user`, "r");
+        if (fstatSync(user).ino !== this.#ownUser) fds.push(user);
+        else closeQuietly(user);
+        if (readProcStat(pid)?.startTime === startTime) return fds;
+      }
+    } catch { /* ended */ }
+    for (const fd of fds) closeQuietly(fd);
+    return undefined;
+  }
+}
+
+/** Close `fd`, ignoring errors. */
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch { /* closed already */ }
 }

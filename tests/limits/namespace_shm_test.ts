@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import process from "node:process";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { NamespaceShm } from "../../lib/limits/namespace_shm.ts";
 import { readProcStat } from "../../lib/process/proc_identity.ts";
 import { printSkip, skipReason } from "../sandbox/_corpus.ts";
@@ -89,5 +89,65 @@ Deno.test("NamespaceShm: a sandbox's segments are read from inside its namespace
     } catch { /* ended already */ }
     await child.stdout.cancel().catch(() => {});
     await child.status;
+  }
+});
+
+// HOLD's segment, then a second process in the namespace: "ready" once both are there.
+const TWO =
+  'my $id = shmget(0, 4 << 20, 01600) // die; shmwrite($id, "x" x (4 << 20), 0, 4 << 20) ' +
+  'or die; $| = 1; my $k = fork // die; if ($k) { print "$k\\n"; } sleep 300 while 1;';
+
+/** A stand-in for nsenter that waits for `dir`/gate on its first run and fails after. */
+function gatedNsenter(dir: string): string {
+  const script = `${dir}/nsenter`;
+  Deno.writeTextFileSync(
+    script,
+    `#!/bin/sh\n[ -e ${dir}/used ] && exit 1\n: > ${dir}/used\n` +
+      `while [ ! -e ${dir}/gate ]; do /bin/sleep 0.01; done\nexec /usr/bin/nsenter "$@"\n`,
+  );
+  Deno.chmodSync(script, 0o755);
+  return script;
+}
+
+Deno.test("NamespaceShm: a reading counts the namespace it entered even when its member ends during it", async () => {
+  if (skip) return printSkip("IPC namespace reading", skip);
+  const dir = Deno.makeTempDirSync();
+  const { spawn } = await import("node:child_process");
+  const first = spawn("unshare", ["--user", "--map-root-user", "--ipc", "perl", "-e", TWO], {
+    stdio: ["ignore", "pipe", "ignore"],
+  });
+  let second: number | undefined;
+  try {
+    const line = await new Promise<string>((resolve, reject) => {
+      first.stdout!.once("data", (d: Uint8Array) => resolve(new TextDecoder().decode(d)));
+      first.once("close", () => reject(new Error("the namespace did not start")));
+    });
+    second = Number(line.trim());
+    const ns = new NamespaceShm({ nsenter: gatedNsenter(dir), cat: "/usr/bin/cat" });
+    ns.begin();
+    assert.equal(ns.visit(first.pid!, readProcStat(first.pid!)!.startTime), 0);
+    // The reading started; its member ends before it enters anything.
+    while (!existsSync(`${dir}/used`)) await new Promise((r) => setTimeout(r, 10));
+    first.kill("SIGKILL");
+    while (existsSync(`/proc/${first.pid}/ns/ipc`)) await new Promise((r) => setTimeout(r, 10));
+    Deno.writeTextFileSync(`${dir}/gate`, "");
+    // Any later reading fails (the stand-in fails), so only the first one can count.
+    const startTime = readProcStat(second)!.startTime;
+    let v: number | undefined = 0;
+    while (v === 0) {
+      await new Promise((r) => setTimeout(r, 10));
+      ns.begin();
+      v = ns.visit(second, startTime);
+    }
+    await ns.close();
+    assert.equal(v, 4 << 20);
+  } finally {
+    first.kill("SIGKILL");
+    if (second !== undefined) {
+      try {
+        process.kill(second, "SIGKILL");
+      } catch { /* ended */ }
+    }
+    Deno.removeSync(dir, { recursive: true });
   }
 });
