@@ -23,6 +23,12 @@ export interface HostObjectInfo {
   readonly dev: number;
   /** Inode number; null where the host has none. */
   readonly ino: number | null;
+  /** The whole `st_mode` (kind and permissions); null or absent where the host has none. */
+  readonly mode?: number | null;
+  /** Owner's user id; null or absent where the host has none. */
+  readonly uid?: number | null;
+  /** Last status change; null or absent where the host has none. */
+  readonly ctime?: Date | null;
 }
 
 /** A synchronous `stat` of a path (following symlinks), as a host offers it. */

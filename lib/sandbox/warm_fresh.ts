@@ -16,6 +16,7 @@
 
 import { statSync } from "node:fs";
 import { fstatExact } from "../paths/exact_stat.ts";
+import { type HostObjectInfo, hostObjectStat } from "../paths/host_object_stat.ts";
 import process from "node:process";
 import { GROUP_TAG_VAR } from "../process/escape_reaper.ts";
 import { SANDBOX_INFO_FD } from "../process/sandbox_info.ts";
@@ -35,8 +36,14 @@ const BIND_FLAGS = new Set([
 /** bwrap options whose first operand is a descriptor (bind_fds.ts) that gets mounted. */
 const BIND_FD_FLAGS = new Set(["--bind-fd", "--ro-bind-fd"]);
 
-/** The identity of `path` (followed), or of the object open on descriptor `fd`. */
+/**
+ * The identity of `path` (followed), or of the object open on descriptor `fd`: through
+ * the host's own `stat` where one is set and answers every part exactly
+ * ({@linkcode hostIdentity}), else through `node:fs`.
+ */
 function identity(path: string | number): string {
+  const host = hostIdentity(path);
+  if (host !== undefined) return host;
   try {
     // A missing `--ro-bind-try` source is common: no exception for it (they are costly).
     // A descriptor through `/proc/self/fd` where that is cheaper (under Deno), exact.
@@ -51,6 +58,36 @@ function identity(path: string | number): string {
   } catch (e) {
     return `-${(e as { code?: string }).code ?? "?"}`;
   }
+}
+
+/**
+ * {@linkcode identity} through the host's `stat` (lib/paths/host_object_stat.ts; the
+ * Deno entries set Deno's own, which a warm call's take asks about 30 times: `node:fs`
+ * builds a `Stats` with four `Date`s around each), a descriptor's through
+ * `/proc/self/fd/<fd>` (the very object open on it). Undefined — `node:fs` is asked, as
+ * without a host — when none is set, the `stat` fails (a missing `-try` source: `node:fs`
+ * tells it apart) or a part is missing or not exact (a device or inode number from 2^53
+ * up). Both the spawn's and the take's identity come from here, the same way.
+ */
+function hostIdentity(path: string | number): string | undefined {
+  const stat = hostObjectStat.stat;
+  if (stat === undefined) return undefined;
+  let info: HostObjectInfo;
+  try {
+    info = stat(typeof path === "number" ? `/proc/self/fd/${path}` : path);
+  } catch {
+    return undefined;
+  }
+  const { dev, ino, mode, uid } = info;
+  const ctime = info.ctime?.getTime();
+  if (!Number.isSafeInteger(dev) || typeof ino !== "number" || !Number.isSafeInteger(ino)) {
+    return undefined;
+  }
+  if (typeof mode !== "number" || typeof uid !== "number") return undefined;
+  if (info.isDirectory) return `${dev}:${ino}:${mode}:${uid}`;
+  return ctime === undefined || !Number.isFinite(ctime)
+    ? undefined
+    : `${dev}:${ino}:${mode}:${uid}:${ctime}`;
 }
 
 /** The options before bwrap's `--` (all of them when there is none). */
