@@ -37,6 +37,7 @@ import { sandboxSupport } from "../lib/sandbox/detect.ts";
 import { loadWorkspace } from "../lib/workspace/load_workspace.ts";
 import type { Workspace } from "../lib/workspace/types.ts";
 import { reportGoal, skipGoal } from "./goals.ts";
+import { installDenoHost } from "../cli.ts";
 
 const ENV = { PATH: "/usr/bin:/bin" };
 
@@ -292,6 +293,7 @@ async function benchSession(root: string, out: string[]): Promise<void> {
  * ```
  */
 export async function benchConfine(): Promise<string[]> {
+  installDenoHost(); // as cli.ts does: a warm call's take checks its binds with Deno's own stat
   const out: string[] = [];
   const s = sandboxSupport();
   if (!s.ok) {
