@@ -11,12 +11,25 @@
  * the accept-loop trick servers use for `EMFILE`; another thread may take the freed
  * number first (then the second read fails too, as it did without the reserve).
  *
+ * A number that no longer names the held file (closed elsewhere and taken by another
+ * file) is abandoned, never closed here.
  * @module
  */
 
-import { closeSync, openSync } from "node:fs";
+import { closeSync, fstatSync, openSync } from "node:fs";
 
-let reserve: number | undefined;
+/** The held descriptor and what it was opened on (device, inode, mode). */
+let reserve: { fd: number; id: string } | undefined;
+
+/** What descriptor `fd` is open on, or undefined when it is not open. */
+function identity(fd: number): string | undefined {
+  try {
+    const st = fstatSync(fd);
+    return `${st.dev}:${st.ino}:${st.rdev}:${st.mode}`;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * Hold the reserve descriptor (`/dev/null`, close-on-exec) if none is held; a failure to
@@ -31,7 +44,10 @@ let reserve: number | undefined;
 export function holdReserve(): void {
   if (reserve !== undefined) return;
   try {
-    reserve = openSync("/dev/null", "r");
+    const fd = openSync("/dev/null", "r");
+    const id = identity(fd);
+    if (id === undefined) closeSync(fd);
+    else reserve = { fd, id };
   } catch {
     // EMFILE now: held again after the next read that needs it
   }
@@ -60,8 +76,12 @@ export function withReserve<T>(read: () => T, failed: (result: T) => boolean): T
   holdReserve();
   const first = read();
   if (!failed(first) || reserve === undefined) return first;
-  closeSync(reserve);
+  const held = reserve;
   reserve = undefined;
+  // The number is given back only while it still names the reserve: code elsewhere that
+  // closed it by mistake may have let another file take it, which is never closed here.
+  if (identity(held.fd) !== held.id) return first;
+  closeSync(held.fd);
   try {
     return read();
   } finally {
