@@ -24,9 +24,9 @@
  * moves to another namespace: a chain of members each ending before a reading does cannot
  * keep the namespace at 0. Until the first reading of a namespace ends it counts 0.
  *
- * Fail closed: a namespace that cannot be read (no `nsenter`, a reading that failed, timed
- * out or overflowed, more than {@link MAX_NAMESPACES} of them)
- * makes the round unmeasurable, and the guard stops the call.
+ * Fail closed: a namespace that cannot be read (no `nsenter`, {@link MAX_FAILED_READINGS}
+ * readings in a row that failed, timed out or overflowed, more than {@link MAX_NAMESPACES}
+ * of them) makes the round unmeasurable, and the guard stops the call.
  *
  * Not seen: a namespace no member is in, kept alive only by a descriptor a member holds
  * (`/proc/<pid>/ns/ipc` passed over a socket) — a tool that can create user namespaces
@@ -47,13 +47,23 @@ export const READ_TIMEOUT_MS = 10_000;
 export const MAX_TABLE_BYTES = 4 * 1024 * 1024;
 /** Most foreign IPC namespaces one call may be in. */
 export const MAX_NAMESPACES = 16;
+/**
+ * Readings in a row that may fail while their member lives on before the namespace is
+ * unmeasurable. One failure alone is not proof: a namespace read in the instant its
+ * process made it (before its user namespace's id maps are written) cannot be entered
+ * yet, and stopping a well-behaved call for that would be a false stop. A success resets
+ * the count, so a tool gains at most two rounds by making readings fail.
+ */
+export const MAX_FAILED_READINGS = 3;
 
 /** The state of one namespace. */
 interface Space {
   /** Bytes of its last reading. */
   bytes: number;
-  /** A reading failed while its member lived on: unmeasurable. */
+  /** {@link MAX_FAILED_READINGS} readings in a row failed: unmeasurable. */
   failed: boolean;
+  /** Readings in a row that failed. */
+  failures: number;
   /** A reading in flight: its process. */
   reader?: { kill(): void; done: Promise<void> };
 }
@@ -134,7 +144,7 @@ export class NamespaceShm {
     let space = this.#spaces.get(id);
     if (space === undefined) {
       if (this.#spaces.size >= MAX_NAMESPACES) return undefined;
-      this.#spaces.set(id, space = { bytes: 0, failed: false });
+      this.#spaces.set(id, space = { bytes: 0, failed: false, failures: 0 });
     }
     if (space.failed || this.#nsenter === undefined || this.#cat === undefined) return undefined;
     if (space.reader === undefined && !this.#closed) this.#read(space, id, pid, startTime);
@@ -169,7 +179,7 @@ export class NamespaceShm {
         stdio: ["ignore", "pipe", "ignore", ...fds],
       });
     } catch {
-      space.failed = true; // not started: the namespace is pinned, so it is unmeasurable
+      failedReading(space); // not started, though the namespace is pinned
       return;
     } finally {
       for (const fd of fds) closeQuietly(fd);
@@ -203,7 +213,8 @@ export class NamespaceShm {
         const text = new TextDecoder("latin1").decode(concatBytes(chunks));
         if (ok && !over && /\bshmid\b/.test(text.split("\n", 1)[0])) {
           space.bytes = parseSysvShm(text).reduce((n, s) => n + s.bytes, 0);
-        } else if (!this.#closed) space.failed = true;
+          space.failures = 0;
+        } else if (!this.#closed) failedReading(space);
         resolve();
       };
     });
@@ -229,6 +240,12 @@ export class NamespaceShm {
     for (const fd of fds) closeQuietly(fd);
     return undefined;
   }
+}
+
+/** Count a failed reading of `space`; the last one allowed makes it unmeasurable. */
+function failedReading(space: Space): void {
+  space.failures++;
+  if (space.failures >= MAX_FAILED_READINGS) space.failed = true;
 }
 
 /** Close `fd`, ignoring errors. */

@@ -151,3 +151,50 @@ Deno.test("NamespaceShm: a reading counts the namespace it entered even when its
     Deno.removeSync(dir, { recursive: true });
   }
 });
+
+/** A stand-in for nsenter that fails its first `fails` runs, then runs the real one. */
+function flakyNsenter(dir: string, fails: number): string {
+  const script = `${dir}/nsenter`;
+  Deno.writeTextFileSync(
+    script,
+    `#!/bin/sh\nn=$(/bin/ls ${dir} | /usr/bin/wc -l)\n: > ${dir}/run$n\n` +
+      `[ "$n" -le ${fails} ] && exit 1\nexec /usr/bin/nsenter "$@"\n`,
+  );
+  Deno.chmodSync(script, 0o755);
+  return script;
+}
+
+Deno.test("NamespaceShm: one failed reading is not a stop, three in a row are", async () => {
+  if (skip) return printSkip("IPC namespace reading", skip);
+  const child = new Deno.Command("bwrap", {
+    args: ["--unshare-user", "--unshare-ipc", "--unshare-pid", "--die-with-parent"]
+      .concat(["--ro-bind", "/", "/", "--proc", "/proc", "--dev-bind", "/dev/null", "/dev/null"])
+      .concat(["--", "perl", "-e", HOLD]),
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const dirs = [Deno.makeTempDirSync(), Deno.makeTempDirSync()];
+  try {
+    const reader = child.stdout.getReader();
+    assert.equal(new TextDecoder().decode((await reader.read()).value), "ready\n");
+    reader.releaseLock();
+    const pid = foreignDescendant(child.pid)!;
+    assert.ok(pid !== undefined, "no process in the sandbox's IPC namespace");
+    // The first reading fails (a namespace read in the instant it was made): measured after.
+    const once = new NamespaceShm({ nsenter: flakyNsenter(dirs[0], 1), cat: "/usr/bin/cat" });
+    assert.equal(await visitUntil(once, pid, (v) => v !== 0), 4 << 20);
+    await once.close();
+    // Every reading fails: unmeasurable, after exactly three of them.
+    const always = new NamespaceShm({ nsenter: flakyNsenter(dirs[1], 1000), cat: "/usr/bin/cat" });
+    assert.equal(await visitUntil(always, pid, (v) => v !== 0), undefined);
+    await always.close();
+    assert.equal(readdirSync(dirs[1]).filter((f) => f.startsWith("run")).length, 3);
+  } finally {
+    try {
+      child.kill("SIGKILL");
+    } catch { /* ended already */ }
+    await child.stdout.cancel().catch(() => {});
+    await child.status;
+    for (const d of dirs) Deno.removeSync(d, { recursive: true });
+  }
+});
