@@ -31,7 +31,6 @@ import {
   checkBind,
   checkRequest,
   checkSite,
-  checkTokenLength,
   type GuardPolicy,
   isLoopbackHost,
   listenError,
@@ -146,7 +145,6 @@ export async function startHttpServer(opts: HttpServeOptions): Promise<HttpMcpSe
     allowRemote: opts.allowRemote ?? false,
     hasToken: opts.token !== undefined,
   });
-  if (opts.token !== undefined) checkTokenLength(opts.token, opts.tokenSource ?? "token");
   const weak = opts.token === undefined
     ? undefined
     : shortTokenWarning(opts.token.length, opts.tokenSource ?? "token");

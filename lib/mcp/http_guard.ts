@@ -8,7 +8,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { isIP } from "node:net";
 import { InvocationError } from "../errors/errors.ts";
-import { MIN_PROTECTED_UNITS } from "../redact/types.ts";
 
 /** A parsed `HOST:PORT`. */
 export interface BindAddress {
@@ -143,40 +142,6 @@ export function isLoopbackHost(host: string): boolean {
  * ```
  */
 export const MIN_TOKEN_LENGTH = 16;
-
-/**
- * Shortest bearer token served: a shorter one is refused ({@linkcode checkTokenLength}). It
- * could be guessed, and it is too short to be redacted as a protected value (it would mask
- * ordinary text everywhere), so a tool that found it would hand it to any client.
- *
- * @example
- * ```ts
- * import { MIN_SERVED_TOKEN_LENGTH } from "./http_guard.ts";
- * MIN_SERVED_TOKEN_LENGTH; // 8
- * ```
- */
-export const MIN_SERVED_TOKEN_LENGTH = MIN_PROTECTED_UNITS;
-
-/**
- * Refuse a bearer token shorter than {@linkcode MIN_SERVED_TOKEN_LENGTH} (`source` names
- * where it came from, e.g. `--token-env NAME`; the message never shows the token).
- *
- * @throws {InvocationError} `INVALID_INVOCATION`, for a token under 8 characters.
- * @example
- * ```ts
- * import { checkTokenLength } from "./http_guard.ts";
- * checkTokenLength("0123456789abcdef", "--token-env T"); // ok
- * // checkTokenLength("abc", "--token-env T"); // throws: shorter than 8 characters
- * ```
- */
-export function checkTokenLength(token: string, source: string): void {
-  if (token.length >= MIN_SERVED_TOKEN_LENGTH) return;
-  throw new InvocationError(
-    `${source}: the bearer token is shorter than ${MIN_SERVED_TOKEN_LENGTH} characters: it ` +
-      "could be guessed and cannot be redacted from what tools return; use a long random " +
-      "one, e.g. the output of `openssl rand -hex 32`",
-  );
-}
 
 /**
  * The warning for a bearer token shorter than {@linkcode MIN_TOKEN_LENGTH} (`source` names

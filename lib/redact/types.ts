@@ -10,18 +10,6 @@
 /** What a redacted value is replaced with. */
 export const REDACTED = "[protected]";
 
-/**
- * Shortest credential toolhost protects (a shorter one would mask ordinary text
- * everywhere, and is no secret worth the name): `serve --http` refuses a shorter token.
- *
- * @example
- * ```ts
- * import { MIN_PROTECTED_UNITS } from "./types.ts";
- * "abcdefgh".length >= MIN_PROTECTED_UNITS; // true
- * ```
- */
-export const MIN_PROTECTED_UNITS = 8;
-
 /** The registry's protected values, as cutting and searching code sees them. */
 export interface Protector {
   /** Whether any value is registered (when false every method returns its input). */

@@ -14,7 +14,6 @@
 import type { ExtensionHost, ExtensionHostOptions } from "../extensions/host.ts";
 import { registryHostOptions, type RegistryTrust } from "../extensions/trust_options.ts";
 import { evalExtensions, type ExtensionDecl } from "../workspace/parse_extensions.ts";
-import { MIN_PROTECTED_UNITS } from "../redact/types.ts";
 
 /** Options of the extensions a registry serves (see `RegistryOptions.extensions`). */
 export type RegistryExtensionOptions = Pick<ExtensionHostOptions, "log" | "graceMs" | "restart">;
@@ -88,4 +87,4 @@ export function remoteCredentials(decl: ExtensionDecl, env: Record<string, strin
  * MIN_CREDENTIAL_UNITS; // 8
  * ```
  */
-export const MIN_CREDENTIAL_UNITS = MIN_PROTECTED_UNITS;
+export const MIN_CREDENTIAL_UNITS = 8;

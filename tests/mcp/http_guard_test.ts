@@ -111,7 +111,7 @@ Deno.test("startHttpServer serves a short bearer token, with a warning that neve
   const http = await startHttpServer({
     bind: { host: "127.0.0.1", port: 0 },
     openSource: () => Promise.resolve(source),
-    token: "s3cret-tok",
+    token: "s3cret",
     tokenSource: "--token-env T",
     log: (l) => lines.push(l),
   });
@@ -123,31 +123,4 @@ Deno.test("startHttpServer serves a short bearer token, with a warning that neve
   assert.ok(!lines.join("\n").includes("s3cret"));
   assert.equal(shortTokenWarning(15, "x") !== undefined, true);
   assert.equal(shortTokenWarning(16, "x"), undefined);
-});
-
-Deno.test("startHttpServer refuses a bearer token under 8 characters, never showing it", async () => {
-  // Too short to redact: a tool that read it (serve's /proc/<pid>/environ) would return it.
-  const { startHttpServer } = await import("../../lib/mcp/http.ts");
-  const source = {
-    list: () => Promise.resolve([]),
-    call: () => Promise.resolve({ content: [], isError: false }),
-    close: () => Promise.resolve(),
-  };
-  let opened = false;
-  const start = () =>
-    startHttpServer({
-      bind: { host: "127.0.0.1", port: 0 },
-      openSource: () => {
-        opened = true;
-        return Promise.resolve(source);
-      },
-      token: "s3cr3t7",
-      tokenSource: "--token-env T",
-    });
-  const e = await start().then(() => undefined, (e: unknown) => e);
-  assert.ok(e instanceof InvocationError, String(e));
-  assert.equal(e.code, "INVALID_INVOCATION");
-  assert.match(e.message, /--token-env T: the bearer token is shorter than 8 characters/);
-  assert.ok(!e.message.includes("s3cr3t7"));
-  assert.equal(opened, false);
 });

@@ -246,7 +246,7 @@ Deno.test("serve over HTTP: the token never reaches tools; a loopback bind keeps
   assert.doesNotMatch(served.stderr(), /t0ken-value-0123456789/);
 });
 
-Deno.test("serve over HTTP: --allow-remote without a token, a token with spaces or under 8 characters is refused; a short one is warned about", async () => {
+Deno.test("serve over HTTP: --allow-remote without a token or a token with spaces is refused; a short one is warned about", async () => {
   await using tmp = await tempWorkspace("", E2E_FILES);
   Deno.writeTextFileSync(`${tmp.root}/toolhost.toml`, e2eToml(tmp.root));
   // Refused before anything opens: in-process (serve_http's first refusal runs a process).
@@ -263,27 +263,16 @@ Deno.test("serve over HTTP: --allow-remote without a token, a token with spaces 
   } finally {
     Deno.env.delete("E2E_SPACED_TOKEN");
   }
-  // Under 8 characters a token could be guessed and is too short to redact (a tool that
-  // read it from serve's environment would hand it out): refused, naming the variable only.
-  Deno.env.set("E2E_TINY_TOKEN", "t0k");
-  try {
-    const tiny = await runCapture([...base, "--token-env", "E2E_TINY_TOKEN"]);
-    assert.equal(tiny.code, 2);
-    assert.match(tiny.err, /E2E_TINY_TOKEN: the bearer token is shorter than 8 characters/);
-    assert.doesNotMatch(tiny.err, /t0k/);
-  } finally {
-    Deno.env.delete("E2E_TINY_TOKEN");
-  }
   // A short token can be guessed (and the same-user check is off with a token): served,
   // with a warning naming the variable, never the value.
   const served = await serveHttp(tmp.root, ["--token-env", "E2E_SHORT_TOKEN"], {
-    E2E_SHORT_TOKEN: "t0k-sh0rt",
+    E2E_SHORT_TOKEN: "t0k",
   });
   await served.stop();
   const warned = served.stderr();
   assert.match(warned, /warning: --token-env E2E_SHORT_TOKEN: the bearer token is shorter than 16/);
   assert.match(warned, /openssl rand -hex 32/);
-  assert.ok(!warned.includes("t0k-sh0rt"), "the token's value is never shown");
+  assert.ok(!warned.includes("t0k"), "the token's value is never shown");
 });
 
 /** POST `tools/list` in session `id`; resolves to the status. */

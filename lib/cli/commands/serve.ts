@@ -10,7 +10,7 @@ import process from "node:process";
 import { isatty } from "node:tty";
 import { Command } from "commander";
 import { InvocationError } from "../../errors/errors.ts";
-import { checkAllowedOrigins, checkTokenLength, parseBind } from "../../mcp/http_guard.ts";
+import { checkAllowedOrigins, parseBind } from "../../mcp/http_guard.ts";
 import { checkSessionLimits, type SessionLimits } from "../../mcp/http_sessions.ts";
 import { checkDrainTimeout } from "../../mcp/http_drain.ts";
 import { checkMaxConnections } from "../../mcp/http_clients.ts";
@@ -371,6 +371,5 @@ function readToken(name: string): string {
   }
   // The credential guarding the server never reaches a tool, session or extension.
   delete process.env[name];
-  checkTokenLength(token, `--token-env ${name}`); // before anything is opened
   return token;
 }
