@@ -6,7 +6,7 @@
  * @module
  */
 
-import { utf8Head } from "../lib/protocols/text_clean.ts";
+import { utf8Head } from "../lib/text/text_clean.ts";
 import { Buffer } from "node:buffer";
 import { isAbsolute, resolve } from "node:path";
 import { LIMITS } from "../lib/results/types.ts";

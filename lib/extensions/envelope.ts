@@ -11,7 +11,7 @@ import { parseEnvelope } from "../odek/envelope.ts";
 import { renderEnvelope, type RenderOptions } from "../odek/render.ts";
 import { validateEnvelope } from "../odek/validate.ts";
 import { Buffer } from "node:buffer";
-import { capText } from "../protocols/text_clean.ts";
+import { capText } from "../text/text_clean.ts";
 import { errorResult, LIMITS, type ToolResult } from "../results/types.ts";
 import type { ArtifactStore } from "../artifacts/store.ts";
 

@@ -10,7 +10,7 @@ import type { Protector } from "../redact/types.ts";
 import { redactAcross } from "../redact/pieces.ts";
 import { Buffer } from "node:buffer";
 import { checkImage, decodeBase64Strict } from "../images/detect.ts";
-import { capText, cleanText } from "../protocols/text_clean.ts";
+import { capText, cleanText } from "../text/text_clean.ts";
 import { type Block, errorResult, LIMITS, type ToolResult } from "../results/types.ts";
 import { jsonText, resultBytes } from "../results/json_text.ts";
 import { nestingWithin } from "../results/json_depth.ts";

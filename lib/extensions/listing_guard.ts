@@ -9,7 +9,7 @@
  */
 
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import { cleanText } from "../protocols/text_clean.ts";
+import { cleanText } from "../text/text_clean.ts";
 import type { Protector } from "../redact/types.ts";
 
 /**

@@ -11,7 +11,7 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { Drift } from "../lock/compare.ts";
 import { BLOCKED_DESCRIPTION } from "../lock/registry_lock.ts";
-import { cleanText, cutUnits } from "../protocols/text_clean.ts";
+import { cleanText, cutUnits } from "../text/text_clean.ts";
 import type { Protector } from "../redact/types.ts";
 import type { ToolListing } from "../results/tool_listing.ts";
 import { LIMITS } from "../results/types.ts";

@@ -11,7 +11,7 @@
  */
 
 import { decodeBase64Strict } from "../images/detect.ts";
-import { capText, cleanText, cutUnits } from "../protocols/text_clean.ts";
+import { capText, cleanText, cutUnits } from "../text/text_clean.ts";
 import type { Protector } from "../redact/types.ts";
 import {
   type AudioBlock,

@@ -11,7 +11,7 @@
  * @module
  */
 
-import { cutUnits } from "../protocols/text_clean.ts";
+import { cutUnits } from "../text/text_clean.ts";
 import { isRecord } from "./envelope.ts";
 import type { Envelope } from "./types.ts";
 

@@ -9,7 +9,7 @@
  * @module
  */
 
-import { cutUnits } from "../protocols/text_clean.ts";
+import { cutUnits } from "../text/text_clean.ts";
 
 /** Most code units of a path shown in a message. */
 export const SHOWN_PATH_UNITS = 160;

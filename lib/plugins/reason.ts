@@ -8,7 +8,7 @@
  */
 
 import type { Redactor } from "./redact.ts";
-import { cutUnits } from "../protocols/text_clean.ts";
+import { cutUnits } from "../text/text_clean.ts";
 
 /** Longest deny reason passed to the model (UTF-16 code units, before the `…`). */
 export const MAX_REASON_UNITS = 1000;

@@ -19,6 +19,6 @@ export * from "./image_block.ts";
 export * from "./output_file.ts";
 export * from "./run_errors.ts";
 export * from "./plain_argv.ts";
-export * from "./text_clean.ts";
+export * from "../text/text_clean.ts";
 export * from "./plain_output.ts";
 export * from "./invoke.ts";

@@ -13,7 +13,7 @@ import type { RunOutcome } from "../process/run.ts";
 import { LIMITS, type ToolResult } from "../results/types.ts";
 import { isNonblank } from "./json_validate.ts";
 import { exitFailure, runFailure } from "./run_errors.ts";
-import { capText, cleanText, decodeLossy } from "./text_clean.ts";
+import { capText, cleanText, decodeLossy } from "../text/text_clean.ts";
 import { protectedTextHead } from "../redact/head.ts";
 import type { Protector } from "../redact/types.ts";
 

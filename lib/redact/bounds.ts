@@ -9,7 +9,7 @@
  */
 
 import { Buffer } from "node:buffer";
-import { capText } from "../protocols/text_clean.ts";
+import { capText } from "../text/text_clean.ts";
 import { jsonBytes, resultBytes } from "../results/json_text.ts";
 import { errorResult, LIMITS, type ToolResult } from "../results/types.ts";
 

@@ -18,8 +18,8 @@
  * @module
  */
 
-import { withoutFormat } from "../protocols/text_clean.ts";
-import { StreamingCleaner } from "../spill/clean_stream.ts";
+import { withoutFormat } from "../text/text_clean.ts";
+import { StreamingCleaner } from "../text/clean_stream.ts";
 import { StreamingRedactor } from "./stream.ts";
 import type { Protector } from "./types.ts";
 

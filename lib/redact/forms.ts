@@ -15,7 +15,7 @@
 
 import { Buffer } from "node:buffer";
 import { flattenLine } from "../odek/render.ts";
-import { cleanText, withoutFormat } from "../protocols/text_clean.ts";
+import { cleanText, withoutFormat } from "../text/text_clean.ts";
 import { ESCAPERS, OWN_ESCAPERS } from "./escapes.ts";
 import { REDACTED } from "./types.ts";
 

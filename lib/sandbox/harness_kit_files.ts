@@ -41,7 +41,7 @@ export const HARNESS_KIT_RUNTIME: readonly string[] = [
   "harness-kit/socket_rpc.ts",
   "harness-kit/validate.ts",
   "lib/images/detect.ts",
-  "lib/protocols/text_clean.ts",
+  "lib/text/text_clean.ts",
   "lib/results/types.ts",
 ];
 

@@ -10,7 +10,7 @@ import { rm } from "node:fs/promises";
 import { makeUnlinkedDirsSync } from "../paths/unlinked_dirs.ts";
 import { claimOwnedDir } from "../process/call_dirs.ts";
 import type { ArtifactStore } from "../artifacts/store.ts";
-import { capText } from "../protocols/text_clean.ts";
+import { capText } from "../text/text_clean.ts";
 import { LIMITS } from "../results/types.ts";
 import { spilledText, spillName, writeSpillText } from "./spill_result.ts";
 

@@ -14,4 +14,4 @@
 
 export { SPILL_PREVIEW_BYTES } from "./spill_result.ts";
 export type { SpillTarget } from "./spill_result.ts";
-export { StreamingCleaner } from "./clean_stream.ts";
+export { StreamingCleaner } from "../text/clean_stream.ts";

@@ -16,7 +16,7 @@ import type { RunOutcome } from "../process/run.ts";
 import type { StdoutSpill } from "../protocols/invoke.ts";
 import { runFailure } from "../protocols/run_errors.ts";
 import { LIMITS, type ToolResult } from "../results/types.ts";
-import { StreamingCleaner } from "./clean_stream.ts";
+import { StreamingCleaner } from "../text/clean_stream.ts";
 import { StreamingRedactor } from "../redact/stream.ts";
 import type { Protector } from "../redact/types.ts";
 import { spilledResult, spillName, type SpillTarget } from "./spill_result.ts";

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { utf8Head } from "../protocols/text_clean.ts";
+import { utf8Head } from "../text/text_clean.ts";
 import { randomBytes } from "node:crypto";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";

@@ -51,7 +51,7 @@ Deno.test("harness-kit/mod.ts loads only harness-kit and three small lib modules
   const loaded = [...codeGraph("harness-kit/mod.ts", true)].map(rel);
   const allowedLib = new Set([
     "lib/images/detect.ts",
-    "lib/protocols/text_clean.ts",
+    "lib/text/text_clean.ts",
     "lib/results/types.ts",
   ]);
   const outside = loaded.filter((s) =>

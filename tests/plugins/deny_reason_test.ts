@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { countRendered } from "../../lib/odek/render.ts";
 import { definePlugin } from "../../lib/plugins/mod.ts";
 import { cleanReason, MAX_REASON_UNITS } from "../../lib/plugins/reason.ts";
-import { cutUnits } from "../../lib/protocols/text_clean.ts";
+import { cutUnits } from "../../lib/text/text_clean.ts";
 import { Redactor } from "../../lib/plugins/redact.ts";
 import { BASE, errText, open } from "./_helpers.ts";
 

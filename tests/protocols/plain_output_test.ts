@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { capText, cleanText, TRUNCATION_MARKER } from "../../lib/protocols/text_clean.ts";
+import { capText, cleanText, TRUNCATION_MARKER } from "../../lib/text/text_clean.ts";
 import { LIMITS } from "../../lib/results/types.ts";
 import { assertError, callPlain } from "./helpers.ts";
 

@@ -9,7 +9,7 @@
 import path from "node:path";
 import { runCapture } from "../helpers/cli.ts";
 import { Registry } from "../../lib/registry/registry.ts";
-import { cleanText } from "../../lib/protocols/text_clean.ts";
+import { cleanText } from "../../lib/text/text_clean.ts";
 import { loadWorkspace } from "../../lib/workspace/load_workspace.ts";
 import { tempWorkspace } from "../helpers/workspace.ts";
 import { assertTextHasNoPart, VALUE } from "./_helpers.ts";

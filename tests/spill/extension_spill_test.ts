@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { countRendered } from "../../lib/odek/render.ts";
-import { TRUNCATION_MARKER } from "../../lib/protocols/text_clean.ts";
+import { TRUNCATION_MARKER } from "../../lib/text/text_clean.ts";
 import { evalToolSource } from "../../lib/mcp/tool_source.ts";
 import { Registry } from "../../lib/registry/registry.ts";
 import { loadWorkspace } from "../../lib/workspace/load_workspace.ts";

@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { countRendered } from "../../lib/odek/render.ts";
-import { cleanText, decodeLossy, TRUNCATION_MARKER } from "../../lib/protocols/text_clean.ts";
+import { cleanText, decodeLossy, TRUNCATION_MARKER } from "../../lib/text/text_clean.ts";
 import { Registry } from "../../lib/registry/registry.ts";
 import { SPILL_PREVIEW_BYTES } from "../../lib/spill/spill_result.ts";
 import { loadWorkspace } from "../../lib/workspace/load_workspace.ts";

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { cleanText } from "../protocols/text_clean.ts";
+import { cleanText } from "./text_clean.ts";
 
 /**
  * Most characters held back from one chunk to the next (an escape sequence's start).

@@ -4,8 +4,8 @@
  */
 
 import assert from "node:assert/strict";
-import { cleanText, decodeLossy } from "../../lib/protocols/text_clean.ts";
-import { StreamingCleaner } from "../../lib/spill/clean_stream.ts";
+import { cleanText, decodeLossy } from "../../lib/text/text_clean.ts";
+import { StreamingCleaner } from "../../lib/text/clean_stream.ts";
 
 const SAMPLE = new TextEncoder().encode(
   "\uFEFFstart \x1b[1;31mred\x1b[0m\r\nOSC \x1b]0;title\x07 é ✓ 𝄞 tab\there\x00\x7f\x1b(B end\n",
