@@ -49,13 +49,11 @@ async function visitUntil(
   }
 }
 
-Deno.test("NamespaceShm: a sandbox's segments are read from inside its namespace; unreadable fails closed", async () => {
-  if (skip) return printSkip("IPC namespace reading", skip);
-  const own = new NamespaceShm();
-  own.begin();
-  assert.equal(own.visit(process.pid, readProcStat(process.pid)!.startTime), 0);
-  await own.close();
-
+/**
+ * Run `body` with the pid of a process inside a bwrap sandbox (its own user, IPC and pid
+ * namespaces) that holds HOLD's 4 MiB segment; the sandbox is killed and awaited after.
+ */
+async function withHoldingSandbox(body: (pid: number) => Promise<void>): Promise<void> {
   const child = new Deno.Command("bwrap", {
     args: ["--unshare-user", "--unshare-ipc", "--unshare-pid", "--die-with-parent"]
       .concat(["--ro-bind", "/", "/", "--proc", "/proc", "--dev-bind", "/dev/null", "/dev/null"])
@@ -65,12 +63,28 @@ Deno.test("NamespaceShm: a sandbox's segments are read from inside its namespace
   }).spawn();
   try {
     const reader = child.stdout.getReader();
-    const first = await reader.read();
-    assert.equal(new TextDecoder().decode(first.value), "ready\n");
+    assert.equal(new TextDecoder().decode((await reader.read()).value), "ready\n");
     reader.releaseLock();
-    const pid = foreignDescendant(child.pid)!;
+    const pid = foreignDescendant(child.pid);
     assert.ok(pid !== undefined, "no process in the sandbox's IPC namespace");
+    await body(pid);
+  } finally {
+    try {
+      child.kill("SIGKILL");
+    } catch { /* ended already */ }
+    await child.stdout.cancel().catch(() => {});
+    await child.status;
+  }
+}
 
+Deno.test("NamespaceShm: a sandbox's segments are read from inside its namespace; unreadable fails closed", async () => {
+  if (skip) return printSkip("IPC namespace reading", skip);
+  const own = new NamespaceShm();
+  own.begin();
+  assert.equal(own.visit(process.pid, readProcStat(process.pid)!.startTime), 0);
+  await own.close();
+
+  await withHoldingSandbox(async (pid) => {
     const ns = new NamespaceShm();
     assert.equal(await visitUntil(ns, pid, (v) => v !== 0), 4 << 20);
     await ns.close();
@@ -83,13 +97,7 @@ Deno.test("NamespaceShm: a sandbox's segments are read from inside its namespace
     const none = new NamespaceShm({});
     none.begin();
     assert.equal(none.visit(pid, readProcStat(pid)!.startTime), undefined);
-  } finally {
-    try {
-      child.kill("SIGKILL");
-    } catch { /* ended already */ }
-    await child.stdout.cancel().catch(() => {});
-    await child.status;
-  }
+  });
 });
 
 // HOLD's segment, then a second process in the namespace: "ready" once both are there.
@@ -166,35 +174,23 @@ function flakyNsenter(dir: string, fails: number): string {
 
 Deno.test("NamespaceShm: one failed reading is not a stop, three in a row are", async () => {
   if (skip) return printSkip("IPC namespace reading", skip);
-  const child = new Deno.Command("bwrap", {
-    args: ["--unshare-user", "--unshare-ipc", "--unshare-pid", "--die-with-parent"]
-      .concat(["--ro-bind", "/", "/", "--proc", "/proc", "--dev-bind", "/dev/null", "/dev/null"])
-      .concat(["--", "perl", "-e", HOLD]),
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
   const dirs = [Deno.makeTempDirSync(), Deno.makeTempDirSync()];
   try {
-    const reader = child.stdout.getReader();
-    assert.equal(new TextDecoder().decode((await reader.read()).value), "ready\n");
-    reader.releaseLock();
-    const pid = foreignDescendant(child.pid)!;
-    assert.ok(pid !== undefined, "no process in the sandbox's IPC namespace");
-    // The first reading fails (a namespace read in the instant it was made): measured after.
-    const once = new NamespaceShm({ nsenter: flakyNsenter(dirs[0], 1), cat: "/usr/bin/cat" });
-    assert.equal(await visitUntil(once, pid, (v) => v !== 0), 4 << 20);
-    await once.close();
-    // Every reading fails: unmeasurable, after exactly three of them.
-    const always = new NamespaceShm({ nsenter: flakyNsenter(dirs[1], 1000), cat: "/usr/bin/cat" });
-    assert.equal(await visitUntil(always, pid, (v) => v !== 0), undefined);
-    await always.close();
-    assert.equal(readdirSync(dirs[1]).filter((f) => f.startsWith("run")).length, 3);
+    await withHoldingSandbox(async (pid) => {
+      // The first reading fails (a namespace read in the instant it was made): measured after.
+      const once = new NamespaceShm({ nsenter: flakyNsenter(dirs[0], 1), cat: "/usr/bin/cat" });
+      assert.equal(await visitUntil(once, pid, (v) => v !== 0), 4 << 20);
+      await once.close();
+      // Every reading fails: unmeasurable, after exactly three of them.
+      const always = new NamespaceShm({
+        nsenter: flakyNsenter(dirs[1], 1000),
+        cat: "/usr/bin/cat",
+      });
+      assert.equal(await visitUntil(always, pid, (v) => v !== 0), undefined);
+      await always.close();
+      assert.equal(readdirSync(dirs[1]).filter((f) => f.startsWith("run")).length, 3);
+    });
   } finally {
-    try {
-      child.kill("SIGKILL");
-    } catch { /* ended already */ }
-    await child.stdout.cancel().catch(() => {});
-    await child.status;
     for (const d of dirs) Deno.removeSync(d, { recursive: true });
   }
 });
