@@ -9,6 +9,8 @@
 
 import {
   chmodSync,
+  copyFileSync,
+  linkSync,
   mkdirSync,
   readdirSync,
   realpathSync,
@@ -16,6 +18,32 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
+
+/**
+ * Put the binary `src` at `dst`, ready to run. A hard link opens no file for writing. A
+ * copy (`dst` on another file system) does, and a process a test running alongside forks
+ * in that moment holds the descriptor until it execs: running the copy then fails with
+ * `ETXTBSY` ("Text file busy", exit 126 from a shell). So after a copy, run it
+ * (`--version`) until the kernel lets it run.
+ */
+export async function placeBinary(src: string, dst: string): Promise<void> {
+  try {
+    linkSync(src, dst);
+    return;
+  } catch {
+    copyFileSync(src, dst); // another file system (EXDEV) or links not allowed
+  }
+  for (let attempt = 1;; attempt++) {
+    try {
+      const probe = new Deno.Command(dst, { args: ["--version"], stdout: "null", stderr: "null" });
+      await probe.output();
+      return;
+    } catch (e) {
+      if (!/text file busy/i.test(String(e)) || attempt >= 1000) throw e;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+}
 
 /** Names kept off the test PATH. */
 export const HIDDEN_PROGRAMS: readonly string[] = [

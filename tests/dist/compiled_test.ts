@@ -9,10 +9,10 @@
  * @module
  */
 
-import { copyFileSync } from "node:fs";
 import { join } from "node:path";
 import { compileBinary } from "../../scripts/compile.ts";
 import { registerDistSuite, type Runner } from "./_suite.ts";
+import { placeBinary } from "./_workspace.ts";
 
 const dir = await Deno.makeTempDir({ prefix: "toolhost_compile_" });
 const built = await compileBinary({ output: join(dir, "toolhost"), timeoutMs: 600_000 }); // a hang cap
@@ -25,7 +25,7 @@ registerDistSuite(
   built.ok ? { program: built.binary, prefix: [] } : { skip: built.reason },
   async (ws): Promise<Runner> => {
     const copy = join(ws.bin, "toolhost");
-    copyFileSync((built as { binary: string }).binary, copy);
+    await placeBinary((built as { binary: string }).binary, copy);
     await Deno.remove(dir, { recursive: true });
     return { program: copy, prefix: [] };
   },

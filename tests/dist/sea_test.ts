@@ -7,11 +7,11 @@
  */
 
 import assert from "node:assert/strict";
-import { copyFileSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildSea, findNode, ROOT } from "../../scripts/build_sea.ts";
 import { registerDistSuite, type Runner } from "./_suite.ts";
-import { type DistWorkspace, distWorkspace } from "./_workspace.ts";
+import { type DistWorkspace, distWorkspace, placeBinary } from "./_workspace.ts";
 
 async function prepare(): Promise<Runner | { skip: string }> {
   try {
@@ -32,11 +32,10 @@ Deno.test("build:sea writes its CLI bundle ASCII-only (V8 then keeps it one byte
   const wide = bundle.search(/[\u0080-\u00ff]/); // read as Latin-1: one char per byte
   assert.equal(wide, -1, `a byte above 0x7f at offset ${wide}`);
 });
-registerDistSuite("SEA binary", built, (ws) => {
-  const r = built as Runner;
+registerDistSuite("SEA binary", built, async (ws) => {
   const copy = join(ws.bin, "toolhost");
-  copyFileSync(r.program, copy);
-  return Promise.resolve({ program: copy, prefix: [] });
+  await placeBinary((built as Runner).program, copy);
+  return { program: copy, prefix: [] };
 });
 
 /** Run `bin tools call nap_app` under a pseudo-terminal (util-linux `script`). */
@@ -67,7 +66,7 @@ Deno.test({
   fn: async () => {
     await using ws = await distWorkspace();
     const bin = join(ws.bin, "toolhost");
-    copyFileSync((built as Runner).program, bin);
+    await placeBinary((built as Runner).program, bin);
     const color = await inTerminal(bin, ws, {});
     assert.equal(color.code, 0, color.terminal);
     assert.equal(JSON.parse(color.stdout).isError, false, "stdout carries only the result");
