@@ -54,6 +54,21 @@ export function holdReserve(): void {
 }
 
 /**
+ * The number of the held reserve descriptor, or undefined when none is held (for tests and
+ * diagnostics: closing it is never right).
+ *
+ * @example
+ * ```ts
+ * import { holdReserve, reserveFd } from "./fd_reserve.ts";
+ * holdReserve();
+ * console.log(typeof reserveFd()); // "number"
+ * ```
+ */
+export function reserveFd(): number | undefined {
+  return reserve?.fd;
+}
+
+/**
  * Run `read`; when `failed(result)` says it failed and a reserve descriptor is held, give
  * the descriptor back, run `read` once more and hold a reserve again. `read` must be
  * synchronous (nothing else of this thread may take the freed number meanwhile).

@@ -1,39 +1,22 @@
 /**
  * The reserve descriptor is a number held across calls: if some other code closed that
  * number and the kernel gave it to another file, withReserve must not close that file.
+ *
+ * Test modules run on threads of one process, so other tests open and close descriptors
+ * meanwhile: the reserve is found by its accessor, and a setup that another thread spoilt
+ * (it took the freed number first) is tried again.
  */
 
 import assert from "node:assert/strict";
-import { closeSync, fstatSync, openSync, readdirSync, readlinkSync } from "node:fs";
-import { holdReserve, withReserve } from "../../lib/process/fd_reserve.ts";
+import { closeSync, fstatSync, openSync } from "node:fs";
+import { holdReserve, reserveFd, withReserve } from "../../lib/process/fd_reserve.ts";
 
-/** The descriptors of this process open on /dev/null. */
-function devNulls(): Set<number> {
-  const found = new Set<number>();
-  for (const f of readdirSync("/proc/self/fd")) {
-    try {
-      if (readlinkSync(`/proc/self/fd/${f}`) === "/dev/null") found.add(Number(f));
-    } catch { /* closed meanwhile */ }
-  }
-  return found;
-}
-
-Deno.test("withReserve never closes a file that took the reserve's number", () => {
-  // The reserve may already be held (another import held it): find it among /dev/null fds.
-  let fd: number | undefined;
-  withReserve(() => 0, () => false); // holds one
-  for (const n of devNulls()) {
-    // The reserve is the /dev/null that a failed read gives back.
-    let gone = false;
-    withReserve(() => (gone = !devNulls().has(n)), () => true);
-    if (gone) fd = n;
-  }
-  assert.ok(fd !== undefined, "no reserve descriptor found");
-  const reserve = fd;
-  // Someone closes the number behind its back; another file takes it.
+/**
+ * Close the reserve's number behind its back and open files until one is given that
+ * number; the file's descriptor, or undefined when another thread took the number first.
+ */
+function takeReserveNumber(reserve: number): number | undefined {
   closeSync(reserve);
-  // Open files until one is given that number (the lowest free one, unless another
-  // thread freed a lower one meanwhile).
   const extra: number[] = [];
   let other = openSync("/proc/self/stat", "r");
   while (other !== reserve && extra.length < 64) {
@@ -41,15 +24,45 @@ Deno.test("withReserve never closes a file that took the reserve's number", () =
     other = openSync("/proc/self/stat", "r");
   }
   for (const e of extra) closeSync(e);
-  try {
-    assert.equal(other, reserve, "no file was given the reserve's number (test setup)");
-    const ino = fstatSync(other).ino;
-    withReserve(() => null, (r) => r === null); // a failed read: the reserve is given back
-    assert.equal(fstatSync(other).ino, ino, "another file's descriptor was closed");
-  } finally {
+  if (other === reserve) return other;
+  closeSync(other);
+  return undefined;
+}
+
+Deno.test("withReserve never closes a file that took the reserve's number", () => {
+  let checked = false;
+  for (let attempt = 0; attempt < 50 && !checked; attempt++) {
+    holdReserve();
+    const reserve = reserveFd();
+    assert.ok(reserve !== undefined, "no reserve descriptor held");
+    const other = takeReserveNumber(reserve);
+    if (other === undefined) {
+      // Another thread took the number: the module still believes it holds it; a failed
+      // read must abandon it (it names someone else's file now) and hold a new one.
+      withReserve(() => null, (r) => r === null);
+      continue;
+    }
     try {
-      closeSync(other);
-    } catch { /* closed by the bug */ }
+      const ino = fstatSync(other).ino;
+      withReserve(() => null, (r) => r === null); // a failed read: the reserve is given back
+      assert.equal(fstatSync(other).ino, ino, "another file's descriptor was closed");
+      assert.notEqual(reserveFd(), reserve, "the abandoned number is still held");
+      checked = true;
+    } finally {
+      try {
+        closeSync(other);
+      } catch { /* closed by the bug */ }
+    }
   }
+  assert.ok(checked, "no attempt got the reserve's number back (test setup)");
+});
+
+Deno.test("a failed read gives the reserve back for the second read and holds one again", () => {
   holdReserve();
+  const before = reserveFd();
+  assert.ok(before !== undefined);
+  let reads = 0;
+  const result = withReserve(() => ++reads, (r) => r === 1);
+  assert.equal(result, 2, "the read was not tried once more");
+  assert.ok(reserveFd() !== undefined, "no reserve held after the retry");
 });
