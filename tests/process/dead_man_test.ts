@@ -25,6 +25,7 @@ async function gone(pid: number, maxMs = 60_000): Promise<boolean> {
 
 interface Report {
   sleeper: number;
+  spared?: number;
   watcher: number;
   watched: string;
   fds: string[];
@@ -98,4 +99,17 @@ Deno.test("dead man's switch: a tagged process that left its group with setsid d
   const r = await armThenDie("escaped");
   assert.ok(r.sleeper > 1);
   assert.ok(await gone(r.sleeper), "a setsid'd child of an armed group outlived a kill -9");
+});
+
+Deno.test("dead man's switch: among hundreds of groups struck off out of order, the listed one dies and a struck one lives", async () => {
+  const r = await armThenDie("crowded");
+  try {
+    assert.ok(await gone(r.sleeper), "a bound group among many outlived a kill -9 of its owner");
+    assert.ok(await gone(r.watcher), "the watcher ends after its work");
+    assert.ok(r.spared !== undefined && alive(r.spared), "a disarmed group must not be killed");
+  } finally {
+    try {
+      Deno.kill(-r.spared!, "SIGKILL");
+    } catch { /* gone */ }
+  }
 });
