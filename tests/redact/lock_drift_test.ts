@@ -5,6 +5,10 @@
  * `tools check` (table and `--json`) and `toolhost lock --check` show `[protected]`,
  * never the value or a part of it.
  *
+ * The value's variable is named for this file alone: the CLI reads it from this process's
+ * environment, which test files running meanwhile on other threads share (another file
+ * setting and deleting the same name would take it away mid-run).
+ *
  * @module
  */
 
@@ -20,7 +24,7 @@ import { extensionToml, fixtureServerArgs } from "../mcp/_helpers.ts";
 import { assertTextHasNoPart, VALUE } from "./_helpers.ts";
 
 const PLUGINS = `\n[plugins]\nenable = ["protected-values"]\n\n[plugins.protected-values]\n` +
-  `provider = "env"\nenv = { deploy = "DEPLOY_TOKEN" }\n`;
+  `provider = "env"\nenv = { deploy = "DEPLOY_TOKEN_LOCK_DRIFT" }\n`;
 const BEFORE = `[artifacts.app]\npath = "app"\n\n[artifacts.app.evals.review]\n` +
   `audience = "agent"\n\n[artifacts.app.views.agent_tools.read]\nbuiltin = "read"\n${PLUGINS}`;
 // The same eval admitting an extension the lock recorded with another command: it is held
@@ -44,7 +48,7 @@ async function leakyLock(root: string): Promise<LockFile> {
 
 Deno.test("tools check and lock --check show names from toolhost.lock redacted", async () => {
   await using tmp = await tempWorkspace(BEFORE, { "app/README.md": "# app\n" });
-  Deno.env.set("DEPLOY_TOKEN", VALUE);
+  Deno.env.set("DEPLOY_TOKEN_LOCK_DRIFT", VALUE);
   try {
     await writeLockFile({ root: tmp.root }, await leakyLock(tmp.root));
     Deno.writeTextFileSync(`${tmp.root}/toolhost.toml`, AFTER);
@@ -65,7 +69,7 @@ Deno.test("tools check and lock --check show names from toolhost.lock redacted",
       assert.match(r.out, /\[protected\]/, argv.join(" "));
     }
   } finally {
-    Deno.env.delete("DEPLOY_TOKEN");
+    Deno.env.delete("DEPLOY_TOKEN_LOCK_DRIFT");
   }
 });
 
@@ -79,7 +83,7 @@ Deno.test("tools check --execute shows a listed tool's name holding a protected 
       env: { FIXTURE_LISTED_VALUE: VALUE },
     });
   await using tmp = await tempWorkspace(toml, { "app/README.md": "# app\n" });
-  Deno.env.set("DEPLOY_TOKEN", VALUE);
+  Deno.env.set("DEPLOY_TOKEN_LOCK_DRIFT", VALUE);
   try {
     const ws = await loadWorkspace(tmp.root);
     await writeLockFile(ws, await buildLock(ws, { stateDir: `${tmp.root}/.state` }));
@@ -102,13 +106,13 @@ Deno.test("tools check --execute shows a listed tool's name holding a protected 
     const lines: string[] = report.extensionLock?.drift ?? [];
     assert.ok(lines.some((l) => l.includes("[protected]")), r.out);
   } finally {
-    Deno.env.delete("DEPLOY_TOKEN");
+    Deno.env.delete("DEPLOY_TOKEN_LOCK_DRIFT");
   }
 });
 
 Deno.test("a malformed lock's error names its keys redacted (tools call, tools check)", async () => {
   await using tmp = await tempWorkspace(BEFORE, { "app/README.md": "# app\n" });
-  Deno.env.set("DEPLOY_TOKEN", VALUE);
+  Deno.env.set("DEPLOY_TOKEN_LOCK_DRIFT", VALUE);
   try {
     const lock = await buildLock(await loadWorkspace(tmp.root), { stateDir: `${tmp.root}/.state` });
     const text = JSON.stringify(lock).replace(
@@ -137,6 +141,6 @@ Deno.test("a malformed lock's error names its keys redacted (tools call, tools c
     assert.match(r.err, /LOCK_MISMATCH|toolhost\.lock/);
     assertTextHasNoPart([r.out, r.err], VALUE, "tools call");
   } finally {
-    Deno.env.delete("DEPLOY_TOKEN");
+    Deno.env.delete("DEPLOY_TOKEN_LOCK_DRIFT");
   }
 });

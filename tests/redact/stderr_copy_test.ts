@@ -3,6 +3,10 @@
  * agent driving the CLI reads it too: protected values are redacted there as in results,
  * also when the value is split across two writes.
  *
+ * The value's variable is named for this file alone: the CLI reads it from this process's
+ * environment, which test files running meanwhile on other threads share (another file
+ * setting and deleting the same name would take it away mid-run).
+ *
  * @module
  */
 
@@ -34,7 +38,7 @@ enable = ["protected-values"]
 
 [plugins.protected-values]
 provider = "env"
-env = { deploy = "DEPLOY_TOKEN" }
+env = { deploy = "DEPLOY_TOKEN_STDERR_COPY" }
 `;
 
 Deno.test("tools call --stderr never copies a protected value to the terminal", async () => {
@@ -43,7 +47,7 @@ Deno.test("tools call --stderr never copies a protected value to the terminal", 
     "app/data/a.txt": `whole ${VALUE}\nsplit ${VALUE.slice(0, 12)}`,
     "app/data/b.txt": `${VALUE.slice(12)} end\n`,
   });
-  Deno.env.set("DEPLOY_TOKEN", VALUE);
+  Deno.env.set("DEPLOY_TOKEN_STDERR_COPY", VALUE);
   try {
     const run = await runCapture([
       "tools",
@@ -60,7 +64,7 @@ Deno.test("tools call --stderr never copies a protected value to the terminal", 
     assertTextHasNoPart([run.out, run.err], VALUE, "tools call --stderr");
     assert.match(run.err, /whole \[protected\]\nsplit \[protected\] end\n/);
   } finally {
-    Deno.env.delete("DEPLOY_TOKEN");
+    Deno.env.delete("DEPLOY_TOKEN_STDERR_COPY");
   }
 });
 
@@ -76,7 +80,7 @@ Deno.test("a value split across two calls' stderr is never copied in parts", asy
   const reg = await Registry.open(await loadWorkspace(tmp.root), "app/review", {
     stateDir: path.join(tmp.root, ".state"),
     lock: false,
-    env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", DEPLOY_TOKEN: VALUE },
+    env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", DEPLOY_TOKEN_STDERR_COPY: VALUE },
     stderr: (chunk) => void (seen += decoder.decode(chunk, { stream: true })),
   });
   try {
@@ -108,7 +112,7 @@ Deno.test("escape sequences, control and format characters inside a value never 
   const reg = await Registry.open(await loadWorkspace(tmp.root), "app/review", {
     stateDir: path.join(tmp.root, ".state"),
     lock: false,
-    env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", DEPLOY_TOKEN: VALUE },
+    env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", DEPLOY_TOKEN_STDERR_COPY: VALUE },
     stderr: (chunk) => void (seen += decoder.decode(chunk, { stream: true })),
   });
   try {
@@ -139,7 +143,7 @@ Deno.test("stderr ending with a line break is copied whole once the registry clo
   const reg = await Registry.open(await loadWorkspace(tmp.root), "app/review", {
     stateDir: path.join(tmp.root, ".state"),
     lock: false,
-    env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", DEPLOY_TOKEN: VALUE },
+    env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", DEPLOY_TOKEN_STDERR_COPY: VALUE },
     stderr: (chunk) => void (seen += decoder.decode(chunk, { stream: true })),
   });
   try {
