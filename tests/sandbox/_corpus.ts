@@ -96,7 +96,10 @@ export async function openRange(root: string, stateDir: string): Promise<Range> 
     // Toolhost's own environment holds the marker (as a protected value would).
     HOME: home,
   };
-  Deno.env.set("TOOLHOST_TEST_SECRET", mark);
+  // Under a name of this range's own: test files running meanwhile on other threads share
+  // this process's environment, and another range would overwrite or delete a shared name.
+  const secretName = `TOOLHOST_TEST_SECRET_${mark}`;
+  Deno.env.set(secretName, mark);
   return {
     env,
     mark,
@@ -111,7 +114,7 @@ export async function openRange(root: string, stateDir: string): Promise<Range> 
         victim.kill("SIGKILL");
       } catch { /* gone */ }
       await victim.status;
-      Deno.env.delete("TOOLHOST_TEST_SECRET");
+      Deno.env.delete(secretName);
       await Deno.remove(home, { recursive: true });
       await Deno.remove(hostTmp, { recursive: true });
     },
