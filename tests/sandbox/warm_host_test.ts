@@ -21,8 +21,6 @@ import {
 } from "node:fs";
 import { dirname, join } from "node:path";
 import { Buffer } from "node:buffer";
-import { loadWorkspace } from "../../lib/workspace/load_workspace.ts";
-import { Registry } from "../../lib/registry/registry.ts";
 import { WarmPool } from "../../lib/sandbox/warm_pool.ts";
 import { callsRoot } from "../../lib/process/call_dirs.ts";
 import { sweepSessions } from "../../lib/sessions/sweep.ts";
@@ -30,6 +28,7 @@ import { REPO_ROOT } from "../helpers/cli.ts";
 import { tempWorkspace } from "../helpers/workspace.ts";
 import { printSkip, processExists } from "./_corpus.ts";
 import { callDirKinds } from "../helpers/made_ahead.ts";
+import { switchedRegistry } from "./_warm_switch.ts";
 import {
   FILES,
   gone,
@@ -335,22 +334,15 @@ Deno.test("warm host spare: timeouts, cancellation, caps, stderr and TERM traps 
 Deno.test("warm host spare: TOOLHOST_WARM_SANDBOXES=0 turns them off", async () => {
   if (skip) return printSkip("warm host off switch", skip);
   await using ws = await tempWorkspace(TOML, FILES);
-  const before = Deno.env.get("TOOLHOST_WARM_SANDBOXES");
+  // In a process of its own: the variable is process-wide (tests/sandbox/_warm_switch.ts).
+  const off = await switchedRegistry(ws.root, "0", true);
   try {
-    Deno.env.set("TOOLHOST_WARM_SANDBOXES", "0");
-    const off = await Registry.open(await loadWorkspace(ws.root), "app/review", {
-      env: { PATH: "/usr/bin:/bin" },
-    });
-    assert.equal(off.warm, undefined);
-    await off.call("probe_app", { a: "x", b: "y" });
+    assert.equal(off.warm, false);
     await new Promise((r) => setTimeout(r, 100));
     assert.deepEqual(processesIn(ws.root), [], "no spare was spawned");
     const calls = callsRoot(off.stateDir);
     assert.deepEqual(existsSync(calls) ? readdirSync(calls) : [], []);
-    await off.close();
   } finally {
-    if (before === undefined) Deno.env.delete("TOOLHOST_WARM_SANDBOXES");
-    else Deno.env.set("TOOLHOST_WARM_SANDBOXES", before);
+    await off.close();
   }
-  assert.equal(readFileSync("/proc/self/stat", "latin1").length > 0, true);
 });

@@ -26,6 +26,7 @@ import { tempWorkspace } from "../helpers/workspace.ts";
 import { markerGone, printSkip, processExists, skipReason } from "./_corpus.ts";
 import { JSON_PROBE, normalize, PROBE, TRICKY } from "./_warm.ts";
 import { callDirKinds } from "../helpers/made_ahead.ts";
+import { switchedRegistry } from "./_warm_switch.ts";
 
 const TOML = `[artifacts.app]
 path = "app"
@@ -433,21 +434,12 @@ Deno.test("warm sandbox: files made in a bound folder do not make its spare stal
 
 Deno.test("warm sandbox: TOOLHOST_WARM_SANDBOXES=0 turns them off; on by default", async () => {
   await using ws = await tempWorkspace(TOML, FILES);
-  const before = Deno.env.get("TOOLHOST_WARM_SANDBOXES");
-  const open = async () =>
-    await Registry.open(await loadWorkspace(ws.root), "app/review", { env: trickyEnv() });
-  try {
-    Deno.env.set("TOOLHOST_WARM_SANDBOXES", "0");
-    const off = await open();
-    assert.equal(off.warm, undefined);
-    await off.close();
-    Deno.env.delete("TOOLHOST_WARM_SANDBOXES");
-    const on = await open();
-    assert.equal(on.warm !== undefined, waiterShell() !== null);
-    await on.close();
-    assert.equal(on.warm, undefined, "a closed registry has none");
-  } finally {
-    if (before === undefined) Deno.env.delete("TOOLHOST_WARM_SANDBOXES");
-    else Deno.env.set("TOOLHOST_WARM_SANDBOXES", before);
-  }
+  // Each in a process of its own: the variable is process-wide (tests/sandbox/_warm_switch.ts).
+  const off = await switchedRegistry(ws.root, "0", false);
+  assert.equal(off.warm, false);
+  await off.close();
+  const on = await switchedRegistry(ws.root, undefined, false);
+  assert.equal(on.warm, waiterShell() !== null);
+  const { closedWarm } = await on.close();
+  assert.equal(closedWarm, false, "a closed registry has none");
 });
