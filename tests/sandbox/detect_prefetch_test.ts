@@ -99,19 +99,35 @@ Deno.test("prefetch: an answer for a replaced configuration is never cached", as
   }
 });
 
+/**
+ * Both decisions for `bwrap`, made in a child whose PATH is `path` (PATH is process-wide:
+ * set here, it would be every test file's running meanwhile on other threads).
+ */
+async function decisionsWithPath(bwrap: string, path: string): Promise<boolean[]> {
+  const detect = new URL("../../lib/sandbox/detect.ts", import.meta.url).href;
+  const code = `import { configureSandbox, prefetchSandboxSupport, sandboxSupport } from ` +
+    `${JSON.stringify(detect)};\n` +
+    `configureSandbox({ bwrap: ${JSON.stringify(bwrap)} });\n` +
+    `const sync = sandboxSupport().ok;\n` +
+    `configureSandbox({ bwrap: ${JSON.stringify(bwrap)} });\n` +
+    `console.log(JSON.stringify([sync, (await prefetchSandboxSupport()).ok]));\n`;
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["eval", "--quiet", "--ext=ts", code],
+    env: { PATH: path },
+    cwd: "/",
+  }).output();
+  assert.ok(out.success, new TextDecoder().decode(out.stderr));
+  return JSON.parse(new TextDecoder().decode(out.stdout));
+}
+
 Deno.test("probe: a PATH without `true` does not pass for unusable user namespaces", async () => {
   if (!linux) return console.log("SKIP probe PATH: needs Linux");
   const real = syncDecision({});
+  configureSandbox({});
   if (!real.ok) return console.log(`SKIP probe PATH: no working bubblewrap here (${real.reason})`);
-  const path = Deno.env.get("PATH");
   // bwrap itself is still found in /usr/bin or /bin; `true` only by the probe's own lookup.
-  Deno.env.set("PATH", "/nonexistent-toolhost-path");
-  try {
-    assert.equal(syncDecision({ bwrap: real.bwrap }).ok, true);
-    assert.equal((await asyncDecision({ bwrap: real.bwrap })).ok, true);
-  } finally {
-    if (path === undefined) Deno.env.delete("PATH");
-    else Deno.env.set("PATH", path);
-    configureSandbox({});
-  }
+  assert.deepEqual(await decisionsWithPath(real.bwrap!, "/nonexistent-toolhost-path"), [
+    true,
+    true,
+  ]);
 });
