@@ -7,9 +7,7 @@
 
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import process from "node:process";
-import { loadWorkspace, PreparationFailed, Registry } from "../../mod.ts";
-import { runProcess } from "../helpers/cli.ts";
+import { REPO_ROOT, runProcess } from "../helpers/cli.ts";
 import { BASE_FILES, BASE_TOML, withWorkspace } from "../helpers/workspace.ts";
 
 function snapshot(root: string): { mode: number; names: string[] } {
@@ -40,16 +38,23 @@ Deno.test("an empty --state-dir or --repo: exit 2, the flag named, the current f
 
 Deno.test("Registry.open refuses an empty stateDir before creating anything", async () => {
   await withWorkspace(BASE_TOML, BASE_FILES, async (root) => {
-    const ws = await loadWorkspace(root);
-    const cwd = process.cwd();
-    process.chdir(root);
-    try {
-      fs.chmodSync(root, 0o755);
-      const before = snapshot(root);
-      await assert.rejects(Registry.open(ws, "app/review", { stateDir: "" }), PreparationFailed);
-      assert.deepEqual(snapshot(root), before);
-    } finally {
-      process.chdir(cwd);
-    }
+    fs.chmodSync(root, 0o755);
+    const before = snapshot(root);
+    // Opened in a child whose current folder is the workspace: the current folder is
+    // process-wide, and changing it here would move every test file's running meanwhile.
+    const mod = new URL("../../mod.ts", import.meta.url).href;
+    const code =
+      `import { loadWorkspace, PreparationFailed, Registry } from ${JSON.stringify(mod)};\n` +
+      `const ws = await loadWorkspace(Deno.cwd());\n` +
+      `try {\n  await Registry.open(ws, "app/review", { stateDir: "" });\n` +
+      `  console.log("opened");\n} catch (e) {\n` +
+      `  console.log(e instanceof PreparationFailed ? "refused" : \`other: \${e}\`);\n}\n`;
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["eval", "--quiet", "--config", `${REPO_ROOT}/deno.json`, "--ext=ts", code],
+      cwd: root,
+    }).output();
+    assert.ok(out.success, new TextDecoder().decode(out.stderr));
+    assert.equal(new TextDecoder().decode(out.stdout).trim(), "refused");
+    assert.deepEqual(snapshot(root), before);
   });
 });
