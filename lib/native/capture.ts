@@ -13,6 +13,7 @@ import type { Confine } from "../process/sandbox_init.ts";
 import type { CallDirs } from "../process/call_dirs.ts";
 import { SpawnError, type SpawnFailure } from "../process/spawn_error.ts";
 import { LIMITS } from "../results/types.ts";
+import type { Readable } from "node:stream";
 
 /** Options of {@link runCaptured}. */
 export interface CaptureOptions {
@@ -108,40 +109,33 @@ async function settle(h: GroupHandle, cs: BoundedCollector[], ms: number): Promi
 export async function runCaptured(o: CaptureOptions): Promise<CaptureOutcome> {
   const started = Date.now();
   if (o.signal?.aborted) return { ...empty(started), cancelled: true };
-  let h: GroupHandle;
-  try {
-    const argv: ReturnType<Confine["wrap"]> =
-      o.confine?.wrap(o.command, o.args, o.cwd, o.sandboxWritable ?? []) ??
-        { command: o.command, args: [...o.args] };
-    try {
-      h = await spawnGroup({
-        ...argv,
-        sandboxed: o.confine !== undefined,
-        cwd: o.cwd,
-        env: o.env,
-        onSpawn: o.callDirs ? (record) => o.callDirs!.admit(record) : undefined,
-      });
-    } finally {
-      argv.binds?.close();
-    }
-  } catch (e) {
-    if (e instanceof SpawnError) return { ...empty(started), spawnFailure: e.reason };
-    throw e;
-  }
   const graceMs = o.graceMs ?? 2000;
+  let h: GroupHandle | undefined;
   let why: "timeout" | "cancel" | "overflow" | null = null;
   const stop = (w: "timeout" | "cancel" | "overflow") => {
     if (why !== null) return;
     why = w;
-    h.terminate({ graceMs }).catch(() => {});
+    h?.terminate({ graceMs }).catch(() => {});
   };
   const cap = {
     maxBytes: LIMITS.maxStreamBytes,
     retainBytes: o.retainBytes,
     onOverflow: () => stop("overflow"),
   };
-  const out = collectBounded(h.stdout, cap);
-  const err = collectBounded(h.stderr, cap);
+  let streams: [BoundedCollector, BoundedCollector] | undefined;
+  try {
+    // The readers are attached at the spawn itself, before spawnGroup awaits anything: a
+    // child that exits meanwhile with nobody reading has its output discarded by
+    // child_process (its stdout would read as empty, and git's as a clean listing).
+    h = await spawnCaptured(o, (stdout, stderr) => {
+      streams = [collectBounded(stdout, cap), collectBounded(stderr, cap)];
+    });
+  } catch (e) {
+    if (e instanceof SpawnError) return { ...empty(started), spawnFailure: e.reason };
+    throw e;
+  }
+  const [out, err] = streams!;
+  if (why !== null) h.terminate({ graceMs }).catch(() => {}); // it overflowed at once
   const timer = setTimeout(() => stop("timeout"), o.timeoutMs);
   const onAbort = () => stop("cancel");
   o.signal?.addEventListener("abort", onAbort, { once: true });
@@ -163,4 +157,26 @@ export async function runCaptured(o: CaptureOptions): Promise<CaptureOutcome> {
     cleanupConfirmed: report.confirmed,
     durationMs: Date.now() - started,
   };
+}
+
+/** Spawn `o`'s command (confined when asked) in its own group, `onStreams` at the spawn. */
+async function spawnCaptured(
+  o: CaptureOptions,
+  onStreams: (stdout: Readable, stderr: Readable) => void,
+): Promise<GroupHandle> {
+  const argv: ReturnType<Confine["wrap"]> =
+    o.confine?.wrap(o.command, o.args, o.cwd, o.sandboxWritable ?? []) ??
+      { command: o.command, args: [...o.args] };
+  try {
+    return await spawnGroup({
+      ...argv,
+      sandboxed: o.confine !== undefined,
+      cwd: o.cwd,
+      env: o.env,
+      onSpawn: o.callDirs ? (record) => o.callDirs!.admit(record) : undefined,
+      onStreams,
+    });
+  } finally {
+    argv.binds?.close();
+  }
 }
