@@ -150,16 +150,46 @@ export class UnsafeGitConfigError extends ToolhostError {
 }
 
 /**
+ * The entries {@link GIT_SAFE_CONFIG} adds to every `git config --list -z` listing (git
+ * lists command-line settings too, last, with section and key names in lower case): a
+ * listing without all of them was not read whole.
+ */
+const SAFE_CONFIG_ENTRIES: readonly string[] = GIT_SAFE_CONFIG
+  .filter((_, i) => i % 2 === 1)
+  .map((kv) => {
+    const eq = kv.indexOf("=");
+    return `${kv.slice(0, eq).toLowerCase()}\n${kv.slice(eq + 1)}`;
+  });
+
+/**
+ * A listing as `git config --list -z` prints it with {@link GIT_SAFE_CONFIG} on the
+ * command line, after `entries` (each `key\nvalue`): for tests and examples.
+ *
+ * @example
+ * ```ts
+ * import { checkConfigListing, safeConfigListing } from "./git_safety.ts";
+ * checkConfigListing(safeConfigListing(["core.bare\nfalse"]), false, "app"); // fine
+ * ```
+ */
+export function safeConfigListing(entries: readonly string[] = []): string {
+  return [...entries, ...SAFE_CONFIG_ENTRIES].map((e) => `${e}\0`).join("");
+}
+
+/**
  * Throw unless a complete `git config --list -z --no-includes` listing is free of keys
  * that {@link unsafeConfigFamily} names. `truncated` listings are refused: what was not
- * seen cannot be trusted. Messages name key families, never a driver name or value.
+ * seen cannot be trusted. So is a listing that lacks any setting of
+ * {@link GIT_SAFE_CONFIG}, which git lists whatever the repository holds: an empty or
+ * cut listing (output lost or cut short on its way) never passes for a safe one.
+ * Messages name key families, never a driver name or value.
  *
  * @throws {UnsafeGitConfigError}
  * @example
  * ```ts
- * import { checkConfigListing } from "./git_safety.ts";
- * checkConfigListing("core.bare\nfalse\0", false, "app"); // fine
- * // checkConfigListing("filter.x.clean\ncat\0", false, "app"); // throws
+ * import { checkConfigListing, safeConfigListing } from "./git_safety.ts";
+ * checkConfigListing(safeConfigListing(["core.bare\nfalse"]), false, "app"); // fine
+ * // checkConfigListing("", false, "app"); // throws: nothing was listed
+ * // checkConfigListing(safeConfigListing(["filter.x.clean\ncat"]), false, "app"); // throws
  * ```
  */
 export function checkConfigListing(listing: string, truncated: boolean, artifactId: string): void {
@@ -167,6 +197,14 @@ export function checkConfigListing(listing: string, truncated: boolean, artifact
     throw new UnsafeGitConfigError(
       `The git configuration of the repository holding \`${artifactId}\` is too large to ` +
         "check; the git tools refused to run.",
+    );
+  }
+  const listed = new Set(listing.split("\0"));
+  if (SAFE_CONFIG_ENTRIES.some((e) => !listed.has(e))) {
+    throw new UnsafeGitConfigError(
+      `The git configuration of the repository holding \`${artifactId}\` could not be read ` +
+        "whole (the settings toolhost passes git were not all listed); the git tools refused " +
+        "to run. Try again; if it persists, check that `git config --list` works there.",
     );
   }
   const families = new Set<string>();
