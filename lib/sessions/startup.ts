@@ -180,8 +180,10 @@ export async function spawnStart(
       // Discarded unless copied (`--stderr`): /dev/null costs nothing and holds no pipe.
       stderr: copy.stderr ? "pipe" : "ignore",
       onSpawn: (record) => journal.admit("start", record),
+      // At the spawn, before the wait for its session and journal record: a start command
+      // that fails at once must not have its error output discarded with its exit.
+      onStreams: (_stdout, stderr) => copy.stderr && stderr.on("data", copy.stderr),
     });
-    if (copy.stderr) handle.stderr.on("data", copy.stderr); // drained by watchReadiness
   } catch (e) {
     if (e instanceof SpawnError) {
       return { ok: false, reason: `its start command could not be started (${e.reason})` };
