@@ -44,3 +44,18 @@ export function killAll(marker: string): void {
     }
   }
 }
+
+/** Resolves once `pid` has exited (a zombie or gone), looking every 10 ms. */
+export async function processExited(pid: number): Promise<void> {
+  for (;;) {
+    let state = "";
+    try {
+      const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+      state = stat.slice(stat.lastIndexOf(")") + 2)[0];
+    } catch {
+      return;
+    }
+    if (state === "Z" || state === "X") return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

@@ -7,23 +7,8 @@
  */
 
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { processExited } from "../helpers/live_processes.ts";
 import { runCaptured } from "../../lib/native/capture.ts";
-
-/** Resolves once `pid` has exited (a zombie or gone), looking every 10 ms. */
-async function exited(pid: number): Promise<void> {
-  for (;;) {
-    let state = "";
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-      state = stat.slice(stat.lastIndexOf(")") + 2)[0];
-    } catch {
-      return;
-    }
-    if (state === "Z" || state === "X") return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 Deno.test("runCaptured keeps the output of a child that exited before the spawn returned", async () => {
   let waited = false;
@@ -37,7 +22,7 @@ Deno.test("runCaptured keeps the output of a child that exited before the spawn 
     callDirs: {
       // The journaling is slow: the child has exited, and its exit been handled, by then.
       admit: (async (record: { pid: number }) => {
-        await exited(record.pid);
+        await processExited(record.pid);
         for (let i = 0; i < 20; i++) await new Promise((r) => setTimeout(r, 10));
         waited = true;
       }) as unknown as () => void,

@@ -6,31 +6,16 @@
  */
 
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { processExited } from "../helpers/live_processes.ts";
 import { spawnStart } from "../../lib/sessions/startup.ts";
 import type { Journal } from "../../lib/sessions/journal.ts";
-
-/** Resolves once `pid` has exited (a zombie or gone), looking every 10 ms. */
-async function exited(pid: number): Promise<void> {
-  for (;;) {
-    let state = "";
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-      state = stat.slice(stat.lastIndexOf(")") + 2)[0];
-    } catch {
-      return;
-    }
-    if (state === "Z" || state === "X") return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 Deno.test("a start command's stderr is copied even when it exited before the spawn returned", async () => {
   let waited = false;
   const journal = {
     // The journal record is slow: the child has exited, and its exit been handled, by then.
     admit: async (_role: string, record: { pid: number }) => {
-      await exited(record.pid);
+      await processExited(record.pid);
       for (let i = 0; i < 20; i++) await new Promise((r) => setTimeout(r, 10));
       waited = true;
     },
