@@ -38,7 +38,11 @@ function corpus() {
   const e = nativeEnv(folderView("app", root), state, {}, {
     priv: { view: folderView("priv", path.join(root, "priv")), admitted: false },
   });
-  return { ...t, root, outer: t.root, e };
+  const rm = () => {
+    t.rm();
+    Deno.removeSync(state, { recursive: true });
+  };
+  return { ...t, root, outer: t.root, e, rm };
 }
 
 /** Paths that must never be written (they reach outside, or through a symlink, or a refused Artifact). */
