@@ -6,7 +6,7 @@
  */
 
 import assert from "node:assert/strict";
-import { chmodSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, renameSync, type Stats, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { boundIdentity } from "../../lib/sandbox/warm_fresh.ts";
 import { useHostObjectStat } from "../../lib/paths/host_object_stat.ts";
@@ -20,6 +20,27 @@ import { withDenoHost } from "../helpers/deno_host.ts";
 import { printSkip, skipReason } from "./_corpus.ts";
 
 const skip = skipReason() ?? (waiterShell() === null ? "no trusted dash" : undefined);
+
+/** A whole host answer for `p` from `node:fs`, with `change`'s parts replaced. */
+function hostAnswer(
+  p: string,
+  change: (st: Stats) => { dev?: number; ino?: number },
+) {
+  const st = statSync(p);
+  const { dev, ino, size, mode, uid, ctime } = st;
+  return {
+    isFile: st.isFile(),
+    isDirectory: st.isDirectory(),
+    isSymlink: false,
+    size,
+    dev,
+    ino,
+    mode,
+    uid,
+    ctime,
+    ...change(st),
+  };
+}
 
 Deno.test("warm identity: the host's stat is asked where set, node:fs where it lacks a part", () => {
   const args = ["--ro-bind", "/usr", "/usr", "--ro-bind-try", "/etc/passwd", "/etc/passwd", "--"];
@@ -41,41 +62,11 @@ Deno.test("warm identity: the host's stat is asked where set, node:fs where it l
     });
     assert.equal(boundIdentity(args, "/"), plain, "no mode, uid or ctime: node:fs answers");
     assert.deepEqual(asked, ["/", "/usr", "/etc/passwd"]);
-    useHostObjectStat((p) => {
-      const st = statSync(p);
-      const { ino, size, mode, uid, ctime } = st;
-      const dev = st.dev + 1; // told apart from node:fs's answer
-      return {
-        isFile: st.isFile(),
-        isDirectory: st.isDirectory(),
-        isSymlink: false,
-        size,
-        dev,
-        ino,
-        mode,
-        uid,
-        ctime,
-      };
-    });
+    useHostObjectStat((p) => hostAnswer(p, (st) => ({ dev: st.dev + 1 }))); // told apart
     const viaHost = boundIdentity(args, "/");
     assert.equal(boundIdentity(args, "/"), viaHost);
     assert.notEqual(viaHost, plain, "the host's own answer is what counts");
-    useHostObjectStat((p) => {
-      const st = statSync(p);
-      const { dev, size, mode, uid, ctime } = st;
-      const ino = 2 ** 53 + 2; // not exact: node:fs is asked
-      return {
-        isFile: st.isFile(),
-        isDirectory: st.isDirectory(),
-        isSymlink: false,
-        size,
-        dev,
-        ino,
-        mode,
-        uid,
-        ctime,
-      };
-    });
+    useHostObjectStat((p) => hostAnswer(p, () => ({ ino: 2 ** 53 + 2 }))); // not exact: node:fs is asked
     assert.equal(boundIdentity(args, "/"), plain);
   } finally {
     useHostObjectStat(undefined);
